@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Regenerates the code and manifests derived from the API types:
+#   - kube/apis/**/zz_generated.deepcopy.go  (controller-gen object)
+#   - assets/crds/<group>_<plural>.yaml       (controller-gen crd)
+# controller-gen is pinned in hack/tools/go.mod and built once into a per-user
+# cache (keyed by its version); later runs reuse the binary.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tools="$root/hack/tools"
+cache_root=${LIQO_AUTH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/liqo-auth-tui}
+
+log() { echo "generate: $*" >&2; }
+
+version=$(cd "$tools" && go list -m -f '{{.Version}}' sigs.k8s.io/controller-tools)
+controller_gen="$cache_root/tools/controller-gen-$version"
+if [[ ! -x "$controller_gen" ]]; then
+	log "building controller-gen $version into $controller_gen (once)"
+	mkdir -p "$(dirname "$controller_gen")"
+	(cd "$tools" && go build -o "$controller_gen.tmp" sigs.k8s.io/controller-tools/cmd/controller-gen)
+	mv "$controller_gen.tmp" "$controller_gen"
+fi
+
+cd "$root"
+log "deepcopy: kube/apis/..."
+"$controller_gen" object paths=./kube/apis/...
+
+log "CRDs: assets/crds/"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$controller_gen" crd paths=./kube/apis/... output:crd:artifacts:config="$tmp"
+mkdir -p assets/crds
+rm -f assets/crds/*.yaml
+cp "$tmp"/*.yaml assets/crds/
+log "done: $(ls assets/crds | tr '\n' ' ')"
