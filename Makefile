@@ -1,0 +1,46 @@
+# liqo-auth-tui — see README.md. Every target installs what it needs.
+SHELL := /bin/bash
+GO ?= go
+FUZZTIME ?= 60s
+TEST_TIMEOUT ?= 25m
+# The self-built control-plane binaries (built once, then cached per user).
+KUBE_BINARIES = $(shell hack/install-kube-binaries.sh)
+
+.PHONY: all build test lint bench demo kube-binaries generate fuzz clean tools
+
+all: build
+
+build:
+	$(GO) build -o bin/ ./cmd/...
+
+kube-binaries:
+	@hack/install-kube-binaries.sh >/dev/null
+
+# Unit tests and the real-cluster tests (they start real kube-apiservers).
+test: kube-binaries
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+bench: kube-binaries
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench . -benchmem -timeout $(TEST_TIMEOUT) ./...
+
+# Each fuzz target for FUZZTIME (go test -fuzz runs one target at a time).
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  done; \
+	done
+
+# Two real control planes and the tool against them; leaving stops the lab.
+demo: build kube-binaries
+	bin/liqo-auth-lab run --dir .lab -- hack/demo.sh
+
+generate:
+	hack/generate.sh
+
+clean:
+	rm -rf bin .lab

@@ -1,0 +1,105 @@
+package batch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// InfoOptions print what the handshake knows about a cluster.
+type InfoOptions struct {
+	*Options
+	Output string
+}
+
+func newInfoCommand(o *Options) *cobra.Command {
+	opts := &InfoOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:   "info",
+		Short: "Show the cluster ID, key fingerprint, Liqo and controller presence of a cluster",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
+	}
+	addOutputFlag(cmd, &opts.Output)
+	return cmd
+}
+
+func addOutputFlag(cmd *cobra.Command, out *string) {
+	cmd.Flags().StringVarP(out, "output", "o", "", "output format: yaml or json (default: human-readable)")
+}
+
+// printObject prints v as YAML or JSON on stdout.
+func (o *Options) printObject(format string, v any) error {
+	var b []byte
+	var err error
+	switch format {
+	case "json":
+		b, err = json.MarshalIndent(v, "", "  ")
+		b = append(b, '\n')
+	case "yaml":
+		b, err = yaml.Marshal(v)
+	default:
+		return usagef("unknown output format %q: use yaml or json", format)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = o.Printer.Out.Write(b)
+	return err
+}
+
+func checkOutputFormat(format string, allowed ...string) error {
+	for _, a := range allowed {
+		if format == a {
+			return nil
+		}
+	}
+	return usagef("unknown output format %q: use %v", format, allowed)
+}
+
+// Run probes the cluster and prints the result.
+func (o *InfoOptions) Run(ctx context.Context) error {
+	if err := checkOutputFormat(o.Output, "", "json", "yaml"); err != nil {
+		return err
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	c, err := o.connect(o.Local)
+	if err != nil {
+		return err
+	}
+	info, err := c.Probe(ctx)
+	if err != nil {
+		return err
+	}
+	if o.Output != "" {
+		return o.printObject(o.Output, info)
+	}
+	return printInfoTable(o.Printer, c, info)
+}
+
+func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
+	orNone := func(s, none string) string {
+		if s == "" {
+			return none
+		}
+		return s
+	}
+	yesNo := map[bool]string{true: "yes", false: "no"}
+	w := tabwriter.NewWriter(p.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "Cluster ID:\t%s\n", orNone(info.ClusterID, "none (run `liqo-auth-tui init`)"))
+	fmt.Fprintf(w, "API server:\t%s\n", info.APIServer)
+	fmt.Fprintf(w, "Context:\t%s\n", orNone(c.Context, "-"))
+	fmt.Fprintf(w, "Authenticated as:\t%s %v\n", info.User, info.Groups)
+	fmt.Fprintf(w, "Liqo installed:\t%s\n", yesNo[info.LiqoInstalled])
+	fmt.Fprintf(w, "liqo-auth controller:\t%s\n", yesNo[info.Controller])
+	fmt.Fprintf(w, "Key algorithm:\t%s\n", orNone(info.KeyAlgorithm, "none (run `liqo-auth-tui init`)"))
+	fmt.Fprintf(w, "Key fingerprint:\t%s\n", orNone(info.KeyFingerprint, "-"))
+	return w.Flush()
+}

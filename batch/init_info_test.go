@@ -1,0 +1,88 @@
+package batch_test
+
+import (
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+)
+
+func TestInitTwiceThenInfo(t *testing.T) {
+	kc := clusters[0].KubeconfigPath
+	code, out, errOut := run("init", "--kubeconfig", kc, "--cluster-id", "batch-provider")
+	require.Equal(t, batch.ExitOK, code, errOut)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "(local) Secret authentication-keys created")
+	assert.Contains(t, errOut, "Cluster batch-provider is ready for the handshake")
+
+	code, _, errOut = run("init", "--kubeconfig", kc)
+	require.Equal(t, batch.ExitOK, code, errOut)
+	assert.NotContains(t, errOut, " created")
+	assert.Contains(t, errOut, "nothing changed")
+
+	code, out, errOut = run("info", "--kubeconfig", kc, "-o", "json")
+	require.Equal(t, batch.ExitOK, code, errOut)
+	var info map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &info))
+	for _, key := range []string{"clusterID", "liqoInstalled", "controller", "keyAlgorithm", "keyFingerprint", "apiServer"} {
+		assert.Contains(t, info, key)
+	}
+	assert.Equal(t, "batch-provider", info["clusterID"])
+	assert.Equal(t, false, info["liqoInstalled"])
+	assert.Equal(t, false, info["controller"])
+	assert.Equal(t, "Ed25519", info["keyAlgorithm"])
+	assert.Equal(t, clusters[0].Config.Host, info["apiServer"])
+	assert.True(t, strings.HasPrefix(info["keyFingerprint"].(string), "SHA256:"))
+
+	code, out, errOut = run("info", "--kubeconfig", kc)
+	require.Equal(t, batch.ExitOK, code, errOut)
+	assert.Contains(t, out, "batch-provider")
+	assert.Contains(t, out, info["keyFingerprint"])
+	assert.NotContains(t, out, "PRIVATE KEY")
+}
+
+func TestInfoOnUnreachableServerFailsWithOneLine(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	l.Close()
+	cfg := rest.CopyConfig(clusters[0].Config)
+	cfg.Host = "https://" + addr
+	kc := filepath.Join(t.TempDir(), "down.kubeconfig")
+	require.NoError(t, lab.WriteKubeconfig(kc, "down", cfg))
+
+	code, out, errOut := run("info", "--kubeconfig", kc)
+	assert.Equal(t, batch.ExitFailure, code)
+	assert.Empty(t, out)
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+	assert.Contains(t, errOut, "https://"+addr)
+	assert.Contains(t, errOut, "connection refused")
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	kc := clusters[1].KubeconfigPath
+	for _, args := range [][]string{
+		{"init", "--kubeconfig", kc, "--key-type", "dsa"},
+		{"init", "--kubeconfig", kc, "--cluster-id", "Bad_ID"},
+		{"info", "--kubeconfig", kc, "-o", "xml"},
+		{"info", "--no-such-flag"},
+		{"info", "extra-arg"},
+		{"no-such-command"},
+	} {
+		code, _, errOut := run(args...)
+		assert.Equal(t, batch.ExitUsage, code, "%v: %s", args, errOut)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%v: %s", args, errOut)
+	}
+	// Nothing was written by the refused init calls.
+	code, out, _ := run("info", "--kubeconfig", kc, "-o", "json")
+	require.Equal(t, batch.ExitOK, code)
+	assert.Contains(t, out, `"clusterID": ""`)
+}

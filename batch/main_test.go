@@ -1,0 +1,25 @@
+package batch_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+)
+
+var clusters []*lab.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(labtest.Main(m, &clusters, "provider", "consumer"))
+}
+
+// run executes the command line in-process and returns the exit code,
+// stdout and stderr.
+func run(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := batch.Execute(args, &out, &errOut, nil)
+	return code, out.String(), errOut.String()
+}

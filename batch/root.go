@@ -1,0 +1,111 @@
+// Package batch is the non-interactive front-end: the cobra command tree
+// (step commands, init, info) that scripts and CI call, rendering the same
+// flows the wizard renders.
+package batch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// ClusterFlags select one cluster, like kubectl's flags.
+type ClusterFlags struct {
+	Kubeconfig    string
+	Context       string
+	LiqoNamespace string
+}
+
+// Options are the flags every command shares.
+type Options struct {
+	Local   ClusterFlags
+	Timeout time.Duration
+	Printer *Printer
+}
+
+func (o *Options) connect(f ClusterFlags) (*kube.Cluster, error) {
+	return kube.Connect(kube.KubeconfigOptions{Path: f.Kubeconfig, Context: f.Context, LiqoNamespace: f.LiqoNamespace})
+}
+
+// NewRootCommand builds the command tree; interactive runs when the tool is
+// called with no subcommand (the wizard, injected by main to keep this
+// package free of UI code).
+func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options) error) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "liqo-auth-tui",
+		Short:         "Authenticate two Liqo clusters: a wizard, batch mode and step commands",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if interactive == nil {
+				return cmd.Help()
+			}
+			return interactive(cmd, o)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&o.Local.Kubeconfig, "kubeconfig", "", "path to the kubeconfig of the local cluster (default: KUBECONFIG or ~/.kube/config)")
+	pf.StringVar(&o.Local.Context, "context", "", "kubeconfig context of the local cluster")
+	pf.StringVar(&o.Local.LiqoNamespace, "liqo-namespace", kube.DefaultLiqoNamespace, "namespace where Liqo (or this tool's objects) live")
+	pf.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long the command may take")
+	root.AddCommand(newInitCommand(o), newInfoCommand(o))
+	return root
+}
+
+// Execute runs the command line and returns the process exit code.
+func Execute(args []string, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	o := &Options{Printer: &Printer{Out: stdout, Err: stderr}}
+	root := NewRootCommand(o, interactive)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil && isCobraUsageError(err) {
+		err = &UsageError{Err: err}
+	}
+	interrupted := ctx.Err() != nil && err != nil
+	if err != nil {
+		if interrupted {
+			o.Printer.Error(NoScope, "interrupted")
+		} else {
+			o.Printer.Error(NoScope, "%v", err)
+		}
+	}
+	return ExitCode(err, interrupted)
+}
+
+// isCobraUsageError recognises cobra's argument and command errors, which
+// it returns as plain errors.
+func isCobraUsageError(err error) bool {
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		return false
+	}
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command", "accepts ", "requires ", "unknown flag", "unknown shorthand", "invalid argument", "required flag"} {
+		if len(msg) >= len(prefix) && msg[:len(prefix)] == prefix {
+			return true
+		}
+	}
+	return false
+}
+
+// withTimeout bounds a command by --timeout.
+func (o *Options) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if o.Timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, o.Timeout)
+}

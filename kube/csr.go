@@ -1,0 +1,77 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	certv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// CSRRequest asks the cluster's CA for a client certificate.
+type CSRRequest struct {
+	// PEM is the PKCS#10 request, passed to the API unchanged.
+	PEM []byte
+	// GenerateName prefixes the CertificateSigningRequest name.
+	GenerateName string
+	Labels       map[string]string
+	// Approval reason and message recorded on the CSR.
+	Reason, Message string
+	// KeepObject leaves the CertificateSigningRequest in place once the
+	// certificate is read (Liqo does; by default we delete it).
+	KeepObject bool
+}
+
+// IssueCertificate creates a kube-apiserver-client CertificateSigningRequest,
+// approves it, waits (watching, bounded by ctx) for the certificate and
+// returns it as PEM.
+func (c *Cluster) IssueCertificate(ctx context.Context, r CSRRequest) ([]byte, error) {
+	csrs := c.Kube.CertificatesV1().CertificateSigningRequests()
+	obj := &certv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: r.GenerateName, Labels: r.Labels},
+		Spec: certv1.CertificateSigningRequestSpec{
+			Request:    r.PEM,
+			SignerName: KubeAPIServerClientSignerName,
+			Usages:     []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageKeyEncipherment, certv1.UsageClientAuth},
+			Groups:     []string{"system:authenticated"},
+		},
+	}
+	created, err := csrs.Create(ctx, obj, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("creating CertificateSigningRequest: %w", err)
+	}
+	created.Status.Conditions = append(created.Status.Conditions, certv1.CertificateSigningRequestCondition{
+		Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: r.Reason, Message: r.Message,
+	})
+	if _, err := csrs.UpdateApproval(ctx, created.Name, created, metav1.UpdateOptions{}); err != nil {
+		c.deleteCSR(created.Name)
+		return nil, fmt.Errorf("approving CertificateSigningRequest %s: %w", created.Name, err)
+	}
+	signed, err := WaitFor(ctx, ListWatch(csrs.List, csrs.Watch, ByName(created.Name)),
+		"certificate of CertificateSigningRequest "+created.Name+" (is kube-controller-manager's csrsigning controller running?)",
+		func(csr *certv1.CertificateSigningRequest) (bool, error) {
+			for _, cond := range csr.Status.Conditions {
+				if cond.Type == certv1.CertificateDenied || cond.Type == certv1.CertificateFailed {
+					return false, fmt.Errorf("CertificateSigningRequest %s %s: %s", csr.Name, cond.Type, cond.Message)
+				}
+			}
+			return len(csr.Status.Certificate) > 0, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	if !r.KeepObject {
+		c.deleteCSR(created.Name)
+	}
+	return signed.Status.Certificate, nil
+}
+
+// deleteCSR removes a CSR object we created; failing to is not fatal (the
+// API server garbage-collects issued CSRs after an hour).
+func (c *Cluster) deleteCSR(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = c.Kube.CertificatesV1().CertificateSigningRequests().Delete(ctx, name, metav1.DeleteOptions{})
+}

@@ -1,0 +1,60 @@
+package kube
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// KubeconfigOptions select a cluster the way kubectl does: an explicit file
+// or the KUBECONFIG merge rules, and an optional context.
+type KubeconfigOptions struct {
+	Path          string
+	Context       string
+	LiqoNamespace string
+	// Timeout bounds each request (0 = client-go's default: none).
+	Timeout time.Duration
+}
+
+// Describe names the kubeconfig and context for error messages.
+func (o KubeconfigOptions) Describe() string {
+	where := o.Path
+	if where == "" {
+		where = "default kubeconfig"
+	}
+	if o.Context != "" {
+		where += ", context " + o.Context
+	}
+	return where
+}
+
+// Connect loads the kubeconfig and builds the clients. It does not contact
+// the API server.
+func Connect(o KubeconfigOptions) (*Cluster, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.Path
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+		&clientcmd.ConfigOverrides{CurrentContext: o.Context})
+	raw, err := loader.RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig (%s): %w", o.Describe(), err)
+	}
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig (%s): %w", o.Describe(), err)
+	}
+	cfg.Timeout = o.Timeout
+	// The tool issues bursts of small requests during a handshake; the
+	// default 5 QPS would throttle it for no benefit.
+	cfg.QPS, cfg.Burst = 50, 100
+	c, err := NewCluster(cfg, o.LiqoNamespace)
+	if err != nil {
+		return nil, err
+	}
+	c.Context = o.Context
+	if c.Context == "" {
+		c.Context = raw.CurrentContext
+	}
+	return c, nil
+}

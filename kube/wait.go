@@ -1,0 +1,79 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+)
+
+// Lister and Watcher are the list/watch calls of a typed client.
+type (
+	Lister[L runtime.Object] func(ctx context.Context, opts metav1.ListOptions) (L, error)
+	Watcher                  func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+)
+
+// ListWatch adapts a typed client's List and Watch, narrowed by tweak (for
+// example a field or label selector), to a cache.ListerWatcher.
+func ListWatch[L runtime.Object](list Lister[L], watchFn Watcher, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			tweak(&o)
+			return list(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			tweak(&o)
+			return watchFn(ctx, o)
+		},
+	}
+}
+
+// ByName narrows a list/watch to one object.
+func ByName(name string) func(*metav1.ListOptions) {
+	return func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name }
+}
+
+// BySelector narrows a list/watch with a label selector.
+func BySelector(selector string) func(*metav1.ListOptions) {
+	return func(o *metav1.ListOptions) { o.LabelSelector = selector }
+}
+
+// ErrWaitTimeout is returned when a wait's context expires.
+var ErrWaitTimeout = errors.New("timed out waiting for the condition")
+
+// WaitFor watches the objects of lw until cond holds for one of them and
+// returns that object. It is event-driven: no polling. A cond error ends
+// the wait with that error. When ctx expires the error wraps ErrWaitTimeout
+// and says what was awaited.
+func WaitFor[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, what string, cond func(T) (bool, error)) (T, error) {
+	var zero T
+	ev, err := watchtools.UntilWithSync(ctx, lw, newObject[T](), nil, func(e watch.Event) (bool, error) {
+		if e.Type == watch.Deleted {
+			return false, nil
+		}
+		obj, ok := e.Object.(T)
+		if !ok {
+			return false, nil
+		}
+		return cond(obj)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return zero, fmt.Errorf("%w: %s", ErrWaitTimeout, what)
+		}
+		return zero, err
+	}
+	return ev.Object.(T), nil
+}
+
+// newObject returns an empty object of the pointer type T.
+func newObject[T runtime.Object]() runtime.Object {
+	var zero T
+	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(runtime.Object)
+}
