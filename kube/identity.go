@@ -1,0 +1,147 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// ForgeIdentity builds the control-plane Identity a provider sends back
+// (§7.2) from the Tenant's status. consumerNamespace is the consumer's tenant
+// namespace for the provider ("" leaves it to `kubectl apply -n`).
+func ForgeIdentity(providerID, consumerNamespace string, t *authv1beta1.Tenant) (*authv1beta1.Identity, error) {
+	if t.Status.AuthParams == nil || t.Status.TenantNamespace == "" {
+		return nil, fmt.Errorf("tenant %s does not have the required status fields: wait for the provider to accept it", t.Name)
+	}
+	return &authv1beta1.Identity{
+		TypeMeta: metav1.TypeMeta{APIVersion: authv1beta1.GroupVersion.String(), Kind: authv1beta1.IdentityKind},
+		ObjectMeta: metav1.ObjectMeta{Name: ControlPlaneIdentityName(providerID), Namespace: consumerNamespace,
+			Labels: map[string]string{RemoteClusterIDLabel: providerID}},
+		Spec: authv1beta1.IdentitySpec{
+			ClusterID:  providerID,
+			Type:       authv1beta1.ControlPlaneIdentityType,
+			AuthParams: *t.Status.AuthParams.DeepCopy(),
+			Namespace:  t.Status.TenantNamespace,
+		},
+	}, nil
+}
+
+// ControlPlaneIdentitySelector finds a consumer's Identity for a provider.
+func ControlPlaneIdentitySelector(providerID string) string {
+	return labels.Set{RemoteClusterIDLabel: providerID}.String()
+}
+
+// ControlPlaneIdentityFor finds the ControlPlane Identity for a provider in
+// any namespace, by label and type (§9.1 step 14).
+func (c *Cluster) ControlPlaneIdentityFor(ctx context.Context, providerID string) (*authv1beta1.Identity, error) {
+	list, err := c.Liqo.Identities("").List(ctx, metav1.ListOptions{LabelSelector: ControlPlaneIdentitySelector(providerID)})
+	if err != nil {
+		return nil, err
+	}
+	var found []authv1beta1.Identity
+	for _, id := range list.Items {
+		if id.Spec.Type == authv1beta1.ControlPlaneIdentityType {
+			found = append(found, id)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, apierrors.NewNotFound(authv1beta1.Resource(authv1beta1.IdentityResource), ControlPlaneIdentityName(providerID))
+	case 1:
+		return &found[0], nil
+	}
+	return nil, fmt.Errorf("multiple resources of type {identities} found for cluster {%s}, when only one was expected", providerID)
+}
+
+// ApplyIdentity creates the Identity or replaces its labels, annotations and
+// spec, reporting whether anything changed.
+func (c *Cluster) ApplyIdentity(ctx context.Context, id *authv1beta1.Identity) (*authv1beta1.Identity, Change, error) {
+	identities := c.Liqo.Identities(id.Namespace)
+	ch := Change{Object: "Identity " + id.Namespace + "/" + id.Name}
+	existing, err := identities.Get(ctx, id.Name, metav1.GetOptions{})
+	if IsNotFound(err) {
+		obj := id.DeepCopy()
+		obj.ResourceVersion = ""
+		created, err := identities.Create(ctx, obj, metav1.CreateOptions{})
+		if err != nil {
+			return nil, ch, err
+		}
+		ch.Action = Created
+		return created, ch, nil
+	}
+	if err != nil {
+		return nil, ch, err
+	}
+	updated := existing.DeepCopy()
+	updated.Labels, updated.Annotations = mergeInto(updated.Labels, id.Labels), mergeInto(updated.Annotations, id.Annotations)
+	updated.Spec = id.Spec
+	if equalJSON(existing, updated) {
+		ch.Action = Unchanged
+		return existing, ch, nil
+	}
+	res, err := identities.Update(ctx, updated, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, ch, err
+	}
+	ch.Action = Updated
+	return res, ch, nil
+}
+
+// Kubeconfig builds the kubeconfig of an Identity (§8): the provider's API
+// server and CA, the issued certificate, and the consumer's own private key.
+func Kubeconfig(id *authv1beta1.Identity, privateKeyPEM []byte) ([]byte, error) {
+	p := id.Spec.AuthParams
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[id.Spec.ClusterID] = &clientcmdapi.Cluster{Server: p.APIServer, CertificateAuthorityData: p.CA, ProxyURL: p.ProxyURL}
+	ctxt := &clientcmdapi.Context{Cluster: id.Spec.ClusterID, AuthInfo: id.Name}
+	if id.Spec.Type == authv1beta1.ControlPlaneIdentityType {
+		ctxt.Namespace = id.Spec.Namespace
+	}
+	cfg.Contexts["default-context"] = ctxt
+	cfg.CurrentContext = "default-context"
+	cfg.AuthInfos[id.Name] = &clientcmdapi.AuthInfo{ClientCertificateData: p.SignedCRT, ClientKeyData: privateKeyPEM}
+	return clientcmd.Write(*cfg)
+}
+
+// KubeconfigSecret builds the Secret holding an Identity's kubeconfig, owned
+// by the Identity so that it goes away with it.
+func KubeconfigSecret(id *authv1beta1.Identity, kubeconfig []byte) *corev1.Secret {
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: KubeconfigSecretName(id.Name), Namespace: id.Namespace,
+			Labels: map[string]string{RemoteClusterIDLabel: id.Spec.ClusterID, IdentityTypeLabel: string(id.Spec.Type)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(id,
+				authv1beta1.GroupVersion.WithKind(authv1beta1.IdentityKind))},
+		},
+		Data: map[string][]byte{KubeconfigField: kubeconfig},
+	}
+	if id.Spec.Type == authv1beta1.ControlPlaneIdentityType && id.Spec.Namespace != "" {
+		s.Annotations = map[string]string{RemoteTenantNamespace: id.Spec.Namespace}
+	}
+	return s
+}
+
+// KubeconfigSecretFor finds the ControlPlane kubeconfig Secret for a provider
+// cluster-wide by labels, as real Liqo does (§8).
+func (c *Cluster) KubeconfigSecretFor(ctx context.Context, providerID string) (*corev1.Secret, error) {
+	sel := labels.Set{RemoteClusterIDLabel: providerID, IdentityTypeLabel: string(authv1beta1.ControlPlaneIdentityType)}.String()
+	list, err := c.Kube.CoreV1().Secrets("").List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return nil, err
+	}
+	switch len(list.Items) {
+	case 0:
+		return nil, apierrors.NewNotFound(corev1.Resource("secrets"), KubeconfigSecretName(ControlPlaneIdentityName(providerID)))
+	case 1:
+		return &list.Items[0], nil
+	}
+	return nil, fmt.Errorf("found multiple secrets containing ControlPlane Kubeconfig for cluster %s", providerID)
+}
