@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -87,6 +88,7 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 	if c.Config, err = c.env.Start(); err != nil {
 		return nil, err
 	}
+	c.Config.Host = strings.TrimSuffix(c.Config.Host, "/")
 	c.KubeconfigPath = filepath.Join(dir, name+".kubeconfig")
 	if err = WriteKubeconfig(c.KubeconfigPath, name, c.Config); err != nil {
 		return nil, err
