@@ -3,6 +3,7 @@ package batch_test
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
@@ -19,7 +20,12 @@ func TestMain(m *testing.M) {
 // run executes the command line in-process and returns the exit code,
 // stdout and stderr.
 func run(args ...string) (int, string, string) {
+	return runWithInput("", args...)
+}
+
+// runWithInput is run with stdin.
+func runWithInput(stdin string, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
-	code := batch.Execute(args, &out, &errOut, nil)
+	code := batch.Execute(args, strings.NewReader(stdin), &out, &errOut, nil)
 	return code, out.String(), errOut.String()
 }

@@ -29,6 +29,7 @@ type Options struct {
 	Local   ClusterFlags
 	Timeout time.Duration
 	Printer *Printer
+	In      io.Reader // standard input, for "-f -" and "--nonce-file -"
 }
 
 func (o *Options) connect(f ClusterFlags) (*kube.Cluster, error) {
@@ -58,15 +59,17 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	pf.StringVar(&o.Local.Context, "context", "", "kubeconfig context of the local cluster")
 	pf.StringVar(&o.Local.LiqoNamespace, "liqo-namespace", kube.DefaultLiqoNamespace, "namespace where Liqo (or this tool's objects) live")
 	pf.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long the command may take")
-	root.AddCommand(newInitCommand(o), newInfoCommand(o))
+	root.AddCommand(newInitCommand(o), newInfoCommand(o),
+		newAuthenticateCommand(o), newUnauthenticateCommand(o),
+		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o))
 	return root
 }
 
 // Execute runs the command line and returns the process exit code.
-func Execute(args []string, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
+func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := &Options{Printer: &Printer{Out: stdout, Err: stderr}}
+	o := &Options{Printer: &Printer{Out: stdout, Err: stderr}, In: stdin}
 	root := NewRootCommand(o, interactive)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -79,7 +82,7 @@ func Execute(args []string, stdout, stderr io.Writer, interactive func(*cobra.Co
 	if err != nil {
 		if interrupted {
 			o.Printer.Error(NoScope, "interrupted")
-		} else {
+		} else if !alreadyReported(err) {
 			o.Printer.Error(NoScope, "%v", err)
 		}
 	}

@@ -77,3 +77,15 @@ func newObject[T runtime.Object]() runtime.Object {
 	var zero T
 	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(runtime.Object)
 }
+
+// WaitForDeletion watches lw (narrowed to one object) until that object is
+// gone, or returns immediately when it does not exist.
+func WaitForDeletion(ctx context.Context, lw cache.ListerWatcher, objType runtime.Object, what string) error {
+	_, err := watchtools.UntilWithSync(ctx, lw, objType,
+		func(store cache.Store) (bool, error) { return len(store.List()) == 0, nil },
+		func(e watch.Event) (bool, error) { return e.Type == watch.Deleted, nil })
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: %s", ErrWaitTimeout, what)
+	}
+	return err
+}

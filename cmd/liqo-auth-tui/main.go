@@ -9,5 +9,5 @@ import (
 )
 
 func main() {
-	os.Exit(batch.Execute(os.Args[1:], os.Stdout, os.Stderr, nil))
+	os.Exit(batch.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
 }

@@ -1,0 +1,121 @@
+package batch
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+)
+
+// AuthenticateOptions run the whole handshake with both kubeconfigs:
+// consumer local, provider remote.
+type AuthenticateOptions struct {
+	*Options
+	Remote      ClusterFlags
+	ProxyURL    string
+	StepTimeout time.Duration
+	Engine      EngineFlags
+}
+
+func newAuthenticateCommand(o *Options) *cobra.Command {
+	opts := &AuthenticateOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:     "authenticate",
+		Aliases: []string{"auth"},
+		Short:   "Authenticate a consumer (--kubeconfig) with a provider (--remote-kubeconfig)",
+		Long: `Runs the whole Liqo authentication handshake when you reach both clusters: nonce,
+signed nonce, Tenant, certificate and Identity, ending with a kubeconfig Secret on the
+consumer that reaches the provider. Idempotent: re-running changes nothing, and an
+interrupted run completes when started again. Clusters without a controller are served
+by controllers run in-process for the command's duration.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
+	}
+	addRemoteFlags(cmd, &opts.Remote)
+	addEngineFlags(cmd, &opts.Engine)
+	cmd.Flags().StringVar(&opts.ProxyURL, "proxy-url", "", "proxy the consumer uses to reach the provider API server")
+	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	return cmd
+}
+
+// Run authenticates the two clusters.
+func (o *AuthenticateOptions) Run(ctx context.Context) error {
+	engine, err := o.Engine.options()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return scoped(Local, err)
+	}
+	provider, err := o.connectReachable(ctx, o.Remote)
+	if err != nil {
+		return scoped(Remote, err)
+	}
+	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{
+		Consumer: consumer, Provider: provider, ProxyURL: o.ProxyURL, StepTimeout: o.StepTimeout, Engine: engine,
+	}, o.Printer.sink)
+	if err != nil {
+		return err
+	}
+	o.Printer.Info(NoScope, "Consumer %s is authenticated with provider %s: kubeconfig Secret %s (consumer key %s)",
+		res.ConsumerID, res.ProviderID, res.KubeconfigSecret, res.ConsumerFingerprint)
+	return nil
+}
+
+// UnauthenticateOptions undo authenticate.
+type UnauthenticateOptions struct {
+	*Options
+	Remote      ClusterFlags
+	StepTimeout time.Duration
+	Engine      EngineFlags
+}
+
+func newUnauthenticateCommand(o *Options) *cobra.Command {
+	opts := &UnauthenticateOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:     "unauthenticate",
+		Aliases: []string{"unauth"},
+		Short:   "Remove the consumer's Identity and the provider's Tenant (and the consumer's permissions)",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
+	}
+	addRemoteFlags(cmd, &opts.Remote)
+	addEngineFlags(cmd, &opts.Engine)
+	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	return cmd
+}
+
+// Run unauthenticates the two clusters.
+func (o *UnauthenticateOptions) Run(ctx context.Context) error {
+	engine, err := o.Engine.options()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return scoped(Local, err)
+	}
+	provider, err := o.connectReachable(ctx, o.Remote)
+	if err != nil {
+		return scoped(Remote, err)
+	}
+	return flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
+}
+
+// scopedError prefixes an error with the cluster it is about.
+type scopedError struct {
+	scope Scope
+	err   error
+}
+
+func (e *scopedError) Error() string { return "(" + string(e.scope) + ") " + e.err.Error() }
+func (e *scopedError) Unwrap() error { return e.err }
+
+func scoped(s Scope, err error) error { return &scopedError{scope: s, err: err} }

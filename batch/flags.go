@@ -1,0 +1,61 @@
+package batch
+
+import (
+	"context"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// RemoteFlags select the other cluster, like liqoctl's --remote-* flags.
+func addRemoteFlags(cmd *cobra.Command, f *ClusterFlags) {
+	cmd.Flags().StringVar(&f.Kubeconfig, "remote-kubeconfig", "", "kubeconfig of the remote (provider) cluster")
+	cmd.Flags().StringVar(&f.Context, "remote-context", "", "kubeconfig context of the remote (provider) cluster")
+	cmd.Flags().StringVar(&f.LiqoNamespace, "remote-liqo-namespace", kube.DefaultLiqoNamespace, "Liqo namespace of the remote cluster")
+}
+
+// EngineFlags tune the controllers run in-process when a cluster has none.
+type EngineFlags struct {
+	NoInProcess       bool
+	APIServerOverride string
+	CAFile            string
+}
+
+func addEngineFlags(cmd *cobra.Command, f *EngineFlags) {
+	cmd.Flags().BoolVar(&f.NoInProcess, "no-in-process", false, "fail instead of running the controllers in-process on a cluster without one")
+	cmd.Flags().StringVar(&f.APIServerOverride, "api-server-override", "", "provider API server URL advertised to the consumer (default: the one in the provider's kubeconfig)")
+	cmd.Flags().StringVar(&f.CAFile, "ca-override-file", "", "provider CA bundle advertised to the consumer (default: the one in the provider's kubeconfig)")
+}
+
+func (f EngineFlags) options() (flows.EngineOptions, error) {
+	o := flows.EngineOptions{NoInProcess: f.NoInProcess, APIServerOverride: f.APIServerOverride}
+	if f.CAFile != "" {
+		ca, err := os.ReadFile(f.CAFile)
+		if err != nil {
+			return o, usagef("--ca-override-file: %v", err)
+		}
+		o.CAOverride = ca
+	}
+	return o, nil
+}
+
+// connectReachable loads a kubeconfig and checks the server answers and
+// accepts the credentials, so that problems show as one classified line.
+func (o *Options) connectReachable(ctx context.Context, f ClusterFlags) (*kube.Cluster, error) {
+	c, err := o.connect(f)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := c.WhoAmI(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func addRemoteClusterIDFlag(cmd *cobra.Command, id *string, which string) {
+	cmd.Flags().StringVar(id, "remote-cluster-id", "", "cluster ID of the "+which)
+	_ = cmd.MarkFlagRequired("remote-cluster-id")
+}

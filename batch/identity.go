@@ -1,0 +1,125 @@
+package batch
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+)
+
+// GenerateIdentityOptions: provider side, emit the Identity for a consumer.
+type GenerateIdentityOptions struct {
+	*Options
+	ConsumerID            string
+	RemoteTenantNamespace string
+	OutputFile            string
+	Output                string
+}
+
+func newGenerateIdentityCommand(o *Options) *cobra.Command {
+	opts := &GenerateIdentityOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:   "identity",
+		Short: "Provider: print the Identity to send to a consumer whose Tenant was accepted",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
+	}
+	addRemoteClusterIDFlag(cmd, &opts.ConsumerID, "consumer")
+	cmd.Flags().StringVar(&opts.RemoteTenantNamespace, "remote-tenant-namespace", "", "the consumer's tenant namespace for this provider (default liqo-tenant-<provider ID>)")
+	cmd.Flags().StringVar(&opts.OutputFile, "output-file", "", "write the Identity to this file (mode 0600) instead of stdout")
+	addOutputFlag(cmd, &opts.Output)
+	return cmd
+}
+
+// Run generates the Identity.
+func (o *GenerateIdentityOptions) Run(ctx context.Context) error {
+	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
+		return err
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	provider, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	id, err := flows.GenerateIdentity(ctx, provider, o.ConsumerID, o.RemoteTenantNamespace)
+	if err != nil {
+		return err
+	}
+	data, err := flows.Encode(id, o.Output)
+	if err != nil {
+		return err
+	}
+	if err := o.writeArtifact(o.OutputFile, data); err != nil {
+		return err
+	}
+	if fp, err := flows.IdentityCAFingerprint(id); err == nil && fp != "" {
+		o.Printer.Info(NoScope, "Identity for consumer %s generated (provider CA %s, API server %s)", o.ConsumerID, fp, id.Spec.AuthParams.APIServer)
+	}
+	o.Printer.Info(NoScope, "Next, on the consumer %s: liqo-auth-tui apply identity -f identity.yaml", o.ConsumerID)
+	return nil
+}
+
+// ApplyIdentityOptions: consumer side, validate and apply an Identity.
+type ApplyIdentityOptions struct {
+	*Options
+	File        string
+	Output      string
+	StepTimeout time.Duration
+	Engine      EngineFlags
+}
+
+func newApplyIdentityCommand(o *Options) *cobra.Command {
+	opts := &ApplyIdentityOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:   "identity",
+		Short: "Consumer: validate the provider's Identity, apply it and wait for the kubeconfig Secret",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
+	}
+	cmd.Flags().StringVarP(&opts.File, "filename", "f", "", "file holding the Identity (- = stdin)")
+	_ = cmd.MarkFlagRequired("filename")
+	addOutputFlag(cmd, &opts.Output)
+	addEngineFlags(cmd, &opts.Engine)
+	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	return cmd
+}
+
+// Run applies the Identity.
+func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
+	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
+		return err
+	}
+	engine, err := o.Engine.options()
+	if err != nil {
+		return err
+	}
+	data, err := o.readInput(o.File, "Identity")
+	if err != nil {
+		return err
+	}
+	id, err := flows.DecodeIdentity(data)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine}, id, o.Printer.sink)
+	if err != nil {
+		return err
+	}
+	if o.Output != "" {
+		if err := o.printObject(o.Output, applied); err != nil {
+			return err
+		}
+	}
+	o.Printer.Info(NoScope, "Authenticated with provider %s: kubeconfig Secret %s/%s. Check it with: liqo-auth-tui verify --remote-cluster-id %s",
+		id.Spec.ClusterID, applied.Namespace, applied.Status.KubeconfigSecretRef.Name, id.Spec.ClusterID)
+	return nil
+}

@@ -1,0 +1,45 @@
+package batch
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+)
+
+// readInput reads a file, or stdin for "-", bounded like any artifact.
+func (o *Options) readInput(path, what string) ([]byte, error) {
+	var r io.Reader
+	if path == "-" {
+		if o.In == nil {
+			return nil, usagef("%s: no standard input", what)
+		}
+		r = o.In
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", what, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, flows.MaxArtifactSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	return data, nil
+}
+
+// writeArtifact writes data to path (mode 0600: artifacts are not secret,
+// but nobody else needs them) or to stdout when path is empty.
+func (o *Options) writeArtifact(path string, data []byte) error {
+	if path == "" {
+		_, err := o.Printer.Out.Write(data)
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// NonceOptions are the provider's nonce commands.
+type NonceOptions struct {
+	*Options
+	ConsumerID  string
+	StepTimeout time.Duration
+	Engine      EngineFlags
+}
+
+func newCreateCommand(o *Options) *cobra.Command {
+	cmd := &cobra.Command{Use: "create", Short: "Create an object of the handshake (provider: nonce)", Args: cobra.NoArgs}
+	opts := &NonceOptions{Options: o}
+	nonce := &cobra.Command{
+		Use:   "nonce",
+		Short: "Provider: create the nonce for a consumer and print it on stdout",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Create(cmd.Context()) },
+	}
+	addRemoteClusterIDFlag(nonce, &opts.ConsumerID, "consumer")
+	addEngineFlags(nonce, &opts.Engine)
+	nonce.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	cmd.AddCommand(nonce)
+	return cmd
+}
+
+func newGetCommand(o *Options) *cobra.Command {
+	cmd := &cobra.Command{Use: "get", Short: "Read an object of the handshake (provider: nonce)", Args: cobra.NoArgs}
+	opts := &NonceOptions{Options: o}
+	nonce := &cobra.Command{
+		Use:   "nonce",
+		Short: "Provider: print the nonce already created for a consumer",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Get(cmd.Context()) },
+	}
+	addRemoteClusterIDFlag(nonce, &opts.ConsumerID, "consumer")
+	cmd.AddCommand(nonce)
+	return cmd
+}
+
+// Create ensures the nonce and prints it.
+func (o *NonceOptions) Create(ctx context.Context) error {
+	engine, err := o.Engine.options()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	provider, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	nonce, err := flows.CreateNonce(ctx, flows.ProviderOptions{Provider: provider, ConsumerID: o.ConsumerID, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Printer.Out, nonce)
+	return o.nextForConsumer(ctx, provider)
+}
+
+// Get prints the existing nonce.
+func (o *NonceOptions) Get(ctx context.Context) error {
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	provider, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	nonce, err := flows.GetNonce(ctx, provider, o.ConsumerID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Printer.Out, nonce)
+	return nil
+}
+
+func (o *NonceOptions) nextForConsumer(ctx context.Context, provider *kube.Cluster) error {
+	own, err := provider.ClusterID(ctx)
+	if err != nil {
+		return err
+	}
+	o.Printer.Info(NoScope, "Next, on the consumer %s: liqo-auth-tui generate tenant --remote-cluster-id %s --nonce-file nonce.txt > tenant.yaml", o.ConsumerID, own)
+	return nil
+}

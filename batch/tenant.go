@@ -1,0 +1,158 @@
+package batch
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+)
+
+// GenerateTenantOptions: consumer side, sign the nonce and emit the Tenant.
+type GenerateTenantOptions struct {
+	*Options
+	ProviderID  string
+	Nonce       string
+	NonceFile   string
+	ProxyURL    string
+	OutputFile  string
+	Output      string
+	StepTimeout time.Duration
+	Engine      EngineFlags
+}
+
+func newGenerateCommand(o *Options) *cobra.Command {
+	cmd := &cobra.Command{Use: "generate", Short: "Generate an artifact of the handshake (consumer: tenant; provider: identity)", Args: cobra.NoArgs}
+	t := &GenerateTenantOptions{Options: o}
+	tenant := &cobra.Command{
+		Use:   "tenant",
+		Short: "Consumer: sign the provider's nonce and print the Tenant to send to the provider",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return t.Run(cmd.Context()) },
+	}
+	addRemoteClusterIDFlag(tenant, &t.ProviderID, "provider")
+	tenant.Flags().StringVar(&t.Nonce, "nonce", "", "the provider's nonce")
+	tenant.Flags().StringVar(&t.NonceFile, "nonce-file", "", "file holding the provider's nonce (- = stdin)")
+	tenant.MarkFlagsMutuallyExclusive("nonce", "nonce-file")
+	tenant.Flags().StringVar(&t.ProxyURL, "proxy-url", "", "proxy the consumer uses to reach the provider API server")
+	tenant.Flags().StringVar(&t.OutputFile, "output-file", "", "write the Tenant to this file (mode 0600) instead of stdout")
+	addOutputFlag(tenant, &t.Output)
+	addEngineFlags(tenant, &t.Engine)
+	tenant.Flags().DurationVar(&t.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	cmd.AddCommand(tenant, newGenerateIdentityCommand(o))
+	return cmd
+}
+
+// Run generates the Tenant.
+func (o *GenerateTenantOptions) Run(ctx context.Context) error {
+	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
+		return err
+	}
+	engine, err := o.Engine.options()
+	if err != nil {
+		return err
+	}
+	nonce := o.Nonce
+	if o.NonceFile != "" {
+		data, err := o.readInput(o.NonceFile, "nonce file")
+		if err != nil {
+			return err
+		}
+		if nonce, err = flows.ParseNonce(data); err != nil {
+			return err
+		}
+	} else if nonce != "" {
+		if nonce, err = flows.ParseNonce([]byte(nonce)); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: o.ProviderID, Nonce: nonce,
+		ProxyURL: o.ProxyURL, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
+	if err != nil {
+		return err
+	}
+	data, err := flows.Encode(t, o.Output)
+	if err != nil {
+		return err
+	}
+	if err := o.writeArtifact(o.OutputFile, data); err != nil {
+		return err
+	}
+	fp, err := flows.TenantFingerprint(t)
+	if err != nil {
+		return err
+	}
+	o.Printer.Info(NoScope, "Tenant for provider %s generated (consumer key %s)", o.ProviderID, fp)
+	o.Printer.Info(NoScope, "Next, on the provider %s: liqo-auth-tui apply tenant -f tenant.yaml", o.ProviderID)
+	return nil
+}
+
+// ApplyTenantOptions: provider side, validate and apply a Tenant.
+type ApplyTenantOptions struct {
+	*Options
+	File        string
+	Output      string
+	StepTimeout time.Duration
+	Engine      EngineFlags
+}
+
+func newApplyCommand(o *Options) *cobra.Command {
+	cmd := &cobra.Command{Use: "apply", Short: "Validate and apply an artifact (provider: tenant; consumer: identity)", Args: cobra.NoArgs}
+	t := &ApplyTenantOptions{Options: o}
+	tenant := &cobra.Command{
+		Use:   "tenant",
+		Short: "Provider: validate a consumer's Tenant, apply it and wait for the provider to accept it",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return t.Run(cmd.Context()) },
+	}
+	tenant.Flags().StringVarP(&t.File, "filename", "f", "", "file holding the Tenant (- = stdin)")
+	_ = tenant.MarkFlagRequired("filename")
+	addOutputFlag(tenant, &t.Output)
+	addEngineFlags(tenant, &t.Engine)
+	tenant.Flags().DurationVar(&t.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	cmd.AddCommand(tenant, newApplyIdentityCommand(o))
+	return cmd
+}
+
+// Run applies the Tenant.
+func (o *ApplyTenantOptions) Run(ctx context.Context) error {
+	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
+		return err
+	}
+	engine, err := o.Engine.options()
+	if err != nil {
+		return err
+	}
+	data, err := o.readInput(o.File, "Tenant")
+	if err != nil {
+		return err
+	}
+	t, err := flows.DecodeTenant(data)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	provider, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: provider, ConsumerID: t.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine}, t, o.Printer.sink)
+	if err != nil {
+		return err
+	}
+	if o.Output != "" {
+		if err := o.printObject(o.Output, applied); err != nil {
+			return err
+		}
+	}
+	o.Printer.Info(NoScope, "Next, here: liqo-auth-tui generate identity --remote-cluster-id %s > identity.yaml, then send it to the consumer", t.Spec.ClusterID)
+	return nil
+}

@@ -1,0 +1,153 @@
+package flows
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// MaxArtifactSize bounds what we read as a Tenant or Identity: real ones are
+// a few KiB, so anything far larger is a wrong file.
+const MaxArtifactSize = 256 << 10
+
+// ParseNonce reads a nonce as pasted or saved: surrounding blanks and a
+// trailing newline are dropped, the rest must be a Liqo nonce.
+func ParseNonce(data []byte) (string, error) {
+	if len(data) > MaxArtifactSize {
+		return "", fmt.Errorf("nonce input is %d bytes: a nonce is %d characters", len(data), authcrypto.NonceLength)
+	}
+	nonce := strings.TrimSpace(string(data))
+	if nonce == "" {
+		return "", errors.New("nonce is empty: pass the nonce printed by `create nonce` on the provider")
+	}
+	if err := authcrypto.ValidateNonce(nonce); err != nil {
+		return "", fmt.Errorf("%w: copy the whole nonce printed by `create nonce` on the provider", err)
+	}
+	return nonce, nil
+}
+
+// DecodeTenant reads exactly one Tenant from YAML or JSON.
+func DecodeTenant(data []byte) (*authv1beta1.Tenant, error) {
+	t := &authv1beta1.Tenant{}
+	if err := decodeOne(data, authv1beta1.TenantKind, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// DecodeIdentity reads exactly one Identity from YAML or JSON.
+func DecodeIdentity(data []byte) (*authv1beta1.Identity, error) {
+	id := &authv1beta1.Identity{}
+	if err := decodeOne(data, authv1beta1.IdentityKind, id); err != nil {
+		return nil, err
+	}
+	return id, nil
+}
+
+func decodeOne(data []byte, kind string, into any) error {
+	article := "a " + kind
+	if len(data) > MaxArtifactSize {
+		return fmt.Errorf("input is %d KiB, larger than any %s (limit %d KiB): is it the right file?", len(data)>>10, kind, MaxArtifactSize>>10)
+	}
+	docs, err := documents(data)
+	if err != nil {
+		return fmt.Errorf("input is not valid YAML or JSON: %w", err)
+	}
+	switch len(docs) {
+	case 0:
+		return fmt.Errorf("input is empty: expected %s", article)
+	case 1:
+	default:
+		return fmt.Errorf("input holds %d YAML documents: expected exactly one, %s", len(docs), article)
+	}
+	var meta struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(docs[0], &meta); err != nil {
+		return fmt.Errorf("input is not valid YAML or JSON: %w", err)
+	}
+	if meta.Kind != kind {
+		got := meta.Kind
+		if got == "" {
+			got = "no kind"
+		}
+		return fmt.Errorf("input is %s, expected %s", got, article)
+	}
+	if meta.APIVersion != authv1beta1.GroupVersion.String() {
+		return fmt.Errorf("%s has apiVersion %q, expected %q", kind, meta.APIVersion, authv1beta1.GroupVersion.String())
+	}
+	if err := yaml.UnmarshalStrict(docs[0], into); err != nil {
+		return fmt.Errorf("invalid %s: %w", kind, err)
+	}
+	return nil
+}
+
+// documents splits YAML (or JSON) into its non-empty documents.
+func documents(data []byte) ([][]byte, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) > 0 {
+			docs = append(docs, doc)
+		}
+	}
+}
+
+func stripComments(doc []byte) []byte {
+	var out [][]byte
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(out, line)
+		}
+	}
+	return bytes.Join(out, []byte("\n"))
+}
+
+// Encode renders an artifact as YAML (default) or JSON.
+func Encode(obj any, format string) ([]byte, error) {
+	switch format {
+	case "", "yaml":
+		return yaml.Marshal(obj)
+	case "json":
+		b, err := json.MarshalIndent(obj, "", "  ")
+		return append(b, '\n'), err
+	}
+	return nil, fmt.Errorf("unknown output format %q: use yaml or json", format)
+}
+
+// TenantFingerprint is the SHA-256 fingerprint of the consumer key in a
+// Tenant, for both admins to compare out of band.
+func TenantFingerprint(t *authv1beta1.Tenant) (string, error) {
+	pub, err := authcrypto.ParsePublicKey(t.Spec.PublicKey)
+	if err != nil {
+		return "", err
+	}
+	return authcrypto.Fingerprint(pub)
+}
+
+// IdentityCAFingerprint is the fingerprint of the provider CA in an
+// Identity ("" when it carries none).
+func IdentityCAFingerprint(id *authv1beta1.Identity) (string, error) {
+	if len(id.Spec.AuthParams.CA) == 0 {
+		return "", nil
+	}
+	return authcrypto.CertificateFingerprint(id.Spec.AuthParams.CA)
+}

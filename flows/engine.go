@@ -1,0 +1,114 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
+)
+
+// Engine names what serves a side of the handshake.
+type Engine string
+
+const (
+	EngineLiqo       Engine = "Liqo's controller-manager"
+	EngineController Engine = "liqo-auth-controller (in-cluster)"
+	EngineInProcess  Engine = "in-process controller"
+)
+
+// Role is the side a cluster plays.
+type Role string
+
+const (
+	Provider Role = "provider"
+	Consumer Role = "consumer"
+)
+
+// EngineOptions tune the in-process controllers.
+type EngineOptions struct {
+	// NoInProcess refuses to run controllers in-process: a side without a
+	// controller then fails instead.
+	NoInProcess bool
+	// APIServerOverride / CAOverride: what the provider advertises (§6.4).
+	APIServerOverride string
+	CAOverride        []byte
+}
+
+// InProcessLeaseName is the Lease in-process runners of a role hold, so two
+// wizards on one cluster never reconcile at once.
+func InProcessLeaseName(r Role) string { return "liqo-auth-inprocess-" + string(r) }
+
+// engines starts in-process controllers where a side needs them and stops
+// them when the flow ends.
+type engines struct {
+	wg      sync.WaitGroup
+	cancels []context.CancelFunc
+}
+
+// ensure makes sure something serves role on c: real Liqo, the in-cluster
+// controller, or reconcilers run here for the flow's duration.
+func (e *engines) ensure(ctx context.Context, c *kube.Cluster, role Role, o EngineOptions, sink Sink, scope Scope) (Engine, error) {
+	engine, err := detectEngine(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	if engine == "" {
+		if o.NoInProcess {
+			return "", fmt.Errorf("no controller serves the %s side of %s and in-process controllers are disabled: install one with `liqo-auth-tui install controller`", role, c.Server)
+		}
+		if err := e.startInProcess(ctx, c, role, o); err != nil {
+			return "", err
+		}
+		engine = EngineInProcess
+	}
+	if sink != nil {
+		sink(Event{Kind: Note, Scope: scope, Message: fmt.Sprintf("%s side served by %s", role, engine)})
+	}
+	return engine, nil
+}
+
+func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
+	liqo, err := c.LiqoInstalled(ctx)
+	if err != nil {
+		return "", err
+	}
+	if liqo {
+		return EngineLiqo, nil
+	}
+	running, err := c.ControllerRunning(ctx)
+	if err != nil {
+		return "", err
+	}
+	if running {
+		return EngineController, nil
+	}
+	return "", nil
+}
+
+func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role Role, o EngineOptions) error {
+	m, err := controller.New(c, controller.Options{
+		Provider: role == Provider, Consumer: role == Consumer,
+		APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride,
+	})
+	if err != nil {
+		return err
+	}
+	// The controllers outlive the step that starts them, not the flow.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e.cancels = append(e.cancels, cancel)
+	host, _ := os.Hostname()
+	identity := fmt.Sprintf("%s-%d", host, os.Getpid())
+	e.wg.Go(func() { _ = controller.RunWithLease(runCtx, c, InProcessLeaseName(role), identity, m, nil) })
+	return nil
+}
+
+// stop ends the in-process controllers and waits for them (releasing the Lease).
+func (e *engines) stop() {
+	for _, cancel := range e.cancels {
+		cancel()
+	}
+	e.wg.Wait()
+}

@@ -1,0 +1,37 @@
+package flows_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+)
+
+var clusters []*lab.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(labtest.Main(m, &clusters, "provider", "consumer"))
+}
+
+// pair returns the provider and consumer of the lab, each in its own Liqo
+// namespace so that tests with different cluster IDs stay apart.
+func pair(t *testing.T, providerID, consumerID string) (provider, consumer *kube.Cluster) {
+	t.Helper()
+	ctx := labtest.Context(t)
+	provider = initCluster(t, ctx, clusters[0], "liqo-"+providerID, providerID)
+	consumer = initCluster(t, ctx, clusters[1], "liqo-"+consumerID, consumerID)
+	return provider, consumer
+}
+
+func initCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, ns, id string) *kube.Cluster {
+	c, err := kube.NewCluster(lc.Config, ns)
+	require.NoError(t, err)
+	_, err = c.Init(ctx, kube.InitOptions{ClusterID: id})
+	require.NoError(t, err)
+	return c
+}

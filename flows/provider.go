@@ -1,0 +1,185 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// ProviderOptions drive the provider's manual steps: the tool reaches only
+// the provider; artifacts travel by file, clipboard or paste.
+type ProviderOptions struct {
+	Provider    *kube.Cluster
+	ConsumerID  string
+	StepTimeout time.Duration
+	Engine      EngineOptions
+}
+
+// CreateNonce ensures the tenant namespace and the nonce Secret for the
+// consumer and returns the nonce (§3.4). Re-running returns the same nonce.
+func CreateNonce(ctx context.Context, o ProviderOptions, sink Sink) (string, error) {
+	if err := authcrypto.ValidateClusterID(o.ConsumerID); err != nil {
+		return "", fmt.Errorf("--remote-cluster-id: %w", err)
+	}
+	var eng engines
+	defer eng.stop()
+	var ns *corev1.Namespace
+	var nonce string
+	steps := []Step{
+		providerIDStep(o.Provider, o.ConsumerID),
+		ensureTenantNamespaceStep(Local, o.Provider, func() string { return o.ConsumerID }, &ns),
+		ensureNonceSecretStep(o.Provider, func() string { return ns.Name }, func() string { return o.ConsumerID }),
+		engineStep(&eng, o.Provider, Provider, o.Engine, sink),
+		waitNonceStep(o.Provider, sink, o.StepTimeout, func() string { return ns.Name }, func() string { return o.ConsumerID }, &nonce),
+	}
+	localScope(steps)
+	return nonce, run(ctx, sink, steps)
+}
+
+// GetNonce reads the nonce already created for the consumer.
+func GetNonce(ctx context.Context, provider *kube.Cluster, consumerID string) (string, error) {
+	ns, err := provider.TenantNamespace(ctx, consumerID)
+	if err != nil {
+		if kube.IsNotFound(err) {
+			return "", fmt.Errorf("no tenant namespace for consumer %s: run `create nonce --remote-cluster-id %s` first", consumerID, consumerID)
+		}
+		return "", fmt.Errorf("unable to retrieve tenant namespace: %w", err)
+	}
+	s, err := provider.NonceSecret(ctx, ns.Name, consumerID)
+	if err != nil {
+		if kube.IsNotFound(err) {
+			return "", fmt.Errorf("unable to retrieve nonce: nonce not found for consumer %s: run `create nonce --remote-cluster-id %s`", consumerID, consumerID)
+		}
+		return "", fmt.Errorf("unable to retrieve nonce: %w", err)
+	}
+	nonce, err := kube.NonceOf(s)
+	if err != nil {
+		return "", fmt.Errorf("unable to retrieve nonce: %w (is a controller running on the provider? `create nonce` runs one)", err)
+	}
+	return nonce, nil
+}
+
+// CheckTenant validates a Tenant against the provider before anything is
+// written: kind and IDs, the tenant namespace and nonce made for that
+// consumer, the signature over that nonce, and the CSR. It returns the
+// Tenant placed in the right namespace.
+func CheckTenant(ctx context.Context, provider *kube.Cluster, t *authv1beta1.Tenant) (*authv1beta1.Tenant, error) {
+	id := t.Spec.ClusterID
+	if err := authcrypto.ValidateClusterID(id); err != nil {
+		return nil, fmt.Errorf("tenant spec.clusterID: %w", err)
+	}
+	if l, ok := t.Labels[kube.RemoteClusterIDLabel]; ok && l != id {
+		return nil, fmt.Errorf("tenant label %s=%s does not match spec.clusterID %s: the file was edited; generate it again on the consumer", kube.RemoteClusterIDLabel, l, id)
+	}
+	own, err := provider.ClusterID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if id == own {
+		return nil, fmt.Errorf("this Tenant is for cluster %s, which is this provider itself: apply it on the provider, generate it on the consumer", id)
+	}
+	ns, err := provider.TenantNamespace(ctx, id)
+	if kube.IsNotFound(err) {
+		return nil, fmt.Errorf("this provider (%s) made no nonce for consumer %s: the Tenant is for another provider, or run `create nonce --remote-cluster-id %s` here first", own, id, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.Namespace != "" && t.Namespace != ns.Name {
+		return nil, fmt.Errorf("the Tenant names namespace %s but the tenant namespace of consumer %s here is %s: the Tenant is for another provider", t.Namespace, id, ns.Name)
+	}
+	nonce, err := GetNonce(ctx, provider, id)
+	if err != nil {
+		return nil, err
+	}
+	placed := t.DeepCopy()
+	placed.Namespace = ns.Name
+	if placed.Labels == nil {
+		placed.Labels = map[string]string{}
+	}
+	placed.Labels[kube.RemoteClusterIDLabel] = id
+	placed.ResourceVersion, placed.UID = "", ""
+	placed.Status = authv1beta1.TenantStatus{}
+	if err := kube.VerifyTenantHandshake(placed, nonce); err != nil {
+		return nil, fmt.Errorf("%w: the Tenant was not signed over this provider's (%s) current nonce for %s; generate it again with `get nonce --remote-cluster-id %s`", err, own, id, id)
+	}
+	return placed, nil
+}
+
+// ApplyTenant validates the Tenant (CheckTenant), applies it and waits for
+// the provider to fill its status.
+func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, sink Sink) (*authv1beta1.Tenant, error) {
+	var eng engines
+	defer eng.stop()
+	placed, err := CheckTenant(ctx, o.Provider, t)
+	if err != nil {
+		return nil, err
+	}
+	var applied *authv1beta1.Tenant
+	steps := []Step{
+		engineStep(&eng, o.Provider, Provider, o.Engine, sink),
+		{ID: "apply-tenant", Scope: Local, Title: "Applying tenant", Success: "Tenant correctly applied",
+			Failure: "Unable to apply tenant", Command: "kubectl apply -f tenant.yaml -n " + placed.Namespace,
+			Run: func(ctx context.Context) (err error) {
+				applied, _, err = o.Provider.ApplyTenant(ctx, placed)
+				return err
+			}},
+		waitTenantStatusStep(o.Provider, sink, o.StepTimeout, func() *authv1beta1.Tenant { return applied }, &applied),
+	}
+	localScope(steps)
+	return applied, run(ctx, sink, steps)
+}
+
+// GenerateIdentity builds the Identity for a consumer whose Tenant the
+// provider accepted. consumerNamespace ("" = the default
+// liqo-tenant-<providerID>) is where the consumer applies it.
+func GenerateIdentity(ctx context.Context, provider *kube.Cluster, consumerID, consumerNamespace string) (*authv1beta1.Identity, error) {
+	own, err := provider.ClusterID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := provider.TenantFor(ctx, "", consumerID)
+	if kube.IsNotFound(err) {
+		return nil, fmt.Errorf("no Tenant from consumer %s on this provider: apply it first (`apply tenant -f tenant.yaml`)", consumerID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if consumerNamespace == "" {
+		consumerNamespace = kube.TenantNamespaceName(own)
+	}
+	return kube.ForgeIdentity(own, consumerNamespace, t)
+}
+
+func providerIDStep(provider *kube.Cluster, consumerID string) Step {
+	return Step{ID: "cluster-id", Title: "Retrieving cluster ID", Success: "Cluster ID retrieved",
+		Failure: "an error occurred while retrieving cluster id",
+		Run: func(ctx context.Context) error {
+			own, err := provider.ClusterID(ctx)
+			if err == nil && own == consumerID {
+				err = fmt.Errorf("--remote-cluster-id %s is this cluster's own ID: give the other cluster's ID", own)
+			}
+			return err
+		}}
+}
+
+func engineStep(eng *engines, c *kube.Cluster, role Role, o EngineOptions, sink Sink) Step {
+	return Step{ID: "engine", Title: "Checking the controller", Success: "Controller ready", Failure: "Unable to start the controller",
+		Run: func(ctx context.Context) error {
+			_, err := eng.ensure(ctx, c, role, o, sink, Local)
+			return err
+		}}
+}
+
+// localScope marks every step of a one-cluster flow as (local).
+func localScope(steps []Step) {
+	for i := range steps {
+		steps[i].Scope = Local
+	}
+}

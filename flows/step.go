@@ -1,0 +1,74 @@
+package flows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Step is one unit of a flow. Run must be idempotent: re-running a flow
+// re-runs every step and finds the work done.
+type Step struct {
+	ID      string
+	Scope   Scope
+	Title   string // spinner text: "Waiting for nonce to be generated"
+	Success string // success line: "Nonce generated successfully"
+	Failure string // failure prefix: "Failed waiting for nonce to be generated"
+	Command string // equivalent command, for the "what is this doing" panel
+	// Timeout bounds the step (0 = only the flow's context).
+	Timeout time.Duration
+	Run     func(ctx context.Context) error
+}
+
+// StepError is a step failure; front-ends have already been told about it
+// through a StepFailed event.
+type StepError struct {
+	Step  string
+	Scope Scope
+	Line  string // "Failed waiting for ...: cause"
+	Err   error
+}
+
+func (e *StepError) Error() string { return e.Line }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// run executes steps in order, reporting each to sink, and stops at the
+// first failure.
+func run(ctx context.Context, sink Sink, steps []Step) error {
+	if sink == nil {
+		sink = Discard
+	}
+	for i, s := range steps {
+		ev := Event{Step: s.ID, Index: i + 1, Total: len(steps), Scope: s.Scope, Command: s.Command}
+		start := time.Now()
+		ev.Kind, ev.Message, ev.Time = StepStarted, s.Title, start
+		sink(ev)
+		err := runOne(ctx, s)
+		ev.Elapsed, ev.Time = time.Since(start), time.Now()
+		if err != nil {
+			ev.Kind, ev.Err = StepFailed, err
+			ev.Message = fmt.Sprintf("%s: %v", s.Failure, err)
+			sink(ev)
+			return &StepError{Step: s.ID, Scope: s.Scope, Line: ev.Message, Err: err}
+		}
+		ev.Kind, ev.Message = StepDone, s.Success
+		sink(ev)
+	}
+	return nil
+}
+
+func runOne(ctx context.Context, s Step) error {
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, s.Timeout, errStepTimeout)
+		defer cancel()
+	}
+	err := s.Run(ctx)
+	if err != nil && errors.Is(context.Cause(ctx), errStepTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w (step timeout %s)", err, s.Timeout)
+	}
+	return err
+}
+
+var errStepTimeout = errors.New("step timeout")

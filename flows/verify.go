@@ -1,0 +1,117 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+
+	authzv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// Verification is what a consumer's credentials can do on the provider.
+type Verification struct {
+	Server          string   `json:"server"`
+	TenantNamespace string   `json:"tenantNamespace"`
+	User            string   `json:"user"`
+	Groups          []string `json:"groups"`
+	Allowed         []string `json:"allowed"`
+	Denied          []string `json:"denied"`
+}
+
+// accessCheck is one question asked with a SelfSubjectAccessReview.
+type accessCheck struct {
+	verb, group, resource string
+	namespace             string // "" = cluster scope; "<tenant>" = the tenant namespace
+}
+
+const tenantNS = "<tenant>"
+
+// checks cover what Liqo's remote-controlplane role grants in the tenant
+// namespace, and what it must not grant.
+var checks = func() []accessCheck {
+	var cs []accessCheck
+	for _, r := range []struct{ group, resource string }{
+		{"authentication.liqo.io", "resourceslices"}, {"authentication.liqo.io", "renews"}, {"offloading.liqo.io", "namespacemaps"},
+	} {
+		for _, verb := range []string{"get", "list", "watch", "create", "update", "patch", "delete"} {
+			cs = append(cs, accessCheck{verb, r.group, r.resource, tenantNS})
+		}
+		// The same resources in a namespace that is not this consumer's.
+		cs = append(cs, accessCheck{"list", r.group, r.resource, kube.DefaultLiqoNamespace})
+	}
+	return append(cs,
+		accessCheck{"get", "", "secrets", tenantNS}, accessCheck{"list", "", "secrets", ""},
+		accessCheck{"list", "", "namespaces", ""}, accessCheck{"create", "", "pods", tenantNS},
+		accessCheck{"list", "authentication.liqo.io", "tenants", ""}, accessCheck{"create", "rbac.authorization.k8s.io", "rolebindings", tenantNS},
+	)
+}()
+
+func (a accessCheck) String(tenant string) string {
+	res := a.resource
+	if a.group != "" {
+		res += "." + a.group
+	}
+	switch a.namespace {
+	case "":
+		return a.verb + " " + res + " (cluster-wide)"
+	case tenantNS:
+		return a.verb + " " + res + " -n " + tenant
+	}
+	return a.verb + " " + res + " -n " + a.namespace
+}
+
+// Verify uses the consumer's kubeconfig Secret for a provider to reach the
+// provider and reports who it is and what it may do there.
+func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Verification, error) {
+	s, err := consumer.KubeconfigSecretFor(ctx, providerID)
+	if kube.IsNotFound(err) {
+		return nil, fmt.Errorf("no kubeconfig Secret for provider %s on this consumer: authenticate first", providerID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[kube.KubeconfigField])
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig in secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	ns := s.Annotations[kube.RemoteTenantNamespace]
+	if ns == "" {
+		return nil, fmt.Errorf("secret %s/%s has no %s annotation", s.Namespace, s.Name, kube.RemoteTenantNamespace)
+	}
+	return VerifyConfig(ctx, cfg, ns)
+}
+
+// VerifyConfig reports who cfg authenticates as on the provider and which
+// checks it passes in the tenant namespace.
+func VerifyConfig(ctx context.Context, cfg *rest.Config, tenantNamespace string) (*Verification, error) {
+	c, err := kube.NewCluster(cfg, "")
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{Server: c.Server, TenantNamespace: tenantNamespace, Allowed: []string{}, Denied: []string{}}
+	if v.User, v.Groups, err = c.WhoAmI(ctx); err != nil {
+		return nil, err
+	}
+	for _, a := range checks {
+		ns := a.namespace
+		if ns == tenantNS {
+			ns = tenantNamespace
+		}
+		review := &authzv1.SelfSubjectAccessReview{Spec: authzv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authzv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Namespace: ns}}}
+		r, err := c.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			return nil, kube.Reach(c.Server, err)
+		}
+		if r.Status.Allowed {
+			v.Allowed = append(v.Allowed, a.String(tenantNamespace))
+		} else {
+			v.Denied = append(v.Denied, a.String(tenantNamespace))
+		}
+	}
+	return v, nil
+}

@@ -1,0 +1,106 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// objectRef names the object whose Events a wait listens to.
+type objectRef struct {
+	Kind, Namespace, Name string
+}
+
+// WarningError is a controller's Warning Event that failed a wait.
+type WarningError struct {
+	Reason, Message, Hint string
+}
+
+func (e *WarningError) Error() string {
+	msg := e.Reason + ": " + e.Message
+	if e.Hint != "" {
+		msg += " — " + e.Hint
+	}
+	return msg
+}
+
+// waitWithEvents waits (watching) until cond holds for an object of lw,
+// while also watching the Events of ref: Events are forwarded to sink as
+// they arrive, and a Warning fails the wait at once with its reason instead
+// of letting it run into the timeout.
+func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink Sink, scope Scope, ref objectRef,
+	lw cache.ListerWatcher, what string, cond func(T) (bool, error)) (T, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	events, err := c.Kube.CoreV1().Events(ref.Namespace).List(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref)})
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("listing events of %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+	}
+	// Only Events from now on count: an old Warning from an attempt that
+	// was fixed since must not fail a re-run.
+	go watchEvents(ctx, c, sink, scope, ref, events.ResourceVersion, cancel)
+	obj, err := kube.WaitFor(ctx, lw, what, cond)
+	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+		if w, ok := cause.(*WarningError); ok {
+			return obj, w
+		}
+	}
+	return obj, err
+}
+
+func eventSelector(ref objectRef) string {
+	return fields.Set{"involvedObject.kind": ref.Kind, "involvedObject.name": ref.Name}.String()
+}
+
+func watchEvents(ctx context.Context, c *kube.Cluster, sink Sink, scope Scope, ref objectRef, rv string, fail context.CancelCauseFunc) {
+	w, err := c.Kube.CoreV1().Events(ref.Namespace).Watch(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref), ResourceVersion: rv})
+	if err != nil {
+		return // the wait itself still runs and times out with its own message
+	}
+	defer w.Stop()
+	for e := range w.ResultChan() {
+		if e.Type != watch.Added && e.Type != watch.Modified {
+			continue
+		}
+		ev, ok := e.Object.(*corev1.Event)
+		if !ok {
+			continue
+		}
+		warning := ev.Type == corev1.EventTypeWarning
+		if sink != nil {
+			sink(Event{Kind: ClusterEvent, Scope: scope, Reason: ev.Reason, Warning: warning, Time: time.Now(),
+				Message: fmt.Sprintf("%s %s: %s", ref.Kind, ref.Name, ev.Message)})
+		}
+		if warning {
+			fail(&WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason)})
+			return
+		}
+	}
+}
+
+// hintFor says what to do about a controller Warning.
+func hintFor(reason string) string {
+	switch reason {
+	case kube.ReasonSignatureVerificationFailed:
+		return "the Tenant was signed over another nonce or with another key: generate it again on the consumer with the provider's current nonce"
+	case kube.ReasonInvalidCSR:
+		return "the Tenant's CSR does not match its cluster ID or key: generate the Tenant again on the consumer"
+	case kube.ReasonNonceNotFound:
+		return "the provider has no nonce for this consumer: run `create nonce` on the provider first"
+	case kube.ReasonInvalidTenant:
+		return "apply the Tenant in the provider's tenant namespace for that consumer"
+	case "AuthParamsFailed":
+		return "the provider could not issue the certificate: check its kube-controller-manager CSR signer and the message above"
+	}
+	return ""
+}
