@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // GenerateIdentityOptions: provider side, emit the Identity for a consumer.
@@ -35,13 +36,19 @@ func newGenerateIdentityCommand(o *Options) *cobra.Command {
 
 // Run generates the Identity.
 func (o *GenerateIdentityOptions) Run(ctx context.Context) error {
-	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
-		return err
-	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	provider, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
+		return err
+	}
+	return o.generate(ctx, provider, "liqo-auth-tui apply identity -f identity.yaml (then: verify --remote-cluster-id %s)")
+}
+
+// generate writes the Identity and tells the consumer's next command
+// (next is formatted with this provider's ID).
+func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *kube.Cluster, next string) error {
+	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
 	id, err := flows.GenerateIdentity(ctx, provider, o.ConsumerID, o.RemoteTenantNamespace)
@@ -58,7 +65,7 @@ func (o *GenerateIdentityOptions) Run(ctx context.Context) error {
 	if fp, err := flows.IdentityCAFingerprint(id); err == nil && fp != "" {
 		o.Printer.Info(NoScope, "Identity for consumer %s generated (provider CA %s, API server %s)", o.ConsumerID, fp, id.Spec.AuthParams.APIServer)
 	}
-	o.Printer.Info(NoScope, "Next, on the consumer %s: liqo-auth-tui apply identity -f identity.yaml", o.ConsumerID)
+	o.Printer.Info(NoScope, "Next, on the consumer %s (save the Identity as identity.yaml): "+next, o.ConsumerID, id.Spec.ClusterID)
 	return nil
 }
 
@@ -89,6 +96,18 @@ func newApplyIdentityCommand(o *Options) *cobra.Command {
 
 // Run applies the Identity.
 func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	return o.apply(ctx, consumer)
+}
+
+// apply validates and applies the Identity file and waits for the
+// kubeconfig Secret.
+func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *kube.Cluster) error {
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
@@ -101,12 +120,6 @@ func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
 		return err
 	}
 	id, err := flows.DecodeIdentity(data)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := o.withTimeout(ctx)
-	defer cancel()
-	consumer, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
 		return err
 	}

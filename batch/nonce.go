@@ -51,13 +51,19 @@ func newGetCommand(o *Options) *cobra.Command {
 
 // Create ensures the nonce and prints it.
 func (o *NonceOptions) Create(ctx context.Context) error {
-	engine, err := o.Engine.options()
-	if err != nil {
-		return err
-	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	provider, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	return o.create(ctx, provider, "liqo-auth-tui generate tenant --remote-cluster-id %s --nonce-file nonce.txt > tenant.yaml")
+}
+
+// create prints the nonce on stdout and next, formatted with this
+// provider's ID, as the consumer's next command on stderr.
+func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, next string) error {
+	engine, err := o.Engine.options()
 	if err != nil {
 		return err
 	}
@@ -66,7 +72,12 @@ func (o *NonceOptions) Create(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintln(o.Printer.Out, nonce)
-	return o.nextForConsumer(ctx, provider)
+	own, err := provider.ClusterID(ctx)
+	if err != nil {
+		return err
+	}
+	o.Printer.Info(NoScope, "Next, on the consumer %s (save the nonce as nonce.txt): "+next, o.ConsumerID, own)
+	return nil
 }
 
 // Get prints the existing nonce.
@@ -82,14 +93,5 @@ func (o *NonceOptions) Get(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintln(o.Printer.Out, nonce)
-	return nil
-}
-
-func (o *NonceOptions) nextForConsumer(ctx context.Context, provider *kube.Cluster) error {
-	own, err := provider.ClusterID(ctx)
-	if err != nil {
-		return err
-	}
-	o.Printer.Info(NoScope, "Next, on the consumer %s: liqo-auth-tui generate tenant --remote-cluster-id %s --nonce-file nonce.txt > tenant.yaml", o.ConsumerID, own)
 	return nil
 }

@@ -33,10 +33,16 @@ func (p *Printer) line(level string, scope Scope, format string, args ...any) {
 }
 
 // Info prints a success or progress line.
-func (p *Printer) Info(scope Scope, format string, args ...any) { p.line("INFO", scope, format, args...) }
+func (p *Printer) Info(scope Scope, format string, args ...any) {
+	p.line("INFO", scope, format, args...)
+}
 
 // Warn prints a warning line.
-func (p *Printer) Warn(scope Scope, format string, args ...any) { p.line("WARN", scope, format, args...) }
+func (p *Printer) Warn(scope Scope, format string, args ...any) {
+	p.line("WARN", scope, format, args...)
+}
 
 // Error prints a failure line.
-func (p *Printer) Error(scope Scope, format string, args ...any) { p.line("ERRO", scope, format, args...) }
+func (p *Printer) Error(scope Scope, format string, args ...any) {
+	p.line("ERRO", scope, format, args...)
+}

@@ -12,7 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -28,6 +30,8 @@ type ClusterFlags struct {
 type Options struct {
 	Local   ClusterFlags
 	Timeout time.Duration
+	Verbose bool
+	Session SessionFlags // root-only flags: wizard and --batch
 	Printer *Printer
 	In      io.Reader // standard input, for "-f -" and "--nonce-file -"
 }
@@ -47,18 +51,26 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Session.Batch {
+				return (&BatchOptions{Options: o}).Run(cmd.Context())
+			}
+			if !isTerminal(o) {
+				return usagef("not a terminal: use --batch or a subcommand")
+			}
 			if interactive == nil {
 				return cmd.Help()
 			}
 			return interactive(cmd, o)
 		},
 	}
+	addSessionFlags(root, &o.Session)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.Local.Kubeconfig, "kubeconfig", "", "path to the kubeconfig of the local cluster (default: KUBECONFIG or ~/.kube/config)")
 	pf.StringVar(&o.Local.Context, "context", "", "kubeconfig context of the local cluster")
 	pf.StringVar(&o.Local.LiqoNamespace, "liqo-namespace", kube.DefaultLiqoNamespace, "namespace where Liqo (or this tool's objects) live")
 	pf.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long the command may take")
+	pf.BoolVarP(&o.Verbose, "verbose", "v", false, "also print client-go's and the controllers' logs")
 	root.AddCommand(newInitCommand(o), newInfoCommand(o),
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
 		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o))
@@ -71,6 +83,13 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, interacti
 	defer stop()
 	o := &Options{Printer: &Printer{Out: stdout, Err: stderr}, In: stdin}
 	root := NewRootCommand(o, interactive)
+	root.PersistentPreRun = func(*cobra.Command, []string) {
+		if !o.Verbose {
+			// client-go's own logging (leader election, retries) would
+			// break the one-line-per-step output scripts rely on.
+			klog.SetLogger(logr.Discard())
+		}
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

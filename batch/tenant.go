@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // GenerateTenantOptions: consumer side, sign the nonce and emit the Tenant.
@@ -46,30 +47,26 @@ func newGenerateCommand(o *Options) *cobra.Command {
 
 // Run generates the Tenant.
 func (o *GenerateTenantOptions) Run(ctx context.Context) error {
-	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
-		return err
-	}
-	engine, err := o.Engine.options()
-	if err != nil {
-		return err
-	}
-	nonce := o.Nonce
-	if o.NonceFile != "" {
-		data, err := o.readInput(o.NonceFile, "nonce file")
-		if err != nil {
-			return err
-		}
-		if nonce, err = flows.ParseNonce(data); err != nil {
-			return err
-		}
-	} else if nonce != "" {
-		if nonce, err = flows.ParseNonce([]byte(nonce)); err != nil {
-			return err
-		}
-	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	return o.generate(ctx, consumer, "liqo-auth-tui apply tenant -f tenant.yaml (then: generate identity --remote-cluster-id %s)")
+}
+
+// generate signs the nonce, writes the Tenant and tells the provider's
+// next command (next is formatted with this consumer's ID).
+func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Cluster, next string) error {
+	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
+		return err
+	}
+	nonce, err := o.nonce()
+	if err != nil {
+		return err
+	}
+	engine, err := o.Engine.options()
 	if err != nil {
 		return err
 	}
@@ -90,8 +87,23 @@ func (o *GenerateTenantOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.Printer.Info(NoScope, "Tenant for provider %s generated (consumer key %s)", o.ProviderID, fp)
-	o.Printer.Info(NoScope, "Next, on the provider %s: liqo-auth-tui apply tenant -f tenant.yaml", o.ProviderID)
+	o.Printer.Info(NoScope, "Next, on the provider %s (save the Tenant as tenant.yaml): "+next, o.ProviderID, t.Spec.ClusterID)
 	return nil
+}
+
+// nonce reads the nonce from --nonce or --nonce-file ("" when neither).
+func (o *GenerateTenantOptions) nonce() (string, error) {
+	switch {
+	case o.NonceFile != "":
+		data, err := o.readInput(o.NonceFile, "nonce file")
+		if err != nil {
+			return "", err
+		}
+		return flows.ParseNonce(data)
+	case o.Nonce != "":
+		return flows.ParseNonce([]byte(o.Nonce))
+	}
+	return "", nil
 }
 
 // ApplyTenantOptions: provider side, validate and apply a Tenant.
@@ -123,6 +135,20 @@ func newApplyCommand(o *Options) *cobra.Command {
 
 // Run applies the Tenant.
 func (o *ApplyTenantOptions) Run(ctx context.Context) error {
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	provider, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	if err := o.apply(ctx, provider); err != nil {
+		return err
+	}
+	return nil
+}
+
+// apply validates and applies the Tenant file and waits for its status.
+func (o *ApplyTenantOptions) apply(ctx context.Context, provider *kube.Cluster) error {
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
@@ -138,21 +164,17 @@ func (o *ApplyTenantOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := o.withTimeout(ctx)
-	defer cancel()
-	provider, err := o.connectReachable(ctx, o.Local)
-	if err != nil {
-		return err
-	}
 	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: provider, ConsumerID: t.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine}, t, o.Printer.sink)
 	if err != nil {
 		return err
 	}
-	if o.Output != "" {
-		if err := o.printObject(o.Output, applied); err != nil {
-			return err
-		}
+	fp, err := flows.TenantFingerprint(applied)
+	if err != nil {
+		return err
 	}
-	o.Printer.Info(NoScope, "Next, here: liqo-auth-tui generate identity --remote-cluster-id %s > identity.yaml, then send it to the consumer", t.Spec.ClusterID)
+	o.Printer.Info(NoScope, "Tenant of consumer %s accepted (consumer key %s: compare it with the consumer's admin)", t.Spec.ClusterID, fp)
+	if o.Output != "" {
+		return o.printObject(o.Output, applied)
+	}
 	return nil
 }

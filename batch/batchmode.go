@@ -1,0 +1,118 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"golang.org/x/term"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// BatchOptions run `liqo-auth-tui --batch`: the wizard's decisions without
+// a terminal.
+type BatchOptions struct {
+	*Options
+}
+
+// isTerminal tells whether both stdin and stdout are terminals.
+func isTerminal(o *Options) bool {
+	in, ok1 := o.In.(*os.File)
+	out, ok2 := o.Printer.Out.(*os.File)
+	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
+}
+
+// Run: both kubeconfigs → the whole handshake; one kubeconfig + --role →
+// the next pending step of that side, with artifacts from files or stdin,
+// the outgoing artifact on stdout and the next instruction on stderr.
+func (o *BatchOptions) Run(ctx context.Context) error {
+	s := o.Session
+	if s.Remote.Kubeconfig != "" || s.Remote.Context != "" {
+		if s.Role != "" {
+			return usagef("--role is for manual mode with one kubeconfig: drop it or --remote-kubeconfig")
+		}
+		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, StepTimeout: o.Timeout}
+		return a.Run(ctx)
+	}
+	if s.RemoteClusterID == "" {
+		return usagef("--batch with one kubeconfig needs --role and --remote-cluster-id (the other cluster's ID)")
+	}
+	switch s.Role {
+	case string(flows.Provider):
+		return o.providerStep(ctx)
+	case string(flows.Consumer):
+		return o.consumerStep(ctx)
+	case "":
+		return usagef("--batch with one kubeconfig needs --role provider or --role consumer (or give --remote-kubeconfig for the whole handshake)")
+	}
+	return usagef("--role %q: use provider or consumer", s.Role)
+}
+
+func (o *BatchOptions) providerStep(ctx context.Context) error {
+	s := o.Session
+	if s.Nonce != "" || s.NonceFile != "" || s.IdentityFile != "" {
+		return usagef("--role provider takes --tenant-file, not --nonce, --nonce-file or --identity-file")
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	provider, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	if s.TenantFile != "" {
+		apply := &ApplyTenantOptions{Options: o.Options, File: s.TenantFile, Engine: s.Engine, StepTimeout: o.Timeout}
+		if err := apply.apply(ctx, provider); err != nil {
+			return err
+		}
+		return o.emitIdentity(ctx, provider)
+	}
+	stage, err := flows.ProviderStage(ctx, provider, s.RemoteClusterID)
+	if err != nil {
+		return err
+	}
+	if stage == flows.StageGenerateIdentity {
+		o.Printer.Info(NoScope, "The Tenant of consumer %s is already accepted: sending the Identity again", s.RemoteClusterID)
+		return o.emitIdentity(ctx, provider)
+	}
+	n := &NonceOptions{Options: o.Options, ConsumerID: s.RemoteClusterID, Engine: s.Engine, StepTimeout: o.Timeout}
+	return n.create(ctx, provider, "liqo-auth-tui --batch --role consumer --remote-cluster-id %s --nonce-file nonce.txt > tenant.yaml")
+}
+
+func (o *BatchOptions) emitIdentity(ctx context.Context, provider *kube.Cluster) error {
+	g := &GenerateIdentityOptions{Options: o.Options, ConsumerID: o.Session.RemoteClusterID}
+	return g.generate(ctx, provider, "liqo-auth-tui --batch --role consumer --remote-cluster-id %s --identity-file identity.yaml")
+}
+
+func (o *BatchOptions) consumerStep(ctx context.Context) error {
+	s := o.Session
+	if s.TenantFile != "" {
+		return usagef("--role consumer takes --nonce, --nonce-file or --identity-file, not --tenant-file")
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	if s.IdentityFile != "" {
+		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout}
+		return apply.apply(ctx, consumer)
+	}
+	gen := &GenerateTenantOptions{Options: o.Options, ProviderID: s.RemoteClusterID, Nonce: s.Nonce, NonceFile: s.NonceFile, Engine: s.Engine, StepTimeout: o.Timeout}
+	if s.Nonce == "" && s.NonceFile == "" {
+		stage, err := flows.ConsumerStage(ctx, consumer, s.RemoteClusterID)
+		if err != nil {
+			return err
+		}
+		switch stage {
+		case flows.StageAuthenticated:
+			o.Printer.Info(NoScope, "Already authenticated with provider %s: check it with `liqo-auth-tui verify --remote-cluster-id %s`", s.RemoteClusterID, s.RemoteClusterID)
+			return nil
+		case flows.StageAwaitNonce:
+			return fmt.Errorf("no nonce from provider %s yet: pass it with --nonce-file (the provider gets it with `liqo-auth-tui --batch --role provider --remote-cluster-id <this cluster's ID>`)", s.RemoteClusterID)
+		}
+	}
+	return gen.generate(ctx, consumer, "liqo-auth-tui --batch --role provider --remote-cluster-id %s --tenant-file tenant.yaml > identity.yaml")
+}

@@ -1,0 +1,34 @@
+package batch
+
+import "github.com/spf13/cobra"
+
+// SessionFlags are the root command's flags shared by the wizard and
+// --batch: the remote cluster, the role, and the artifacts of manual mode.
+type SessionFlags struct {
+	Batch           bool
+	Remote          ClusterFlags
+	Role            string // provider | consumer (manual mode)
+	RemoteClusterID string
+	Nonce           string
+	NonceFile       string
+	TenantFile      string
+	IdentityFile    string
+	Clipboard       string
+	Engine          EngineFlags
+}
+
+func addSessionFlags(root *cobra.Command, f *SessionFlags) {
+	fl := root.Flags()
+	fl.BoolVar(&f.Batch, "batch", false, "run without a terminal: both kubeconfigs → whole handshake; one kubeconfig + --role → the next step of that side")
+	fl.StringVar(&f.Remote.Kubeconfig, "remote-kubeconfig", "", "kubeconfig of the remote (provider) cluster")
+	fl.StringVar(&f.Remote.Context, "remote-context", "", "kubeconfig context of the remote (provider) cluster")
+	fl.StringVar(&f.Remote.LiqoNamespace, "remote-liqo-namespace", "liqo", "Liqo namespace of the remote cluster")
+	fl.StringVar(&f.Role, "role", "", "your cluster's role when you reach only one cluster: provider or consumer")
+	fl.StringVar(&f.RemoteClusterID, "remote-cluster-id", "", "the other cluster's ID (manual mode)")
+	fl.StringVar(&f.Nonce, "nonce", "", "consumer: the provider's nonce")
+	fl.StringVar(&f.NonceFile, "nonce-file", "", "consumer: file with the provider's nonce (- = stdin)")
+	fl.StringVar(&f.TenantFile, "tenant-file", "", "provider: file with the consumer's Tenant (- = stdin)")
+	fl.StringVar(&f.IdentityFile, "identity-file", "", "consumer: file with the provider's Identity (- = stdin)")
+	fl.StringVar(&f.Clipboard, "clipboard", "auto", "wizard clipboard: auto, native, osc52 or off")
+	addEngineFlags(root, &f.Engine)
+}
