@@ -1,8 +1,8 @@
 package kube
 
 import (
-	stdcrypto "crypto"
 	"context"
+	stdcrypto "crypto"
 	"errors"
 	"fmt"
 

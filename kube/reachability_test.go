@@ -63,7 +63,11 @@ func TestWhoAmIClassifiesFailures(t *testing.T) {
 			c.CertData, c.KeyData = strangerCert, strangerKey
 			return c
 		}, kube.FailureUnauthorized, nil},
-		{"timeout", func() *rest.Config { c := rest.CopyConfig(admin); c.Host = "https://" + silent.Addr().String(); return c }, kube.FailureTimeout, nil},
+		{"timeout", func() *rest.Config {
+			c := rest.CopyConfig(admin)
+			c.Host = "https://" + silent.Addr().String()
+			return c
+		}, kube.FailureTimeout, nil},
 		{"forbidden", func() *rest.Config { return nobody }, kube.FailureForbidden, func(ctx context.Context, c *kube.Cluster) error {
 			_, err := c.ClusterIDConfigMap(ctx)
 			return kube.Reach(c.Server, err)

@@ -1,8 +1,8 @@
 package kube
 
 import (
-	stdcrypto "crypto"
 	"context"
+	stdcrypto "crypto"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
