@@ -6,8 +6,10 @@ import (
 	"os"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
 func main() {
-	os.Exit(batch.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
+	w := batch.NewWizard(tui.Run)
+	os.Exit(w.ExitCode(batch.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, w.Interactive)))
 }

@@ -1,0 +1,418 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
+)
+
+// wizardBackend implements tui.Backend with flows and kube: the wizard
+// itself never imports client-go.
+type wizardBackend struct {
+	stepTimeout time.Duration
+	engine      flows.EngineOptions
+}
+
+var _ tui.Backend = (*wizardBackend)(nil)
+
+func expandHome(path string) string {
+	if strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, path[2:])
+		}
+	}
+	return path
+}
+
+func (b *wizardBackend) connect(ref tui.ClusterRef) (*kube.Cluster, error) {
+	return kube.Connect(kube.KubeconfigOptions{Path: expandHome(ref.Kubeconfig), Context: ref.Context, LiqoNamespace: ref.Namespace})
+}
+
+// Contexts lists a kubeconfig's contexts with kubectl's loading rules.
+func (b *wizardBackend) Contexts(_ context.Context, kubeconfig string) ([]string, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = expandHome(kubeconfig)
+	cfg, err := rules.Load()
+	if err != nil {
+		return nil, "", fmt.Errorf("reading kubeconfig (%s): %w", orDefaultKubeconfig(kubeconfig), err)
+	}
+	names := make([]string, 0, len(cfg.Contexts))
+	for name := range cfg.Contexts {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, "", fmt.Errorf("kubeconfig (%s) has no contexts", orDefaultKubeconfig(kubeconfig))
+	}
+	return names, cfg.CurrentContext, nil
+}
+
+func orDefaultKubeconfig(path string) string {
+	if path == "" {
+		return "default kubeconfig"
+	}
+	return path
+}
+
+func (b *wizardBackend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterInfo, error) {
+	c, err := b.connect(ref)
+	if err != nil {
+		return nil, err
+	}
+	info, err := c.Probe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &tui.ClusterInfo{Server: info.APIServer, Context: c.Context, User: info.User, Groups: info.Groups,
+		ClusterID: info.ClusterID, LiqoInstalled: info.LiqoInstalled, Controller: info.Controller,
+		KeyAlgorithm: info.KeyAlgorithm, KeyFingerprint: info.KeyFingerprint}, nil
+}
+
+func (b *wizardBackend) Init(ctx context.Context, ref tui.ClusterRef) (*tui.InitResult, error) {
+	c, err := b.connect(ref)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.Init(ctx, kube.InitOptions{})
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	out := &tui.InitResult{ClusterID: res.ClusterID, LiqoInstalled: res.LiqoInstalled}
+	for _, ch := range res.Changes {
+		out.Changes = append(out.Changes, ch.String())
+	}
+	return out, nil
+}
+
+// Peers lists the tenant namespaces' remote clusters with their stage.
+func (b *wizardBackend) Peers(ctx context.Context, ref tui.ClusterRef, role tui.Role) ([]tui.Peer, error) {
+	c, err := b.connect(ref)
+	if err != nil {
+		return nil, err
+	}
+	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: kube.TenantNamespaceLabel})
+	if err != nil {
+		return nil, kube.Reach(c.Server, err)
+	}
+	var peers []tui.Peer
+	for _, ns := range list.Items {
+		id := ns.Labels[kube.RemoteClusterIDLabel]
+		if id == "" {
+			continue
+		}
+		st, err := b.stage(ctx, c, role, id)
+		if err != nil {
+			return nil, err
+		}
+		peers = append(peers, tui.Peer{ID: id, Stage: st})
+	}
+	sort.Slice(peers, func(i, j int) bool { return peers[i].ID < peers[j].ID })
+	return peers, nil
+}
+
+func (b *wizardBackend) Stage(ctx context.Context, ref tui.ClusterRef, role tui.Role, peerID string) (tui.Stage, error) {
+	c, err := b.connect(ref)
+	if err != nil {
+		return tui.StageNew, err
+	}
+	return b.stage(ctx, c, role, peerID)
+}
+
+// stage reads how far the handshake with peerID got on c (flows' resume
+// stages, the same --batch uses).
+func (b *wizardBackend) stage(ctx context.Context, c *kube.Cluster, role tui.Role, peerID string) (tui.Stage, error) {
+	var st flows.Stage
+	var err error
+	if role == tui.RoleProvider {
+		st, err = flows.ProviderStage(ctx, c, peerID)
+	} else {
+		st, err = flows.ConsumerStage(ctx, c, peerID)
+	}
+	if err != nil {
+		return tui.StageNew, explainErr(err)
+	}
+	switch st {
+	case flows.StageAwaitTenant:
+		return tui.StageNonceCreated, nil
+	case flows.StageGenerateIdentity:
+		return tui.StageTenantAccepted, nil
+	case flows.StageAwaitIdentity:
+		return tui.StageNonceSigned, nil
+	case flows.StageAuthenticated:
+		return tui.StageAuthenticated, nil
+	}
+	return tui.StageNew, nil
+}
+
+func (b *wizardBackend) Authenticate(ctx context.Context, consumer, provider tui.ClusterRef, sink tui.Sink) (*tui.AuthResult, error) {
+	cc, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainScoped(tui.Local, err)
+	}
+	pc, err := b.connect(provider)
+	if err != nil {
+		return nil, explainScoped(tui.Remote, err)
+	}
+	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: cc, Provider: pc, StepTimeout: b.stepTimeout, Engine: b.engine}, toFlowSink(sink))
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return &tui.AuthResult{ConsumerID: res.ConsumerID, ProviderID: res.ProviderID,
+		Identity:         res.Identity.Namespace + "/" + res.Identity.Name,
+		KubeconfigSecret: res.KubeconfigSecret, ConsumerFingerprint: res.ConsumerFingerprint}, nil
+}
+
+func (b *wizardBackend) CreateNonce(ctx context.Context, provider tui.ClusterRef, consumerID string, sink tui.Sink) (*tui.Artifact, error) {
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	nonce, err := flows.CreateNonce(ctx, flows.ProviderOptions{Provider: c, ConsumerID: consumerID, StepTimeout: b.stepTimeout, Engine: b.engine}, toFlowSink(sink))
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	own, err := c.ClusterID(ctx)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce + "\n"), FromID: own, ForID: consumerID}, nil
+}
+
+func (b *wizardBackend) CheckNonce(data []byte) (*tui.Artifact, error) {
+	nonce, err := flows.ParseNonce(data)
+	if err != nil {
+		return nil, err
+	}
+	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce)}, nil
+}
+
+func tenantArtifact(t *authv1beta1.Tenant, data []byte, forID string) (*tui.Artifact, error) {
+	var err error
+	if data == nil {
+		if data, err = flows.Encode(t, "yaml"); err != nil {
+			return nil, err
+		}
+	}
+	fp, err := flows.TenantFingerprint(t)
+	if err != nil {
+		return nil, fmt.Errorf("tenant spec.publicKey: %w", err)
+	}
+	return &tui.Artifact{Kind: tui.KindTenant, Data: data, Fingerprint: fp, FromID: t.Spec.ClusterID, ForID: forID}, nil
+}
+
+func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, error) {
+	var err error
+	if data == nil {
+		if data, err = flows.Encode(id, "yaml"); err != nil {
+			return nil, err
+		}
+	}
+	fp, err := flows.IdentityCAFingerprint(id)
+	if err != nil {
+		return nil, fmt.Errorf("identity authParams.ca: %w", err)
+	}
+	a := &tui.Artifact{Kind: tui.KindIdentity, Data: data, Fingerprint: fp, FromID: id.Spec.ClusterID,
+		APIServer: id.Spec.AuthParams.APIServer}
+	if aws := id.Spec.AuthParams.AWSConfig; aws != nil {
+		// EKS Identities carry AWS access keys: mask them on screen and
+		// keep them off the clipboard.
+		masked := id.DeepCopy()
+		masked.Spec.AuthParams.AWSConfig.AWSAccessKeyID = mask(aws.AWSAccessKeyID)
+		masked.Spec.AuthParams.AWSConfig.AWSSecretAccessKey = "********"
+		preview, err := flows.Encode(masked, "yaml")
+		if err != nil {
+			return nil, err
+		}
+		a.Preview, a.Sensitive = string(preview), true
+	}
+	return a, nil
+}
+
+func mask(s string) string {
+	if len(s) <= 4 {
+		return "****"
+	}
+	return s[:4] + strings.Repeat("*", len(s)-4)
+}
+
+func (b *wizardBackend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, providerID, nonce string, sink tui.Sink) (*tui.Artifact, error) {
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: providerID, Nonce: nonce, StepTimeout: b.stepTimeout, Engine: b.engine}, toFlowSink(sink))
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return tenantArtifact(t, nil, providerID)
+}
+
+func (b *wizardBackend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data []byte) (*tui.Artifact, error) {
+	t, err := flows.DecodeTenant(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, err
+	}
+	placed, err := flows.CheckTenant(ctx, c, t)
+	if err != nil {
+		return nil, err
+	}
+	return tenantArtifact(placed, data, "")
+}
+
+func (b *wizardBackend) ApplyTenant(ctx context.Context, provider tui.ClusterRef, data []byte, sink tui.Sink) (*tui.Artifact, error) {
+	t, err := flows.DecodeTenant(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: c, ConsumerID: t.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, t, toFlowSink(sink))
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return tenantArtifact(applied, data, "")
+}
+
+func (b *wizardBackend) GenerateIdentity(ctx context.Context, provider tui.ClusterRef, consumerID string, sink tui.Sink) (*tui.Artifact, error) {
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	ev := tui.Event{Kind: tui.StepStarted, Step: "generate-identity", Index: 1, Total: 1, Scope: tui.Local, Time: time.Now(),
+		Message: "Generating identity", Command: "liqoctl generate identity --remote-cluster-id " + consumerID}
+	sink(ev)
+	start := time.Now()
+	id, err := flows.GenerateIdentity(ctx, c, consumerID, "")
+	ev.Elapsed, ev.Time = time.Since(start), time.Now()
+	if err != nil {
+		ev.Kind, ev.Err, ev.Message = tui.StepFailed, err, "An error occurred while generating identity: "+err.Error()
+		sink(ev)
+		return nil, explainErr(err)
+	}
+	ev.Kind, ev.Message = tui.StepDone, "Identity correctly generated (API server "+id.Spec.AuthParams.APIServer+")"
+	sink(ev)
+	return identityArtifact(id, nil)
+}
+
+func (b *wizardBackend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
+	id, err := flows.DecodeIdentity(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, err
+	}
+	placed, err := flows.CheckIdentity(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	return identityArtifact(placed, data)
+}
+
+func (b *wizardBackend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte, sink tui.Sink) (*tui.AuthResult, error) {
+	id, err := flows.DecodeIdentity(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: id.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, id, toFlowSink(sink))
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	own, err := c.ClusterID(ctx)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	res := &tui.AuthResult{ConsumerID: own, ProviderID: id.Spec.ClusterID, Identity: applied.Namespace + "/" + applied.Name}
+	if ref := applied.Status.KubeconfigSecretRef; ref != nil {
+		res.KubeconfigSecret = applied.Namespace + "/" + ref.Name
+	}
+	if pub, _, err := c.PublicKey(ctx); err == nil {
+		res.ConsumerFingerprint, _ = authcrypto.Fingerprint(pub)
+	}
+	return res, nil
+}
+
+func (b *wizardBackend) Verify(ctx context.Context, consumer tui.ClusterRef, providerID string) (*tui.Verification, error) {
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	v, err := flows.Verify(ctx, c, providerID)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied}, nil
+}
+
+// toFlowSink forwards flow events to the wizard.
+func toFlowSink(sink tui.Sink) flows.Sink {
+	return func(ev flows.Event) {
+		sink(tui.Event{Kind: tui.EventKind(ev.Kind), Step: ev.Step, Index: ev.Index, Total: ev.Total, Scope: tui.Scope(ev.Scope),
+			Message: ev.Message, Command: ev.Command, Reason: ev.Reason, Warning: ev.Warning, Err: ev.Err, Elapsed: ev.Elapsed, Time: ev.Time})
+	}
+}
+
+func explainScoped(scope tui.Scope, err error) error {
+	e := explainErr(err)
+	var f *tui.Failure
+	if errors.As(e, &f) {
+		f.Scope = scope
+		f.Reason = "(" + string(scope) + ") " + f.Reason
+	}
+	return e
+}
+
+// explainErr turns a flow error into a tui.Failure: the one-line reason and
+// what to do, from the controller Warning, the reachability class or the
+// timeout behind it.
+func explainErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	f := &tui.Failure{Reason: err.Error(), Err: err}
+	var se *flows.StepError
+	if errors.As(err, &se) {
+		f.Reason, f.Scope = se.Line, tui.Scope(se.Scope)
+	}
+	var warn *flows.WarningError
+	var reach *kube.ReachError
+	switch {
+	case errors.As(err, &warn):
+		f.Hint = warn.Hint
+	case errors.As(err, &reach):
+		f.Hint = reach.Hint
+		f.Timeout = reach.Class == kube.FailureTimeout
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kube.ErrWaitTimeout) {
+		f.Timeout = true
+		if f.Hint == "" {
+			f.Hint = "a wait ran into its timeout: check that the controllers run (the wizard starts in-process ones when a cluster has none) and the events above, then retry; raise --timeout for slow clusters"
+		}
+	}
+	return f
+}

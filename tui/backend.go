@@ -1,0 +1,264 @@
+// Package tui is the interactive wizard of liqo-auth-tui. It talks to the
+// clusters only through the Backend interface (implemented in batch with
+// flows and kube), so this package stays free of client-go and can be
+// tested with a fake backend.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Role is the side a cluster plays in the handshake.
+type Role string
+
+const (
+	RoleUnknown  Role = ""
+	RoleConsumer Role = "consumer"
+	RoleProvider Role = "provider"
+)
+
+// Other is the opposite role.
+func (r Role) Other() Role {
+	switch r {
+	case RoleConsumer:
+		return RoleProvider
+	case RoleProvider:
+		return RoleConsumer
+	}
+	return RoleUnknown
+}
+
+// Scope says which cluster a step acts on, as liqoctl's (local)/(remote).
+type Scope string
+
+const (
+	NoScope Scope = ""
+	Local   Scope = "local"
+	Remote  Scope = "remote"
+)
+
+// EventKind classifies progress events (mirrors flows.EventKind).
+type EventKind int
+
+const (
+	StepStarted EventKind = iota
+	StepDone
+	StepFailed
+	ClusterEvent
+	Note
+)
+
+// Event is one progress report of a running operation (mirrors flows.Event).
+type Event struct {
+	Kind    EventKind
+	Step    string
+	Index   int
+	Total   int
+	Scope   Scope
+	Message string
+	Command string
+	Reason  string
+	Warning bool
+	Err     error
+	Elapsed time.Duration
+	Time    time.Time
+}
+
+// Sink receives events from an operation's goroutine; it must not block long.
+type Sink func(Event)
+
+// ClusterRef selects one cluster like kubectl's flags do.
+type ClusterRef struct {
+	Kubeconfig string // "" = KUBECONFIG / ~/.kube/config
+	Context    string // "" = the current context
+	Namespace  string // Liqo namespace ("" = liqo)
+}
+
+// Given tells whether anything selects this cluster.
+func (r ClusterRef) Given() bool { return r.Kubeconfig != "" || r.Context != "" }
+
+// Describe names the kubeconfig and context for messages.
+func (r ClusterRef) Describe() string {
+	where := r.Kubeconfig
+	if where == "" {
+		where = "default kubeconfig"
+	}
+	if r.Context != "" {
+		where += ", context " + r.Context
+	}
+	return where
+}
+
+// ClusterInfo is what the detect screen shows about a cluster (kube.Info).
+type ClusterInfo struct {
+	Server         string
+	Context        string
+	User           string
+	Groups         []string
+	ClusterID      string
+	LiqoInstalled  bool
+	Controller     bool
+	KeyAlgorithm   string
+	KeyFingerprint string
+}
+
+// Ready tells whether the cluster has what the handshake needs (ID, keys).
+func (i *ClusterInfo) Ready() bool {
+	return i != nil && i.ClusterID != "" && (i.KeyFingerprint != "" || i.LiqoInstalled)
+}
+
+// InitResult reports what init did on a cluster.
+type InitResult struct {
+	ClusterID     string
+	LiqoInstalled bool
+	Changes       []string
+}
+
+// ArtifactKind names what travels between the two admins.
+type ArtifactKind string
+
+const (
+	KindNonce    ArtifactKind = "nonce"
+	KindTenant   ArtifactKind = "Tenant"
+	KindIdentity ArtifactKind = "Identity"
+)
+
+// FileName is the default file an artifact is saved as.
+func (k ArtifactKind) FileName() string {
+	switch k {
+	case KindNonce:
+		return "nonce.txt"
+	case KindTenant:
+		return "tenant.yaml"
+	case KindIdentity:
+		return "identity.yaml"
+	}
+	return "artifact.txt"
+}
+
+// Artifact is a nonce, Tenant or Identity, produced here or received.
+type Artifact struct {
+	Kind ArtifactKind
+	// Data is exactly what is sent to the other admin (file, print).
+	Data []byte
+	// Preview is what may be shown and copied; "" = Data. It differs when
+	// the artifact carries credentials (an EKS Identity's AWS keys).
+	Preview string
+	// Sensitive artifacts are never put on the clipboard.
+	Sensitive bool
+	// Fingerprint: the consumer key (Tenant), the provider CA (Identity).
+	Fingerprint string
+	// FromID made the artifact; ForID is the cluster it is for.
+	FromID, ForID string
+	// APIServer an Identity tells the consumer to use.
+	APIServer string
+}
+
+// Shown is the text that may appear on screen or on the clipboard.
+func (a *Artifact) Shown() string {
+	if a.Preview != "" {
+		return a.Preview
+	}
+	return string(a.Data)
+}
+
+// Stage is how far the handshake with one peer got, read from the cluster.
+type Stage int
+
+const (
+	StageNew Stage = iota
+	// Provider stages.
+	StageNonceCreated
+	StageTenantAccepted
+	// Consumer stages.
+	StageNonceSigned
+	StageAuthenticated
+)
+
+func (s Stage) String() string {
+	switch s {
+	case StageNew:
+		return "nothing yet"
+	case StageNonceCreated:
+		return "nonce created, waiting for the Tenant"
+	case StageTenantAccepted:
+		return "Tenant accepted, Identity to send"
+	case StageNonceSigned:
+		return "nonce signed, Tenant sent: waiting for the Identity"
+	case StageAuthenticated:
+		return "authenticated (kubeconfig Secret present)"
+	}
+	return fmt.Sprintf("stage %d", int(s))
+}
+
+// Peer is another cluster this one has handshake objects for.
+type Peer struct {
+	ID    string
+	Stage Stage
+}
+
+// AuthResult is what a completed consumer side produced.
+type AuthResult struct {
+	ConsumerID, ProviderID string
+	Identity               string // namespace/name on the consumer
+	KubeconfigSecret       string // namespace/name on the consumer
+	ConsumerFingerprint    string
+}
+
+// Verification is what the consumer's credentials can do on the provider.
+type Verification struct {
+	Server          string
+	TenantNamespace string
+	User            string
+	Groups          []string
+	Allowed         []string
+	Denied          []string
+}
+
+// Backend is everything the wizard needs from the clusters. Every method
+// may block on the network: the wizard calls them only inside tea.Cmds.
+type Backend interface {
+	// Contexts lists the contexts of a kubeconfig ("" = KUBECONFIG or
+	// ~/.kube/config) and its current context.
+	Contexts(ctx context.Context, kubeconfig string) (contexts []string, current string, err error)
+	// Probe checks reachability and authentication and reads what the
+	// handshake needs; a failure is one classified line.
+	Probe(ctx context.Context, c ClusterRef) (*ClusterInfo, error)
+	// Init prepares a cluster without Liqo (cluster ID, keys, CRDs, roles).
+	Init(ctx context.Context, c ClusterRef) (*InitResult, error)
+	// Peers lists the clusters this one has handshake objects for, in role.
+	Peers(ctx context.Context, c ClusterRef, role Role) ([]Peer, error)
+	// Stage tells how far the handshake with peer got on this cluster.
+	Stage(ctx context.Context, c ClusterRef, role Role, peerID string) (Stage, error)
+
+	// Authenticate runs the automated flow (both clusters reachable).
+	Authenticate(ctx context.Context, consumer, provider ClusterRef, sink Sink) (*AuthResult, error)
+
+	// Provider, manual mode.
+	CreateNonce(ctx context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error)
+	CheckTenant(ctx context.Context, provider ClusterRef, data []byte) (*Artifact, error)
+	ApplyTenant(ctx context.Context, provider ClusterRef, data []byte, sink Sink) (*Artifact, error)
+	GenerateIdentity(ctx context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error)
+
+	// Consumer, manual mode. An empty nonce reuses the one already signed.
+	CheckNonce(data []byte) (*Artifact, error)
+	GenerateTenant(ctx context.Context, consumer ClusterRef, providerID, nonce string, sink Sink) (*Artifact, error)
+	CheckIdentity(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
+	ApplyIdentity(ctx context.Context, consumer ClusterRef, data []byte, sink Sink) (*AuthResult, error)
+	Verify(ctx context.Context, consumer ClusterRef, providerID string) (*Verification, error)
+}
+
+// Failure is an error the backend explained: the reason in one line and
+// what the admin can do about it.
+type Failure struct {
+	Reason  string
+	Hint    string
+	Scope   Scope
+	Timeout bool
+	Err     error
+}
+
+func (f *Failure) Error() string { return f.Reason }
+func (f *Failure) Unwrap() error { return f.Err }

@@ -1,0 +1,348 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+)
+
+// probeMsg is the result of probing one cluster.
+type probeMsg struct {
+	gen  int
+	side Scope
+	info *ClusterInfo
+	err  error
+}
+
+// stageMsg says how far the handshake got, to pick where to resume.
+type stageMsg struct {
+	stage Stage
+	err   error
+}
+
+type detectKeys struct {
+	Continue, Mode, Side, Swap, Consumer, Provider, Init, Reprobe, Edit key.Binding
+}
+
+func (k detectKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Continue, k.Consumer, k.Provider, k.Init, k.Mode, k.Side, k.Swap, k.Reprobe, k.Edit}
+}
+
+func (k detectKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Continue, k.Init, k.Reprobe, k.Edit}, {k.Mode, k.Side, k.Swap, k.Consumer, k.Provider}}
+}
+
+// detectScreen probes the clusters concurrently and decides the mode.
+type detectScreen struct {
+	s        *session
+	keys     detectKeys
+	spinner  spinner.Model
+	gen      int
+	pending  map[Scope]bool
+	checking bool // asking the cluster where to resume
+	note     string
+}
+
+var probeGen int
+
+func newDetectScreen(s *session) *detectScreen {
+	d := &detectScreen{s: s, spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(styleWarn)),
+		keys: detectKeys{
+			Continue: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "continue")),
+			Mode:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "automated/manual")),
+			Side:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "use the other cluster")),
+			Swap:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "swap roles")),
+			Consumer: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "it is the consumer")),
+			Provider: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "it is the provider")),
+			Init:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "run init")),
+			Reprobe:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "probe again")),
+			Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit kubeconfigs")),
+		}}
+	return d
+}
+
+func (d *detectScreen) Init() tea.Cmd { return tea.Batch(d.spinner.Tick, d.probe()) }
+
+func (d *detectScreen) probe() tea.Cmd {
+	probeGen++
+	d.gen = probeGen
+	s := d.s
+	s.mode = ModeUndecided
+	s.localInfo, s.remoteInfo, s.localErr, s.remoteErr = nil, nil, nil, nil
+	d.pending = map[Scope]bool{Local: true}
+	cmds := []tea.Cmd{d.probeOne(Local, s.local)}
+	if s.remote.Given() {
+		d.pending[Remote] = true
+		cmds = append(cmds, d.probeOne(Remote, s.remote))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (d *detectScreen) probeOne(side Scope, ref ClusterRef) tea.Cmd {
+	gen, s := d.gen, d.s
+	return func() tea.Msg {
+		ctx, cancel := s.opContext()
+		defer cancel()
+		info, err := s.backend.Probe(ctx, ref)
+		return probeMsg{gen: gen, side: side, info: info, err: err}
+	}
+}
+
+func (d *detectScreen) Typing() bool { return false }
+
+func (d *detectScreen) Keys() help.KeyMap {
+	k := d.keys
+	s := d.s
+	decided := len(d.pending) == 0
+	both := s.localInfo != nil && s.remoteInfo != nil
+	k.Continue.SetEnabled(decided && d.canContinue() == "")
+	k.Mode.SetEnabled(decided && both)
+	k.Side.SetEnabled(decided && both && s.mode == ModeManual)
+	k.Swap.SetEnabled(decided && s.localRole != RoleUnknown && s.mode != ModeUndecided)
+	ask := decided && s.mode == ModeManual && s.localRole == RoleUnknown
+	k.Consumer.SetEnabled(ask)
+	k.Provider.SetEnabled(ask)
+	k.Init.SetEnabled(decided && len(d.unready()) > 0)
+	k.Reprobe.SetEnabled(decided)
+	return k
+}
+
+// unready lists the reachable clusters the chosen mode uses that have no
+// cluster ID or keys yet.
+func (d *detectScreen) unready() []Scope {
+	s := d.s
+	var out []Scope
+	use := func(side Scope) bool {
+		return s.mode == ModeAutomated || s.mode == ModeManual && s.manualSide == side
+	}
+	if s.localInfo != nil && !s.localInfo.Ready() && use(Local) {
+		out = append(out, Local)
+	}
+	if s.remoteInfo != nil && !s.remoteInfo.Ready() && use(Remote) {
+		out = append(out, Remote)
+	}
+	return out
+}
+
+// decide picks the mode from what answered (the admin may override).
+func (d *detectScreen) decide() {
+	s := d.s
+	switch {
+	case s.localInfo != nil && s.remoteInfo != nil:
+		s.mode = ModeAutomated
+		if s.localRole == RoleUnknown {
+			s.localRole = RoleConsumer // liqoctl: local consumer, remote provider
+		}
+	case s.localInfo != nil:
+		s.mode, s.manualSide = ModeManual, Local
+	case s.remoteInfo != nil:
+		s.mode, s.manualSide = ModeManual, Remote
+		if !s.roleGiven && s.localRole == RoleUnknown {
+			// --remote-* is the provider by liqoctl's convention.
+			s.localRole = RoleConsumer
+		}
+	default:
+		s.mode = ModeUndecided
+	}
+}
+
+// canContinue returns why the wizard cannot go on yet ("" = it can).
+func (d *detectScreen) canContinue() string {
+	s := d.s
+	switch {
+	case len(d.pending) > 0:
+		return "probing…"
+	case s.mode == ModeUndecided:
+		return "no cluster answered: fix the kubeconfig (e) or the cluster, then probe again (r)"
+	case s.mode == ModeManual && s.localRole == RoleUnknown:
+		return "which role does this cluster play? press c (consumer) or p (provider)"
+	case len(d.unready()) > 0:
+		return "a cluster has no cluster ID or keys yet: press i to run init on it"
+	case s.mode == ModeAutomated && s.localInfo.ClusterID == s.remoteInfo.ClusterID:
+		return "both kubeconfigs point at cluster " + s.localInfo.ClusterID + ": give the consumer and the provider"
+	case d.checking:
+		return "reading the handshake state…"
+	}
+	return ""
+}
+
+func (d *detectScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	s := d.s
+	switch msg := msg.(type) {
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		d.spinner, cmd = d.spinner.Update(msg)
+		return d, cmd
+	case probeMsg:
+		if msg.gen != d.gen {
+			return d, nil
+		}
+		delete(d.pending, msg.side)
+		if msg.side == Local {
+			s.localInfo, s.localErr = msg.info, msg.err
+		} else {
+			s.remoteInfo, s.remoteErr = msg.info, msg.err
+		}
+		if len(d.pending) == 0 {
+			d.decide()
+		}
+		return d, nil
+	case stageMsg:
+		d.checking = false
+		if msg.err != nil {
+			return d, navigate(gotoErrorMsg{err: msg.err, retry: navigate(gotoDetectMsg{})})
+		}
+		consumer, _ := s.consumer()
+		if msg.stage == StageAuthenticated {
+			s.banner = "Already authenticated: the consumer has a kubeconfig Secret for this provider. Checking it."
+			return d, runOp(opVerify(s, consumer, s.providerID()))
+		}
+		return d, runOp(opAuthenticate(s))
+	case tea.KeyPressMsg:
+		if len(d.pending) > 0 || d.checking {
+			return d, nil
+		}
+		k := d.Keys().(detectKeys)
+		switch {
+		case key.Matches(msg, k.Continue):
+			return d, d.next()
+		case key.Matches(msg, k.Reprobe):
+			return d, tea.Batch(d.spinner.Tick, d.probe())
+		case key.Matches(msg, k.Edit):
+			return d, navigate(editStartMsg{})
+		case key.Matches(msg, k.Init):
+			return d, runOp(opInit(s, d.unready()))
+		case key.Matches(msg, k.Mode):
+			if s.mode == ModeAutomated {
+				s.mode, s.manualSide = ModeManual, Local
+			} else {
+				s.mode = ModeAutomated
+			}
+		case key.Matches(msg, k.Side):
+			if s.manualSide == Local {
+				s.manualSide = Remote
+			} else {
+				s.manualSide = Local
+			}
+		case key.Matches(msg, k.Swap):
+			s.localRole = s.localRole.Other()
+		case key.Matches(msg, k.Consumer), key.Matches(msg, k.Provider):
+			role := RoleConsumer
+			if key.Matches(msg, k.Provider) {
+				role = RoleProvider
+			}
+			// The key names the role of the cluster in use.
+			if s.manualSide == Remote {
+				role = role.Other()
+			}
+			s.localRole = role
+		}
+	}
+	return d, nil
+}
+
+// next continues to the handshake: automated checks where it stands first.
+func (d *detectScreen) next() tea.Cmd {
+	s := d.s
+	if s.mode == ModeManual {
+		return navigate(gotoPeerMsg{})
+	}
+	d.checking = true
+	consumer, _ := s.consumer()
+	_, pinfo := s.provider()
+	pid := idOf(pinfo)
+	return func() tea.Msg {
+		ctx, cancel := s.opContext()
+		defer cancel()
+		st, err := s.backend.Stage(ctx, consumer, RoleConsumer, pid)
+		return stageMsg{stage: st, err: err}
+	}
+}
+
+func (d *detectScreen) View(width, height int) string {
+	s := d.s
+	var b strings.Builder
+	b.WriteString(styleHeader.Render("Detecting the clusters") + "\n\n")
+	d.clusterView(&b, width, "Local ", Local, s.local, s.localInfo, s.localErr)
+	if s.remote.Given() {
+		b.WriteString("\n")
+		d.clusterView(&b, width, "Remote", Remote, s.remote, s.remoteInfo, s.remoteErr)
+	} else {
+		b.WriteString("\n" + styleSubtle.Render("Remote  none given (--remote-kubeconfig/--remote-context): manual mode") + "\n")
+	}
+	if len(d.pending) > 0 {
+		return b.String()
+	}
+	b.WriteString("\n")
+	switch s.mode {
+	case ModeAutomated:
+		b.WriteString(wrap("→ "+styleBold.Render("Automated mode")+": this workstation reaches both clusters. Local is the "+
+			string(s.localRole)+", remote the "+string(s.localRole.Other())+".", width) + "\n")
+	case ModeManual:
+		side := "local"
+		if s.manualSide == Remote {
+			side = "remote"
+		}
+		role := "role to choose"
+		if s.localRole != RoleUnknown {
+			role = "the " + string(s.selfRole())
+		}
+		b.WriteString(wrap("→ "+styleBold.Render("Manual mode")+": only the "+side+" cluster is used ("+role+"); artifacts travel to the other admin by clipboard, file or print.", width) + "\n")
+	}
+	if why := d.canContinue(); why != "" {
+		b.WriteString("\n" + styleWarn.Render(wrap(why, width)) + "\n")
+	}
+	if d.note != "" {
+		b.WriteString(styleSubtle.Render(d.note) + "\n")
+	}
+	return b.String()
+}
+
+func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, side Scope, ref ClusterRef, info *ClusterInfo, err error) {
+	name := ref.Context
+	if info != nil && info.Context != "" {
+		name = info.Context
+	}
+	if name == "" {
+		name = ref.Describe()
+	}
+	line := func(s string) { b.WriteString("    " + truncate(s, width-4) + "\n") }
+	head := styleBold.Render(label) + "  " + name
+	if info != nil {
+		head += styleSubtle.Render("  " + info.Server)
+	}
+	b.WriteString(truncate(head, width) + "\n")
+	switch {
+	case d.pending[side]:
+		line(strings.TrimSpace(d.spinner.View()) + " probing " + ref.Describe() + "…")
+	case err != nil:
+		// One line of text (the classified ReachError), wrapped to fit.
+		b.WriteString(indent(wrap(iconFailed+" "+oneLine(err.Error()), max(width-4, 20)), "    ", styleErr.Render) + "\n")
+	case info != nil:
+		line(styleOK.Render(iconDone) + " reachable, authenticated as " + info.User)
+		if info.ClusterID != "" {
+			line(styleOK.Render(iconDone) + " cluster ID " + styleBold.Render(info.ClusterID))
+		} else {
+			line(styleWarn.Render(iconWarn + " no cluster ID (init creates one)"))
+		}
+		switch {
+		case info.KeyFingerprint != "":
+			line(styleOK.Render(iconDone) + " key " + info.KeyAlgorithm + " " + styleFP.Render(info.KeyFingerprint))
+		case !info.LiqoInstalled:
+			line(styleWarn.Render(iconWarn + " no authentication keys (init creates them)"))
+		}
+		liqo, ctrl := "not installed", "none: runs in-process during the wizard"
+		if info.LiqoInstalled {
+			liqo = "installed"
+		}
+		if info.Controller {
+			ctrl = "running"
+		}
+		line(styleSubtle.Render(iconInfo + " Liqo " + liqo + " · liqo-auth controller " + ctrl))
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,357 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fakeBackend implements Backend without any cluster: the UI boundary.
+type fakeBackend struct {
+	mu        sync.Mutex
+	calls     []string
+	infos     map[string]*ClusterInfo // by context
+	probeErr  map[string]error
+	contexts  map[string][]string // by kubeconfig path
+	current   string
+	stages    map[string]Stage // by role+"/"+peer
+	peers     []Peer
+	failOp    map[string]error
+	noncePeer string
+}
+
+const (
+	fakeNonce    = "aGVsbG8tbm9uY2UtMTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0NTY3ODkw"
+	tenantYAML   = "apiVersion: authentication.liqo.io/v1beta1\nkind: Tenant\nmetadata:\n  name: consumer-1\nspec:\n  clusterID: consumer-1\n  csr: LS0tLS1CRUdJTi\n  publicKey: LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0K\n  signature: c2lnbmF0dXJl\n"
+	identityYAML = "apiVersion: authentication.liqo.io/v1beta1\nkind: Identity\nmetadata:\n  name: controlplane-provider-1\nspec:\n  clusterID: provider-1\n  type: ControlPlane\n  authParams:\n    apiServer: https://provider.example:6443\n    ca: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\n    signedCRT: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t\n"
+	fpConsumer   = "SHA256:4f:1c:9a:77:e2:0b:33:aa"
+	fpCA         = "SHA256:9e:02:bb:14:6d:c8:f1:07"
+)
+
+func newFake() *fakeBackend {
+	return &fakeBackend{
+		infos: map[string]*ClusterInfo{
+			"consumer": {Server: "https://127.0.0.1:6443", Context: "consumer", User: "kubernetes-admin", Groups: []string{"system:masters"},
+				ClusterID: "consumer-1", KeyAlgorithm: "ed25519", KeyFingerprint: fpConsumer},
+			"provider": {Server: "https://127.0.0.1:7443", Context: "provider", User: "kubernetes-admin", Groups: []string{"system:masters"},
+				ClusterID: "provider-1", KeyAlgorithm: "ed25519", KeyFingerprint: "SHA256:aa:bb:cc:dd"},
+		},
+		probeErr: map[string]error{},
+		contexts: map[string][]string{"": {"consumer", "provider"}},
+		current:  "consumer",
+		stages:   map[string]Stage{},
+		failOp:   map[string]error{},
+	}
+}
+
+func (f *fakeBackend) record(format string, args ...any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	call := fmt.Sprintf(format, args...)
+	f.calls = append(f.calls, call)
+	name, _, _ := strings.Cut(call, " ")
+	return f.failOp[name]
+}
+
+func (f *fakeBackend) called(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.calls {
+		if c == name || strings.HasPrefix(c, name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fakeBackend) Contexts(_ context.Context, kubeconfig string) ([]string, string, error) {
+	if err := f.record("Contexts %s", kubeconfig); err != nil {
+		return nil, "", err
+	}
+	c, ok := f.contexts[kubeconfig]
+	if !ok {
+		return nil, "", fmt.Errorf("reading kubeconfig (%s): no such file", kubeconfig)
+	}
+	return c, f.current, nil
+}
+
+func (f *fakeBackend) Probe(_ context.Context, c ClusterRef) (*ClusterInfo, error) {
+	if err := f.record("Probe %s", c.Context); err != nil {
+		return nil, err
+	}
+	if err := f.probeErr[c.Context]; err != nil {
+		return nil, err
+	}
+	info, ok := f.infos[c.Context]
+	if !ok {
+		return nil, errors.New("cannot use the API server https://nowhere:6443: DNS: no such host (check the server address in the kubeconfig and your DNS)")
+	}
+	cp := *info
+	return &cp, nil
+}
+
+func (f *fakeBackend) Init(_ context.Context, c ClusterRef) (*InitResult, error) {
+	if err := f.record("Init %s", c.Context); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	info := f.infos[c.Context]
+	info.ClusterID, info.KeyAlgorithm, info.KeyFingerprint = c.Context+"-1", "ed25519", "SHA256:00:11"
+	return &InitResult{ClusterID: info.ClusterID, Changes: []string{"Namespace liqo created", "Secret liqo/authentication-keys created"}}, nil
+}
+
+func (f *fakeBackend) Peers(_ context.Context, c ClusterRef, role Role) ([]Peer, error) {
+	return f.peers, f.record("Peers %s %s", c.Context, role)
+}
+
+func (f *fakeBackend) Stage(_ context.Context, c ClusterRef, role Role, peerID string) (Stage, error) {
+	if err := f.record("Stage %s %s %s", c.Context, role, peerID); err != nil {
+		return StageNew, err
+	}
+	return f.stages[string(role)+"/"+peerID], nil
+}
+
+func steps(sink Sink, scope Scope, names ...string) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for i, n := range names {
+		sink(Event{Kind: StepStarted, Step: n, Index: i + 1, Total: len(names), Scope: scope, Message: n, Command: "kubectl " + n, Time: t0})
+		sink(Event{Kind: StepDone, Step: n, Index: i + 1, Total: len(names), Scope: scope, Message: n + " done", Elapsed: 100 * time.Millisecond, Time: t0})
+	}
+}
+
+func (f *fakeBackend) Authenticate(_ context.Context, consumer, provider ClusterRef, sink Sink) (*AuthResult, error) {
+	if err := f.record("Authenticate %s %s", consumer.Context, provider.Context); err != nil {
+		sink(Event{Kind: StepFailed, Step: "wait-tenant-status", Scope: Remote, Message: "Failed waiting for tenant status: " + err.Error(), Err: err})
+		return nil, err
+	}
+	steps(sink, Local, "cluster-ids", "tenant-namespace-local")
+	sink(Event{Kind: Note, Scope: Remote, Message: "provider side served by in-process controller"})
+	sink(Event{Kind: ClusterEvent, Scope: Remote, Reason: "TenantAccepted", Message: "Tenant consumer-1: accepted"})
+	return &AuthResult{ConsumerID: "consumer-1", ProviderID: "provider-1", Identity: "liqo-tenant-provider-1/controlplane-provider-1",
+		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1", ConsumerFingerprint: fpConsumer}, nil
+}
+
+func (f *fakeBackend) CreateNonce(_ context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error) {
+	if err := f.record("CreateNonce %s %s", provider.Context, consumerID); err != nil {
+		return nil, err
+	}
+	steps(sink, Local, "cluster-id", "nonce-secret", "wait-nonce")
+	return &Artifact{Kind: KindNonce, Data: []byte(fakeNonce + "\n"), FromID: "provider-1", ForID: consumerID}, nil
+}
+
+func (f *fakeBackend) CheckTenant(_ context.Context, provider ClusterRef, data []byte) (*Artifact, error) {
+	if err := f.record("CheckTenant %s", provider.Context); err != nil {
+		return nil, err
+	}
+	if !strings.Contains(string(data), "kind: Tenant") {
+		return nil, errors.New("input is Identity, expected a Tenant")
+	}
+	if !strings.HasSuffix(strings.TrimSpace(string(data)), "c2lnbmF0dXJl") {
+		return nil, errors.New("signature verification failed: the Tenant was not signed over this provider's (provider-1) current nonce for consumer-1")
+	}
+	return &Artifact{Kind: KindTenant, Data: data, Fingerprint: fpConsumer, FromID: "consumer-1"}, nil
+}
+
+func (f *fakeBackend) ApplyTenant(_ context.Context, provider ClusterRef, data []byte, sink Sink) (*Artifact, error) {
+	if err := f.record("ApplyTenant %s", provider.Context); err != nil {
+		return nil, err
+	}
+	steps(sink, Local, "engine", "apply-tenant", "wait-tenant-status")
+	return &Artifact{Kind: KindTenant, Data: data, Fingerprint: fpConsumer, FromID: "consumer-1"}, nil
+}
+
+func (f *fakeBackend) GenerateIdentity(_ context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error) {
+	if err := f.record("GenerateIdentity %s %s", provider.Context, consumerID); err != nil {
+		return nil, err
+	}
+	steps(sink, Local, "generate-identity")
+	return &Artifact{Kind: KindIdentity, Data: []byte(identityYAML), Fingerprint: fpCA, FromID: "provider-1", ForID: consumerID,
+		APIServer: "https://provider.example:6443"}, nil
+}
+
+func (f *fakeBackend) CheckNonce(data []byte) (*Artifact, error) {
+	n := strings.TrimSpace(string(data))
+	if len(n) < 20 {
+		return nil, fmt.Errorf("nonce has %d characters, expected %d: copy the whole nonce printed by `create nonce` on the provider", len(n), len(fakeNonce))
+	}
+	return &Artifact{Kind: KindNonce, Data: []byte(n)}, nil
+}
+
+func (f *fakeBackend) GenerateTenant(_ context.Context, consumer ClusterRef, providerID, nonce string, sink Sink) (*Artifact, error) {
+	if err := f.record("GenerateTenant %s %s %s", consumer.Context, providerID, nonce); err != nil {
+		return nil, err
+	}
+	steps(sink, Local, "cluster-id", "signed-nonce-secret", "wait-signature", "generate-tenant")
+	return &Artifact{Kind: KindTenant, Data: []byte(tenantYAML), Fingerprint: fpConsumer, FromID: "consumer-1", ForID: providerID}, nil
+}
+
+func (f *fakeBackend) CheckIdentity(_ context.Context, consumer ClusterRef, data []byte) (*Artifact, error) {
+	if err := f.record("CheckIdentity %s", consumer.Context); err != nil {
+		return nil, err
+	}
+	if !strings.Contains(string(data), "kind: Identity") {
+		return nil, errors.New("input is Tenant, expected an Identity")
+	}
+	return &Artifact{Kind: KindIdentity, Data: data, Fingerprint: fpCA, FromID: "provider-1", APIServer: "https://provider.example:6443"}, nil
+}
+
+func (f *fakeBackend) ApplyIdentity(_ context.Context, consumer ClusterRef, data []byte, sink Sink) (*AuthResult, error) {
+	if err := f.record("ApplyIdentity %s", consumer.Context); err != nil {
+		return nil, err
+	}
+	steps(sink, Local, "apply-identity", "wait-identity-status")
+	return &AuthResult{ConsumerID: "consumer-1", ProviderID: "provider-1", Identity: "liqo-tenant-provider-1/controlplane-provider-1",
+		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1"}, nil
+}
+
+func (f *fakeBackend) Verify(_ context.Context, consumer ClusterRef, providerID string) (*Verification, error) {
+	if err := f.record("Verify %s %s", consumer.Context, providerID); err != nil {
+		return nil, err
+	}
+	return &Verification{Server: "https://provider.example:6443", TenantNamespace: "liqo-tenant-consumer-1", User: "consumer-1",
+		Groups: []string{"liqo.io", "system:authenticated"}, Allowed: []string{"get resourceslices", "create resourceslices"},
+		Denied: []string{"list secrets (cluster-wide)"}}, nil
+}
+
+// harness drives a Model's Update directly, running the commands it
+// returns (ticks that only animate are dropped) until things settle.
+type harness struct {
+	t      *testing.T
+	m      *Model
+	fake   *fakeBackend
+	quit   bool
+	copied []string
+}
+
+var fixedNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+func newHarness(t *testing.T, f *fakeBackend, o Options) *harness {
+	t.Helper()
+	h := &harness{t: t, fake: f}
+	o.Backend = f
+	if o.Environ == nil {
+		o.Environ = []string{"TERM=xterm-256color", "DISPLAY=:0"}
+	}
+	o.now = func() time.Time { return fixedNow }
+	o.nativeCopy = func(s string) error { h.copied = append(h.copied, s); return nil }
+	h.m = New(context.Background(), o)
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.run(h.m.Init(), 0)
+	return h
+}
+
+func (h *harness) send(msg tea.Msg) { h.t.Helper(); h.process(msg, 0) }
+
+func (h *harness) key(keys ...string) {
+	h.t.Helper()
+	for _, k := range keys {
+		h.send(keyMsg(k))
+	}
+}
+
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "ctrl+s":
+		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
+	case "ctrl+l":
+		return tea.KeyPressMsg{Code: 'l', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func (h *harness) process(msg tea.Msg, depth int) {
+	h.t.Helper()
+	if depth > 500 {
+		h.t.Fatalf("message loop too deep at %T", msg)
+	}
+	switch msg := msg.(type) {
+	case nil, spinner.TickMsg:
+		return
+	case tea.QuitMsg:
+		h.quit = true
+		return
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c, depth+1)
+		}
+		return
+	}
+	name := fmt.Sprintf("%T", msg)
+	if strings.Contains(strings.ToLower(name), "blink") {
+		return
+	}
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
+		for i := 0; i < v.Len(); i++ {
+			h.run(v.Index(i).Interface().(tea.Cmd), depth+1)
+		}
+		return
+	}
+	_, cmd := h.m.Update(msg)
+	h.run(cmd, depth+1)
+}
+
+func (h *harness) run(cmd tea.Cmd, depth int) {
+	h.t.Helper()
+	if cmd == nil || h.quit {
+		return
+	}
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- cmd() }()
+	select {
+	case msg := <-ch:
+		h.process(msg, depth)
+	case <-time.After(3 * time.Second):
+		h.t.Log("a command did not return in time; dropped")
+	}
+}
+
+// view is the rendered screen without styles.
+func (h *harness) view() string { return ansi.Strip(h.m.render()) }
+
+func (h *harness) mustSee(parts ...string) {
+	h.t.Helper()
+	v := h.view()
+	for _, p := range parts {
+		if !strings.Contains(v, p) {
+			h.t.Fatalf("screen lacks %q:\n%s", p, v)
+		}
+	}
+}
+
+func screenIs[T screen](t *testing.T, h *harness) T {
+	t.Helper()
+	s, ok := h.m.cur.(T)
+	if !ok {
+		t.Fatalf("screen is %T, want %T:\n%s", h.m.cur, *new(T), h.view())
+	}
+	return s
+}

@@ -1,0 +1,343 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+type (
+	savedMsg struct {
+		path string
+		err  error
+	}
+	leaveAltScreenMsg struct{}
+	printNowMsg       struct{}
+)
+
+type handoffKeys struct {
+	Copy, Save, Print, Next key.Binding
+	Confirm, Cancel         key.Binding
+}
+
+func (k handoffKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Copy, k.Save, k.Print, k.Next, k.Confirm, k.Cancel}
+}
+func (k handoffKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Copy, k.Save, k.Print, k.Next}, {k.Confirm, k.Cancel}}
+}
+
+// handoffScreen shows an artifact for the other admin, its fingerprint and
+// their exact next command, and copies, saves or prints it.
+type handoffScreen struct {
+	s         *session
+	art       *Artifact
+	keys      handoffKeys
+	saving    bool
+	overwrite bool // the path exists: enter again overwrites
+	path      textinput.Model
+	status    string
+	statusErr bool
+	fallback  bool // the native copy failed: OSC52 was tried
+}
+
+func newHandoffScreen(s *session, art *Artifact) *handoffScreen {
+	in := textinput.New()
+	in.Prompt = "save as: "
+	in.SetValue("./" + art.Kind.FileName())
+	in.CharLimit = 4096
+	steadyInput(&in)
+	h := &handoffScreen{s: s, art: art, path: in, keys: handoffKeys{
+		Copy:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy")),
+		Save:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save to file")),
+		Print:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "print")),
+		Next:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next")),
+		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
+		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}}
+	h.setKeys()
+	return h
+}
+
+func (h *handoffScreen) setKeys() {
+	for _, b := range []*key.Binding{&h.keys.Copy, &h.keys.Save, &h.keys.Print, &h.keys.Next} {
+		b.SetEnabled(!h.saving)
+	}
+	h.keys.Confirm.SetEnabled(h.saving)
+	h.keys.Cancel.SetEnabled(h.saving)
+	if h.s.opts.Clipboard == ClipboardOff || h.art.Sensitive {
+		h.keys.Copy.SetEnabled(false)
+	}
+}
+
+func (h *handoffScreen) Init() tea.Cmd     { return nil }
+func (h *handoffScreen) Typing() bool      { return h.saving }
+func (h *handoffScreen) Keys() help.KeyMap { return h.keys }
+
+func (h *handoffScreen) setStatus(msg string, isErr bool) { h.status, h.statusErr = msg, isErr }
+
+func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case copiedMsg:
+		if msg.err == nil {
+			h.setStatus("Copied to the clipboard.", false)
+			return h, nil
+		}
+		methods := h.s.copyMethods()
+		if len(methods) > 1 && !h.fallback {
+			h.fallback = true
+			cmd, text, ok := osc52(h.art.Shown())
+			h.setStatus("Native clipboard failed ("+oneLine(msg.err.Error())+"). "+text, !ok)
+			return h, cmd
+		}
+		h.setStatus("Could not copy: "+oneLine(msg.err.Error())+": use s to save or p to print", true)
+		return h, nil
+	case savedMsg:
+		if msg.err != nil {
+			if errors.Is(msg.err, fs.ErrExist) {
+				h.overwrite = true
+				h.setStatus(msg.path+" exists: enter again overwrites it, esc cancels", true)
+				return h, nil
+			}
+			h.setStatus("Could not save: "+oneLine(msg.err.Error()), true)
+			return h, nil
+		}
+		h.saving, h.overwrite = false, false
+		h.setKeys()
+		h.setStatus("Saved to "+msg.path+" (mode 0600).", false)
+		return h, nil
+	case printNowMsg:
+		return h, tea.Println(h.printable())
+	case tea.KeyPressMsg:
+		if h.saving {
+			switch {
+			case key.Matches(msg, h.keys.Cancel):
+				h.saving, h.overwrite = false, false
+				h.setKeys()
+				h.setStatus("", false)
+				return h, nil
+			case key.Matches(msg, h.keys.Confirm):
+				return h, saveCmd(h.path.Value(), h.art.Data, h.overwrite)
+			}
+			var cmd tea.Cmd
+			h.path, cmd = h.path.Update(msg)
+			h.overwrite = false
+			return h, cmd
+		}
+		switch {
+		case key.Matches(msg, h.keys.Copy), msg.String() == "c":
+			// Also when copying is off or refused: copy says why.
+			return h, h.copy()
+		case key.Matches(msg, h.keys.Save):
+			h.saving = true
+			h.setKeys()
+			h.setStatus("", false)
+			h.path.CursorEnd()
+			return h, h.path.Focus()
+		case key.Matches(msg, h.keys.Print):
+			h.setStatus("Printed below the wizard's screen: it stays in your terminal's scrollback.", false)
+			// Leave the alternate screen first, then print above the UI.
+			return h, tea.Sequence(navigate(leaveAltScreenMsg{}),
+				tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return printNowMsg{} }))
+		case key.Matches(msg, h.keys.Next):
+			return h, h.next()
+		}
+	}
+	return h, nil
+}
+
+func (h *handoffScreen) copy() tea.Cmd {
+	if h.art.Sensitive {
+		h.setStatus("This Identity carries credentials: it is never put on the clipboard. Use s to save it.", true)
+		return nil
+	}
+	methods := h.s.copyMethods()
+	if len(methods) == 0 {
+		h.setStatus("Clipboard is off (--clipboard off): use s to save or p to print.", true)
+		return nil
+	}
+	h.fallback = false
+	if methods[0] == copyNative {
+		h.setStatus("Copying…", false)
+		return nativeCopyCmd(h.s.opts.nativeCopy, h.art.Shown())
+	}
+	cmd, text, ok := osc52(h.art.Shown())
+	h.setStatus(text, !ok)
+	return cmd
+}
+
+func saveCmd(path string, data []byte, overwrite bool) tea.Cmd {
+	return func() tea.Msg {
+		path = strings.TrimSpace(path)
+		if path == "" {
+			return savedMsg{path: path, err: errors.New("give a file path")}
+		}
+		if strings.HasPrefix(path, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				path = filepath.Join(home, path[2:])
+			}
+		}
+		flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+		if overwrite {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		}
+		f, err := os.OpenFile(path, flags, 0o600)
+		if err != nil {
+			return savedMsg{path: path, err: err}
+		}
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return savedMsg{path: path, err: err}
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return savedMsg{path: path, err: err}
+		}
+		return savedMsg{path: path, err: f.Close()}
+	}
+}
+
+// next is where the handshake continues after the hand-off.
+func (h *handoffScreen) next() tea.Cmd {
+	switch h.art.Kind {
+	case KindNonce:
+		return navigate(gotoReceiveMsg{kind: KindTenant})
+	case KindTenant:
+		return navigate(gotoReceiveMsg{kind: KindIdentity})
+	}
+	return navigate(gotoSummaryMsg{})
+}
+
+func (h *handoffScreen) printable() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s for the %s's admin", h.art.Kind, h.s.selfRole().Other())
+	if h.art.Fingerprint != "" {
+		fmt.Fprintf(&b, " (%s %s)", fingerprintLabel(h.art.Kind), h.art.Fingerprint)
+	}
+	b.WriteString("\n" + strings.TrimRight(h.art.Shown(), "\n"))
+	if h.art.Sensitive {
+		b.WriteString("\n# credentials masked: save the file (s) to send the full Identity")
+	}
+	return b.String()
+}
+
+func fingerprintLabel(k ArtifactKind) string {
+	switch k {
+	case KindTenant:
+		return "consumer key"
+	case KindIdentity:
+		return "provider CA"
+	}
+	return "fingerprint"
+}
+
+// nextCommands is what the other admin runs next, IDs filled in.
+func (h *handoffScreen) nextCommands() []string {
+	s := h.s
+	own, peer := orDefault(s.ownID(), "<this cluster>"), orDefault(s.peerID, "<peer>")
+	switch h.art.Kind {
+	case KindNonce:
+		return []string{
+			"liqo-auth-tui generate tenant --remote-cluster-id " + own + " --nonce-file nonce.txt --output-file tenant.yaml",
+			"# or run liqo-auth-tui there and paste the nonce; with liqoctl:",
+			"liqoctl generate tenant --remote-cluster-id " + own + " --nonce <nonce>",
+		}
+	case KindTenant:
+		return []string{
+			"liqo-auth-tui apply tenant -f tenant.yaml",
+			"liqo-auth-tui generate identity --remote-cluster-id " + own + " --output-file identity.yaml",
+		}
+	}
+	return []string{
+		"liqo-auth-tui apply identity -f identity.yaml",
+		"liqo-auth-tui verify --remote-cluster-id " + own,
+		"# the consumer cluster " + peer + " must reach " + orDefault(h.art.APIServer, "the provider's API server"),
+	}
+}
+
+func (h *handoffScreen) View(width, height int) string {
+	s := h.s
+	other := s.selfRole().Other()
+	var top strings.Builder
+	top.WriteString(styleHeader.Render(fmt.Sprintf("Send this %s to the %s's admin", h.art.Kind, other)) + "\n")
+	if s.banner != "" {
+		top.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n")
+	}
+	var bottom strings.Builder
+	if h.art.Fingerprint != "" {
+		bottom.WriteString(fmt.Sprintf("%s fingerprint: %s\n", capitalize(fingerprintLabel(h.art.Kind)), styleFP.Render(h.art.Fingerprint)))
+		bottom.WriteString(styleSubtle.Render("Compare it with the other admin out of band (phone, chat) before going on.") + "\n")
+	}
+	if h.art.Kind == KindIdentity && h.art.APIServer != "" {
+		bottom.WriteString("API server advertised to the consumer: " + h.art.APIServer + "\n")
+	}
+	bottom.WriteString("\n" + styleBold.Render(fmt.Sprintf("Next, on the %s %s:", other, orDefault(s.peerID, ""))) + "\n")
+	for _, c := range h.nextCommands() {
+		if strings.HasPrefix(c, "#") {
+			bottom.WriteString("  " + styleSubtle.Render(truncate(c, width-2)) + "\n")
+		} else {
+			// Never cut a command: it is what the other admin types.
+			bottom.WriteString(indent(wrap(c, max(width-2, 10)), "  ", styleCode.Render) + "\n")
+		}
+	}
+	if h.saving {
+		h.path.SetWidth(max(width-12, 10))
+		bottom.WriteString("\n" + h.path.View() + "\n")
+	}
+	if h.status != "" {
+		st := styleStatus
+		if h.statusErr {
+			st = styleStatusEr
+		}
+		bottom.WriteString("\n" + st.Render(wrap(h.status, width)) + "\n")
+	}
+	avail := height - lipgloss.Height(top.String()) - lipgloss.Height(bottom.String()) - 2
+	box := h.artifactBox(width, avail)
+	return top.String() + box + "\n" + bottom.String()
+}
+
+// artifactBox shows the artifact, cut to the room there is.
+func (h *handoffScreen) artifactBox(width, avail int) string {
+	lines := strings.Split(strings.TrimRight(h.art.Shown(), "\n"), "\n")
+	maxLines := max(avail-2, 1)
+	extra := 0
+	if len(lines) > maxLines {
+		keep := max(maxLines-1, 1)
+		extra = len(lines) - keep
+		lines = lines[:keep]
+	}
+	inner := max(width-4, 10)
+	for i, l := range lines {
+		lines[i] = truncate(l, inner)
+	}
+	if extra > 0 {
+		lines = append(lines, styleSubtle.Render(fmt.Sprintf("… %d more line(s), %d bytes: p prints it whole, s saves it", extra, len(h.art.Data))))
+	}
+	return stylePanel.Width(width).Render(strings.Join(lines, "\n"))
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// indent prefixes every line of s, trimming the padding wrap adds.
+func indent(s, prefix string, style func(...string) string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + style(strings.TrimRight(l, " "))
+	}
+	return strings.Join(lines, "\n")
+}

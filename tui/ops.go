@@ -1,0 +1,194 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// phase is one backend call of an operation. Run executes on a goroutine
+// (inside a tea.Cmd) and must not touch the session; Apply stores its
+// result on the UI goroutine.
+type phase struct {
+	Title string
+	Run   func(ctx context.Context, sink Sink) (any, error)
+	Apply func(s *session, v any)
+}
+
+// operation is what the run screen shows: phases in order, then where to go.
+type operation struct {
+	Title  string
+	Phases []phase
+	// Then navigates once every phase succeeded.
+	Then func(s *session) tea.Cmd
+}
+
+func goTo(msg tea.Msg) func(*session) tea.Cmd {
+	return func(*session) tea.Cmd { return navigate(msg) }
+}
+
+// runOp is the navigation that starts op.
+func runOp(op operation) tea.Cmd { return navigate(gotoRunMsg{op: op}) }
+
+// Operations of the wizard, built from the session.
+
+func opInit(s *session, sides []Scope) operation {
+	op := operation{Title: "Preparing the cluster for the handshake (init)", Then: goTo(gotoDetectMsg{})}
+	for _, side := range sides {
+		ref := s.local
+		if side == Remote {
+			ref = s.remote
+		}
+		op.Phases = append(op.Phases, phase{
+			Title: fmt.Sprintf("(%s) Initialising %s", side, ref.Describe()),
+			Run: func(ctx context.Context, sink Sink) (any, error) {
+				sink(Event{Kind: StepStarted, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Creating namespace, cluster ID, keys, CRDs and ClusterRoles",
+					Command: "liqo-auth-tui init --kubeconfig " + orDefault(ref.Kubeconfig, "<default>")})
+				res, err := s.backend.Init(ctx, ref)
+				if err != nil {
+					return nil, err
+				}
+				for _, ch := range res.Changes {
+					sink(Event{Kind: Note, Scope: side, Message: ch})
+				}
+				sink(Event{Kind: StepDone, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Cluster " + res.ClusterID + " is ready for the handshake"})
+				return res, nil
+			},
+		})
+	}
+	return op
+}
+
+func opAuthenticate(s *session) operation {
+	consumer, cinfo := s.consumer()
+	provider, pinfo := s.provider()
+	return operation{
+		Title: fmt.Sprintf("Authenticating consumer %s with provider %s", idOf(cinfo), idOf(pinfo)),
+		Phases: []phase{
+			{Title: "Authenticate (14 steps)",
+				Run: func(ctx context.Context, sink Sink) (any, error) {
+					return s.backend.Authenticate(ctx, consumer, provider, sink)
+				},
+				Apply: func(s *session, v any) { s.auth = v.(*AuthResult) }},
+			verifyPhase(s, consumer, idOf(pinfo)),
+		},
+		Then: goTo(gotoSummaryMsg{}),
+	}
+}
+
+func verifyPhase(s *session, consumer ClusterRef, pid string) phase {
+	return phase{Title: "Verify the kubeconfig Secret against the provider",
+		Run: func(ctx context.Context, sink Sink) (any, error) {
+			sink(Event{Kind: StepStarted, Step: "verify", Index: 1, Total: 1, Scope: Local, Message: "Reaching the provider with the kubeconfig Secret",
+				Command: "liqo-auth-tui verify --remote-cluster-id " + orDefault(pid, "<provider>")})
+			v, err := s.backend.Verify(ctx, consumer, pid)
+			if err != nil {
+				sink(Event{Kind: StepFailed, Step: "verify", Index: 1, Total: 1, Scope: Local, Message: "Unable to verify: " + err.Error(), Err: err})
+				return nil, err
+			}
+			sink(Event{Kind: StepDone, Step: "verify", Index: 1, Total: 1, Scope: Local,
+				Message: fmt.Sprintf("Authenticated as %s: %d allowed, %d denied", v.User, len(v.Allowed), len(v.Denied))})
+			return v, nil
+		},
+		Apply: func(s *session, v any) { s.verification = v.(*Verification) }}
+}
+
+// opVerify verifies an existing authentication (consumer; resume or automated).
+func opVerify(s *session, consumer ClusterRef, providerID string) operation {
+	return operation{
+		Title:  "Checking the existing authentication with provider " + providerID,
+		Phases: []phase{verifyPhase(s, consumer, providerID)},
+		Then:   goTo(gotoSummaryMsg{}),
+	}
+}
+
+func opCreateNonce(s *session) operation {
+	self, peer := s.self(), s.peerID
+	return operation{
+		Title: "Creating the nonce for consumer " + peer,
+		Phases: []phase{{Title: "Create nonce",
+			Run: func(ctx context.Context, sink Sink) (any, error) {
+				return s.backend.CreateNonce(ctx, self, peer, sink)
+			},
+			Apply: func(s *session, v any) { s.nonce = v.(*Artifact) }}},
+		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.nonce}) },
+	}
+}
+
+func opGenerateTenant(s *session, nonce string) operation {
+	self, peer := s.self(), s.peerID
+	return operation{
+		Title: "Signing the nonce and generating the Tenant for provider " + peer,
+		Phases: []phase{{Title: "Generate Tenant",
+			Run: func(ctx context.Context, sink Sink) (any, error) {
+				return s.backend.GenerateTenant(ctx, self, peer, nonce, sink)
+			},
+			Apply: func(s *session, v any) { s.tenant = v.(*Artifact) }}},
+		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.tenant}) },
+	}
+}
+
+func opApplyTenant(s *session, data []byte) operation {
+	self := s.self()
+	return operation{
+		Title: "Applying the Tenant of consumer " + s.peerID,
+		Phases: []phase{
+			{Title: "Apply Tenant",
+				Run: func(ctx context.Context, sink Sink) (any, error) {
+					return s.backend.ApplyTenant(ctx, self, data, sink)
+				},
+				Apply: func(s *session, v any) { s.tenant = v.(*Artifact) }},
+			identityPhase(s),
+		},
+		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.identity}) },
+	}
+}
+
+func identityPhase(s *session) phase {
+	self, peer := s.self(), s.peerID
+	return phase{Title: "Generate Identity",
+		Run: func(ctx context.Context, sink Sink) (any, error) {
+			return s.backend.GenerateIdentity(ctx, self, peer, sink)
+		},
+		Apply: func(s *session, v any) { s.identity = v.(*Artifact) }}
+}
+
+// opGenerateIdentity is where a provider whose Tenant was accepted resumes.
+func opGenerateIdentity(s *session) operation {
+	return operation{
+		Title:  "Generating the Identity for consumer " + s.peerID,
+		Phases: []phase{identityPhase(s)},
+		Then:   func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.identity}) },
+	}
+}
+
+func opApplyIdentity(s *session, data []byte) operation {
+	self, peer := s.self(), s.peerID
+	return operation{
+		Title: "Applying the Identity of provider " + peer,
+		Phases: []phase{
+			{Title: "Apply Identity",
+				Run: func(ctx context.Context, sink Sink) (any, error) {
+					return s.backend.ApplyIdentity(ctx, self, data, sink)
+				},
+				Apply: func(s *session, v any) { s.auth = v.(*AuthResult) }},
+			verifyPhase(s, self, peer),
+		},
+		Then: goTo(gotoSummaryMsg{}),
+	}
+}
+
+func idOf(i *ClusterInfo) string {
+	if i == nil || i.ClusterID == "" {
+		return "?"
+	}
+	return i.ClusterID
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

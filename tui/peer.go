@@ -1,0 +1,216 @@
+package tui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+)
+
+type peersMsg struct {
+	peers []Peer
+	err   error
+}
+
+type peerStageMsg struct {
+	id    string
+	stage Stage
+	err   error
+}
+
+type peerKeys struct {
+	Continue, Up, Down, Back key.Binding
+}
+
+func (k peerKeys) ShortHelp() []key.Binding { return []key.Binding{k.Continue, k.Up, k.Down, k.Back} }
+func (k peerKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Continue, k.Up, k.Down, k.Back}}
+}
+
+// peerScreen asks for the other cluster's ID (manual mode), offering the
+// peers this cluster already has handshake objects for, and resumes from
+// the state the cluster holds.
+type peerScreen struct {
+	s       *session
+	keys    peerKeys
+	input   textinput.Model
+	peers   []Peer
+	loading bool
+	cursor  int // -1 = typing a new ID
+	err     string
+	busy    bool
+}
+
+var clusterIDRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// validateClusterID mirrors Liqo's rule: a DNS-1123 label.
+func validateClusterID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("type the other cluster's ID (liqo-auth-tui info shows it)")
+	case len(id) > 63:
+		return fmt.Errorf("a cluster ID has at most 63 characters, this one %d", len(id))
+	case !clusterIDRe.MatchString(id):
+		return fmt.Errorf("%q is not a cluster ID: lowercase letters, digits and '-', starting and ending with a letter or digit", id)
+	}
+	return nil
+}
+
+func newPeerScreen(s *session) *peerScreen {
+	in := textinput.New()
+	in.Prompt = "> "
+	in.Placeholder = "cluster ID of the " + string(s.selfRole().Other())
+	in.CharLimit = 63
+	in.SetValue(s.peerID)
+	steadyInput(&in)
+	p := &peerScreen{s: s, input: in, loading: true, cursor: -1, keys: peerKeys{
+		Continue: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "continue")),
+		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "known peers")),
+		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "known peers")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}}
+	return p
+}
+
+func (p *peerScreen) Init() tea.Cmd {
+	s := p.s
+	self, role := s.self(), s.selfRole()
+	return tea.Batch(p.input.Focus(), func() tea.Msg {
+		ctx, cancel := s.opContext()
+		defer cancel()
+		peers, err := s.backend.Peers(ctx, self, role)
+		return peersMsg{peers: peers, err: err}
+	})
+}
+
+func (p *peerScreen) Typing() bool      { return true }
+func (p *peerScreen) Keys() help.KeyMap { return p.keys }
+
+func (p *peerScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	s := p.s
+	switch msg := msg.(type) {
+	case peersMsg:
+		p.loading = false
+		p.peers = msg.peers
+		if msg.err != nil {
+			p.err = "could not list known peers: " + oneLine(msg.err.Error())
+		}
+		return p, nil
+	case peerStageMsg:
+		p.busy = false
+		if msg.err != nil {
+			return p, navigate(gotoErrorMsg{err: msg.err, retry: navigate(gotoPeerMsg{})})
+		}
+		s.peerID = msg.id
+		return p, resume(s, msg.stage)
+	case tea.KeyPressMsg:
+		if p.busy {
+			return p, nil
+		}
+		switch {
+		case key.Matches(msg, p.keys.Back):
+			return p, navigate(gotoDetectMsg{})
+		case key.Matches(msg, p.keys.Up):
+			if len(p.peers) > 0 {
+				p.cursor = max(p.cursor-1, -1)
+				p.pick()
+			}
+			return p, nil
+		case key.Matches(msg, p.keys.Down):
+			if len(p.peers) > 0 {
+				p.cursor = min(p.cursor+1, len(p.peers)-1)
+				p.pick()
+			}
+			return p, nil
+		case key.Matches(msg, p.keys.Continue):
+			id := strings.TrimSpace(p.input.Value())
+			if err := validateClusterID(id); err != nil {
+				p.err = err.Error()
+				return p, nil
+			}
+			if id == s.ownID() {
+				p.err = id + " is this cluster's own ID: give the " + string(s.selfRole().Other()) + "'s ID"
+				return p, nil
+			}
+			p.err, p.busy = "", true
+			self, role := s.self(), s.selfRole()
+			return p, func() tea.Msg {
+				ctx, cancel := s.opContext()
+				defer cancel()
+				st, err := s.backend.Stage(ctx, self, role, id)
+				return peerStageMsg{id: id, stage: st, err: err}
+			}
+		}
+	}
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	return p, cmd
+}
+
+func (p *peerScreen) pick() {
+	if p.cursor >= 0 {
+		p.input.SetValue(p.peers[p.cursor].ID)
+		p.input.CursorEnd()
+	}
+}
+
+// resume goes to the next pending step for a stage read from the cluster.
+func resume(s *session, st Stage) tea.Cmd {
+	if st != StageNew {
+		s.banner = "Resuming: the cluster says " + st.String() + "."
+	}
+	switch s.selfRole() {
+	case RoleProvider:
+		switch st {
+		case StageTenantAccepted:
+			return runOp(opGenerateIdentity(s))
+		default: // new or nonce created: (re)create the nonce; it is idempotent
+			return runOp(opCreateNonce(s))
+		}
+	default:
+		switch st {
+		case StageAuthenticated:
+			return runOp(opVerify(s, s.self(), s.peerID))
+		case StageNonceSigned:
+			return runOp(opGenerateTenant(s, ""))
+		default:
+			return navigate(gotoReceiveMsg{kind: KindNonce})
+		}
+	}
+}
+
+func (p *peerScreen) View(width, height int) string {
+	s := p.s
+	other := s.selfRole().Other()
+	var b strings.Builder
+	b.WriteString(styleHeader.Render("Which "+string(other)+"?") + "\n\n")
+	b.WriteString(wrap(fmt.Sprintf("Type the cluster ID of the %s (its admin sees it with `liqo-auth-tui info`), or pick a cluster this %s already has handshake objects for.", other, s.selfRole()), width) + "\n\n")
+	p.input.SetWidth(max(width-4, 10))
+	b.WriteString(p.input.View() + "\n\n")
+	switch {
+	case p.loading:
+		b.WriteString(styleSubtle.Render("looking for known peers…") + "\n")
+	case len(p.peers) > 0:
+		b.WriteString(styleSubtle.Render("Known "+string(other)+"s:") + "\n")
+		for i, peer := range p.peers {
+			cur := "  "
+			if i == p.cursor {
+				cur = styleKey.Render("> ")
+			}
+			b.WriteString(truncate(cur+peer.ID+styleSubtle.Render("  "+peer.Stage.String()), width) + "\n")
+		}
+	default:
+		b.WriteString(styleSubtle.Render("No known "+string(other)+"s on this cluster: a new handshake.") + "\n")
+	}
+	if p.busy {
+		b.WriteString("\n" + styleSubtle.Render("reading the handshake state…") + "\n")
+	}
+	if p.err != "" {
+		b.WriteString("\n" + styleErr.Render(wrap(iconFailed+" "+p.err, width)) + "\n")
+	}
+	return b.String()
+}

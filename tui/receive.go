@@ -1,0 +1,363 @@
+package tui
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+)
+
+// maxInput bounds what is read from a file or a paste (flows.MaxArtifactSize).
+const maxInput = 256 << 10
+
+type (
+	validateTickMsg struct{ seq int }
+	validatedMsg    struct {
+		seq int
+		art *Artifact
+		err error
+	}
+	fileReadMsg struct {
+		path string
+		data []byte
+		err  error
+	}
+)
+
+type receiveKeys struct {
+	Apply, File, Clear, Yes, No, Back key.Binding
+}
+
+func (k receiveKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Apply, k.File, k.Clear, k.Yes, k.No, k.Back}
+}
+func (k receiveKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Apply, k.File, k.Clear}, {k.Yes, k.No, k.Back}}
+}
+
+// receiveScreen takes an artifact from the other admin by paste (a
+// bracketed paste is one tea.PasteMsg) or from a file, validates it as it
+// changes and applies nothing until it is valid and confirmed.
+type receiveScreen struct {
+	s          *session
+	kind       ArtifactKind
+	keys       receiveKeys
+	area       textarea.Model
+	path       textinput.Model
+	fileMode   bool
+	seq        int
+	validating bool
+	art        *Artifact
+	err        error
+	confirm    bool
+	lastValue  string
+}
+
+// validateDelay debounces validation while typing; a paste validates at once.
+const validateDelay = 200 * time.Millisecond
+
+func newReceiveScreen(s *session, kind ArtifactKind) *receiveScreen {
+	ta := textarea.New()
+	ta.Placeholder = "paste the " + string(kind) + " here (your terminal's paste: ctrl+shift+v, cmd+v…)"
+	ta.ShowLineNumbers = false
+	ta.CharLimit = maxInput
+	ta.MaxHeight = 0
+	ta.SetHeight(6)
+	steadyArea(&ta)
+	pi := textinput.New()
+	pi.Prompt = "file: "
+	pi.SetValue("./" + kind.FileName())
+	pi.CharLimit = 4096
+	steadyInput(&pi)
+	r := &receiveScreen{s: s, kind: kind, area: ta, path: pi, keys: receiveKeys{
+		Apply: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "use it")),
+		File:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "paste/file")),
+		Clear: key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "clear")),
+		Yes:   key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "apply")),
+		No:    key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "not yet")),
+		Back:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}}
+	if kind == KindNonce {
+		r.area.SetHeight(3)
+	}
+	r.setKeys()
+	return r
+}
+
+func (r *receiveScreen) setKeys() {
+	r.keys.Apply.SetEnabled(!r.confirm && r.art != nil && r.err == nil)
+	r.keys.File.SetEnabled(!r.confirm)
+	r.keys.Clear.SetEnabled(!r.confirm && !r.fileMode)
+	r.keys.Yes.SetEnabled(r.confirm)
+	r.keys.No.SetEnabled(r.confirm)
+	r.keys.Back.SetEnabled(!r.confirm)
+	if r.fileMode {
+		r.keys.Apply.SetHelp("enter", "read file")
+		r.keys.Apply.SetKeys("enter")
+		r.keys.Apply.SetEnabled(!r.confirm)
+	} else {
+		r.keys.Apply.SetHelp("ctrl+s", "use it")
+		r.keys.Apply.SetKeys("ctrl+s")
+	}
+}
+
+func (r *receiveScreen) Init() tea.Cmd     { return r.area.Focus() }
+func (r *receiveScreen) Typing() bool      { return !r.confirm }
+func (r *receiveScreen) Keys() help.KeyMap { return r.keys }
+
+// validate checks the current input: the artifact's shape, then against
+// the cluster (the nonce made for this consumer, this consumer's key...).
+func (r *receiveScreen) validate(seq int, data []byte) tea.Cmd {
+	s, kind, self := r.s, r.kind, r.s.self()
+	return func() tea.Msg {
+		var art *Artifact
+		var err error
+		switch kind {
+		case KindNonce:
+			art, err = s.backend.CheckNonce(data)
+		case KindTenant:
+			ctx, cancel := s.opContext()
+			defer cancel()
+			art, err = s.backend.CheckTenant(ctx, self, data)
+		case KindIdentity:
+			ctx, cancel := s.opContext()
+			defer cancel()
+			art, err = s.backend.CheckIdentity(ctx, self, data)
+		}
+		return validatedMsg{seq: seq, art: art, err: err}
+	}
+}
+
+func (r *receiveScreen) changed(now bool) tea.Cmd {
+	v := r.area.Value()
+	if v == r.lastValue {
+		return nil
+	}
+	r.lastValue = v
+	r.seq++
+	r.art, r.err = nil, nil
+	r.setKeys()
+	if strings.TrimSpace(v) == "" {
+		r.validating = false
+		return nil
+	}
+	r.validating = true
+	if now {
+		return r.validate(r.seq, []byte(v))
+	}
+	seq := r.seq
+	return tea.Tick(validateDelay, func(time.Time) tea.Msg { return validateTickMsg{seq: seq} })
+}
+
+func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		r.area.SetWidth(max(msg.Width-2, 10))
+		r.path.SetWidth(max(msg.Width-10, 10))
+		h := 10
+		if r.kind == KindNonce {
+			h = 3
+		}
+		r.area.SetHeight(max(min(h, msg.Height-16), 2))
+		return r, nil
+	case validateTickMsg:
+		if msg.seq == r.seq {
+			return r, r.validate(msg.seq, []byte(r.area.Value()))
+		}
+		return r, nil
+	case validatedMsg:
+		if msg.seq != r.seq {
+			return r, nil
+		}
+		r.validating = false
+		r.art, r.err = msg.art, msg.err
+		if r.art == nil && r.err == nil {
+			r.err = fmt.Errorf("not a valid %s", r.kind)
+		}
+		if r.art != nil && r.kind != KindNonce && r.s.peerID != "" && r.art.FromID != r.s.peerID {
+			r.err = fmt.Errorf("this %s is from cluster %s, but this handshake is with %s: ask the right admin, or go back (esc) and pick %s",
+				r.kind, r.art.FromID, r.s.peerID, r.art.FromID)
+			r.art = nil
+		}
+		r.setKeys()
+		return r, nil
+	case fileReadMsg:
+		if msg.err != nil {
+			r.err = msg.err
+			r.art = nil
+			r.setKeys()
+			return r, nil
+		}
+		r.fileMode = false
+		r.path.Blur()
+		r.area.SetValue(string(msg.data))
+		r.setKeys()
+		return r, tea.Batch(r.area.Focus(), r.changed(true))
+	case tea.PasteMsg:
+		if r.confirm {
+			return r, nil
+		}
+		if r.fileMode {
+			var cmd tea.Cmd
+			r.path, cmd = r.path.Update(msg)
+			return r, cmd
+		}
+		// A whole paste arrives as one message: validate it at once.
+		var cmd tea.Cmd
+		r.area, cmd = r.area.Update(msg)
+		return r, tea.Batch(cmd, r.changed(true))
+	case tea.KeyPressMsg:
+		if r.confirm {
+			switch {
+			case key.Matches(msg, r.keys.Yes):
+				return r, r.apply()
+			case key.Matches(msg, r.keys.No):
+				r.confirm = false
+				r.setKeys()
+			}
+			return r, nil
+		}
+		switch {
+		case key.Matches(msg, r.keys.Back):
+			return r, navigate(gotoPeerMsg{})
+		case key.Matches(msg, r.keys.File):
+			r.fileMode = !r.fileMode
+			r.setKeys()
+			if r.fileMode {
+				r.area.Blur()
+				r.path.CursorEnd()
+				return r, r.path.Focus()
+			}
+			r.path.Blur()
+			return r, r.area.Focus()
+		case r.fileMode && key.Matches(msg, r.keys.Apply):
+			return r, readFileCmd(r.path.Value())
+		case key.Matches(msg, r.keys.Apply):
+			r.confirm = true
+			r.setKeys()
+			return r, nil
+		case key.Matches(msg, r.keys.Clear):
+			r.area.Reset()
+			return r, r.changed(false)
+		}
+		var cmd tea.Cmd
+		if r.fileMode {
+			r.path, cmd = r.path.Update(msg)
+			return r, cmd
+		}
+		r.area, cmd = r.area.Update(msg)
+		return r, tea.Batch(cmd, r.changed(false))
+	}
+	var cmd tea.Cmd
+	if r.fileMode {
+		r.path, cmd = r.path.Update(msg)
+	} else {
+		r.area, cmd = r.area.Update(msg)
+	}
+	return r, cmd
+}
+
+func readFileCmd(path string) tea.Cmd {
+	return func() tea.Msg {
+		path = strings.TrimSpace(path)
+		if strings.HasPrefix(path, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				path = filepath.Join(home, path[2:])
+			}
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return fileReadMsg{path: path, err: err}
+		}
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, maxInput+1))
+		if err == nil && len(data) > maxInput {
+			err = fmt.Errorf("%s is larger than any artifact (%d KiB): is it the right file?", path, maxInput>>10)
+		}
+		return fileReadMsg{path: path, data: data, err: err}
+	}
+}
+
+// apply runs the next operation with the validated artifact.
+func (r *receiveScreen) apply() tea.Cmd {
+	s, data := r.s, []byte(r.area.Value())
+	switch r.kind {
+	case KindNonce:
+		s.nonce = r.art
+		nonce := strings.TrimSpace(r.area.Value())
+		if r.art != nil && len(r.art.Data) > 0 {
+			nonce = strings.TrimSpace(string(r.art.Data))
+		}
+		return runOp(opGenerateTenant(s, nonce))
+	case KindTenant:
+		return runOp(opApplyTenant(s, data))
+	}
+	return runOp(opApplyIdentity(s, data))
+}
+
+func (r *receiveScreen) View(width, height int) string {
+	s := r.s
+	other := s.selfRole().Other()
+	var b strings.Builder
+	b.WriteString(styleHeader.Render(fmt.Sprintf("Receive the %s from the %s's admin", r.kind, other)) + "\n")
+	if s.banner != "" {
+		b.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n")
+	}
+	b.WriteString(styleSubtle.Render(truncate("Paste it below, or press tab to read a file. Nothing is applied until it is valid and you confirm.", width)) + "\n\n")
+	if r.fileMode {
+		b.WriteString(r.path.View() + "\n")
+	} else {
+		b.WriteString(r.area.View() + "\n")
+	}
+	b.WriteString("\n")
+	switch {
+	case r.validating:
+		b.WriteString(styleSubtle.Render("checking…") + "\n")
+	case r.err != nil:
+		b.WriteString(styleErr.Render(wrap(iconFailed+" "+oneLine(r.err.Error()), width)) + "\n")
+	case r.art != nil:
+		b.WriteString(styleOK.Render(iconDone+" "+r.describe()) + "\n")
+		if r.art.Fingerprint != "" {
+			b.WriteString(fmt.Sprintf("  %s: %s %s\n", fingerprintLabel(r.kind), styleFP.Render(r.art.Fingerprint), styleSubtle.Render("(compare with the other admin)")))
+		}
+		if r.art.APIServer != "" {
+			b.WriteString("  API server: " + r.art.APIServer + "\n")
+		}
+	case strings.TrimSpace(r.area.Value()) == "" && !r.fileMode:
+		b.WriteString(styleSubtle.Render("waiting for the "+string(r.kind)+"…") + "\n")
+	}
+	if r.confirm {
+		b.WriteString("\n" + styleModal.Render(r.confirmText()+"\n\n"+styleKey.Render("y")+" apply   "+styleKey.Render("n")+" not yet") + "\n")
+	}
+	return b.String()
+}
+
+func (r *receiveScreen) describe() string {
+	a := r.art
+	switch r.kind {
+	case KindNonce:
+		return "a valid nonce"
+	case KindTenant:
+		return "a valid Tenant from consumer " + a.FromID + ", signed over this provider's nonce"
+	}
+	return "a valid Identity from provider " + a.FromID + ", issued to this cluster's key"
+}
+
+func (r *receiveScreen) confirmText() string {
+	s := r.s
+	switch r.kind {
+	case KindNonce:
+		return "Sign this nonce with " + orDefault(s.ownID(), "this cluster") + "'s key\nand generate the Tenant for provider " + s.peerID + "?"
+	case KindTenant:
+		return "Apply the Tenant of consumer " + r.art.FromID + " on " + orDefault(s.ownID(), "this provider") + "\n(the consumer gets a certificate and narrow permissions)?"
+	}
+	return "Apply the Identity of provider " + r.art.FromID + " on " + orDefault(s.ownID(), "this consumer") + "?"
+}

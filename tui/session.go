@@ -1,0 +1,182 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/atotto/clipboard"
+)
+
+// Mode is how the handshake runs.
+type Mode int
+
+const (
+	// ModeUndecided: detection has not finished.
+	ModeUndecided Mode = iota
+	// ModeAutomated: this workstation reaches both clusters.
+	ModeAutomated
+	// ModeManual: only one cluster is used; artifacts travel by hand.
+	ModeManual
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeAutomated:
+		return "automated"
+	case ModeManual:
+		return "manual"
+	}
+	return "detecting"
+}
+
+// Options configure the wizard.
+type Options struct {
+	Backend Backend
+	// Local and Remote are prefilled from --kubeconfig/--context and
+	// --remote-kubeconfig/--remote-context; Remote may be empty.
+	Local, Remote ClusterRef
+	// Role of the local cluster (--role); RoleUnknown = ask or infer.
+	Role Role
+	// PeerID is the other cluster's ID (--remote-cluster-id), manual mode.
+	PeerID string
+	// Clipboard is the copy policy (--clipboard).
+	Clipboard ClipboardPolicy
+	// Timeout bounds each cluster operation (0 = none).
+	Timeout time.Duration
+	// In and Out are the terminal; nil = os.Stdin / os.Stdout.
+	In  io.Reader
+	Out io.Writer
+	// Environ is the environment (nil = os.Environ()): NO_COLOR,
+	// ACCESSIBLE, TERM, SSH_TTY, DISPLAY... are read from it.
+	Environ []string
+
+	// For tests: the clock, and the native clipboard writer.
+	now        func() time.Time
+	nativeCopy func(string) error
+}
+
+// ErrAborted is returned by Run when the admin quit before the end.
+var ErrAborted = errors.New("the wizard was quit before the handshake finished: run it again to resume where it stopped")
+
+// session is the state shared by the screens: what was given, detected and
+// produced so far. Only the UI goroutine touches it.
+type session struct {
+	ctx     context.Context
+	backend Backend
+	opts    Options
+	env     map[string]string
+
+	local, remote         ClusterRef
+	localInfo, remoteInfo *ClusterInfo
+	localErr, remoteErr   error
+	// localRole is the role of the local cluster (the remote one plays the
+	// other role). In manual mode, manualSide says which cluster is used.
+	localRole  Role
+	roleGiven  bool
+	mode       Mode
+	manualSide Scope
+	peerID     string
+
+	nonce, tenant, identity *Artifact
+	auth                    *AuthResult
+	verification            *Verification
+	// banner is a one-line note on where the wizard resumed.
+	banner string
+	done   bool
+}
+
+func newSession(ctx context.Context, o Options) *session {
+	if o.Environ == nil {
+		o.Environ = os.Environ()
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.nativeCopy == nil {
+		o.nativeCopy = clipboard.WriteAll
+	}
+	if o.Clipboard == "" {
+		o.Clipboard = ClipboardAuto
+	}
+	env := map[string]string{}
+	for _, kv := range o.Environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return &session{ctx: ctx, backend: o.Backend, opts: o, env: env,
+		local: o.Local, remote: o.Remote, localRole: o.Role, roleGiven: o.Role != RoleUnknown, peerID: o.PeerID}
+}
+
+func (s *session) now() time.Time { return s.opts.now() }
+
+// opContext bounds one backend call by --timeout.
+func (s *session) opContext() (context.Context, context.CancelFunc) {
+	if s.opts.Timeout > 0 {
+		return context.WithTimeout(s.ctx, s.opts.Timeout)
+	}
+	return context.WithCancel(s.ctx)
+}
+
+// self is the cluster used in manual mode, and its role and info.
+func (s *session) self() ClusterRef {
+	if s.manualSide == Remote {
+		return s.remote
+	}
+	return s.local
+}
+
+func (s *session) selfInfo() *ClusterInfo {
+	if s.manualSide == Remote {
+		return s.remoteInfo
+	}
+	return s.localInfo
+}
+
+func (s *session) selfRole() Role {
+	if s.manualSide == Remote {
+		return s.localRole.Other()
+	}
+	return s.localRole
+}
+
+// consumer and provider in automated mode.
+func (s *session) consumer() (ClusterRef, *ClusterInfo) {
+	if s.localRole == RoleProvider {
+		return s.remote, s.remoteInfo
+	}
+	return s.local, s.localInfo
+}
+
+func (s *session) provider() (ClusterRef, *ClusterInfo) {
+	if s.localRole == RoleProvider {
+		return s.local, s.localInfo
+	}
+	return s.remote, s.remoteInfo
+}
+
+// scopeOf names a side for (local)/(remote) labels.
+func (s *session) roleOf(side Scope) Role {
+	if side == Remote {
+		return s.localRole.Other()
+	}
+	return s.localRole
+}
+
+// ownID is the cluster ID of the cluster used in manual mode.
+func (s *session) ownID() string {
+	if i := s.selfInfo(); i != nil {
+		return i.ClusterID
+	}
+	return ""
+}
+
+func (s *session) accessible() bool {
+	return s.env["ACCESSIBLE"] != "" && s.env["ACCESSIBLE"] != "0" || s.env["TERM"] == "dumb"
+}
+
+func (s *session) noColor() bool { return s.env["NO_COLOR"] != "" }

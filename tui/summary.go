@@ -1,0 +1,151 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+type summaryKeys struct {
+	Details, Reverify, Done key.Binding
+}
+
+func (k summaryKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Done, k.Details, k.Reverify}
+}
+func (k summaryKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Done, k.Details, k.Reverify}}
+}
+
+// summaryScreen is the end: what was set up, and the verify result.
+type summaryScreen struct {
+	s       *session
+	keys    summaryKeys
+	details bool
+}
+
+func newSummaryScreen(s *session) *summaryScreen {
+	k := summaryKeys{
+		Details:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "allowed/denied list")),
+		Reverify: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verify again")),
+		Done:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "finish")),
+	}
+	if s.verification == nil {
+		k.Details.SetEnabled(false)
+	}
+	if s.consumerRef() == nil || s.providerID() == "" {
+		k.Reverify.SetEnabled(false)
+	}
+	return &summaryScreen{s: s, keys: k}
+}
+
+// consumerRef is the consumer cluster this session can reach (nil if none).
+func (s *session) consumerRef() *ClusterRef {
+	switch {
+	case s.mode == ModeAutomated:
+		c, _ := s.consumer()
+		return &c
+	case s.mode == ModeManual && s.selfRole() == RoleConsumer:
+		c := s.self()
+		return &c
+	}
+	return nil
+}
+
+func (s *session) providerID() string {
+	switch {
+	case s.auth != nil && s.auth.ProviderID != "":
+		return s.auth.ProviderID
+	case s.mode == ModeAutomated:
+		_, p := s.provider()
+		return idOf(p)
+	case s.selfRole() == RoleConsumer:
+		return s.peerID
+	}
+	return s.ownID()
+}
+
+func (m *summaryScreen) Init() tea.Cmd     { return nil }
+func (m *summaryScreen) Typing() bool      { return false }
+func (m *summaryScreen) Keys() help.KeyMap { return m.keys }
+
+func (m *summaryScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, m.keys.Done):
+			return m, tea.Quit
+		case key.Matches(k, m.keys.Details):
+			m.details = !m.details
+		case key.Matches(k, m.keys.Reverify):
+			if c := m.s.consumerRef(); c != nil {
+				return m, runOp(opVerify(m.s, *c, m.s.providerID()))
+			}
+		}
+	}
+	return m, nil
+}
+
+func (m *summaryScreen) View(width, height int) string {
+	s := m.s
+	var b strings.Builder
+	row := func(k, v string) { fmt.Fprintf(&b, "  %-20s %s\n", k, v) }
+	if s.banner != "" {
+		b.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n\n")
+	}
+	if s.mode == ModeManual && s.selfRole() == RoleProvider {
+		b.WriteString(styleOK.Render(iconDone+" Provider side done") + "\n\n")
+		row("Consumer:", s.peerID)
+		if s.tenant != nil && s.tenant.Fingerprint != "" {
+			row("Consumer key:", styleFP.Render(s.tenant.Fingerprint))
+		}
+		if s.identity != nil {
+			if s.identity.Fingerprint != "" {
+				row("Provider CA:", styleFP.Render(s.identity.Fingerprint))
+			}
+			row("API server sent:", s.identity.APIServer)
+		}
+		b.WriteString("\n" + wrap("The consumer's admin applies the Identity (liqo-auth-tui apply identity -f identity.yaml) and proves the path with `liqo-auth-tui verify --remote-cluster-id "+s.ownID()+"`. The consumer cluster itself must reach the API server above.", max(width-2, 20)))
+		return b.String()
+	}
+	b.WriteString(styleOK.Render(iconDone+" Authenticated") + "\n\n")
+	if a := s.auth; a != nil {
+		row("Consumer:", a.ConsumerID)
+		row("Provider:", a.ProviderID)
+		if a.Identity != "" {
+			row("Identity:", a.Identity)
+		}
+		row("Kubeconfig Secret:", a.KubeconfigSecret)
+		if a.ConsumerFingerprint != "" {
+			row("Consumer key:", styleFP.Render(a.ConsumerFingerprint))
+		}
+	} else {
+		row("Provider:", s.providerID())
+	}
+	b.WriteString("\n")
+	if v := s.verification; v != nil {
+		b.WriteString(styleBold.Render("verify") + styleSubtle.Render(" (the Secret's credentials, used from this workstation)") + "\n")
+		row("API server:", v.Server)
+		row("Authenticated as:", v.User)
+		row("Groups:", strings.Join(v.Groups, ", "))
+		row("Tenant namespace:", v.TenantNamespace)
+		row("Allowed:", styleOK.Render(fmt.Sprintf("%d", len(v.Allowed))))
+		denied := fmt.Sprintf("%d", len(v.Denied))
+		row("Denied:", denied+styleSubtle.Render(" (expected: the consumer gets narrow permissions)"))
+		if m.details {
+			b.WriteString("\n")
+			for _, a := range v.Allowed {
+				b.WriteString("  " + styleOK.Render(iconDone) + " " + a + "\n")
+			}
+			for _, d := range v.Denied {
+				b.WriteString("  " + styleSubtle.Render(iconFailed+" "+d) + "\n")
+			}
+		}
+	}
+	if s.mode == ModeManual {
+		b.WriteString("\n" + wrap(styleSubtle.Render("Manual mode spared this workstation from reaching both API servers; the consumer cluster itself must still reach the provider's API server. verify proved it from here."), max(width-2, 20)))
+	}
+	return b.String()
+}

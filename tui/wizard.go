@@ -1,0 +1,371 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// screen is one step of the wizard: a small model with its own keys.
+type screen interface {
+	Init() tea.Cmd
+	Update(msg tea.Msg) (screen, tea.Cmd)
+	// View renders the body in width×height.
+	View(width, height int) string
+	// Keys is the screen's keymap, shown in the help bar.
+	Keys() help.KeyMap
+	// Typing tells whether keys go to a text field (q does not quit then).
+	Typing() bool
+}
+
+// Navigation messages: screens ask the wizard to move on with these.
+type (
+	gotoDetectMsg  struct{}
+	gotoPeerMsg    struct{}
+	gotoRunMsg     struct{ op operation }
+	gotoHandoffMsg struct{ art *Artifact }
+	gotoReceiveMsg struct{ kind ArtifactKind }
+	gotoSummaryMsg struct{}
+	gotoErrorMsg   struct {
+		err   error
+		retry tea.Cmd // navigation that retries what failed
+	}
+	// setFieldsMsg carries what the start screen collected.
+	startDoneMsg struct {
+		local, remote ClusterRef
+		role          Role
+	}
+)
+
+func navigate(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+type globalKeys struct {
+	Quit      key.Binding
+	ForceQuit key.Binding
+	Help      key.Binding
+	Yes, No   key.Binding
+}
+
+func newGlobalKeys() globalKeys {
+	return globalKeys{
+		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Yes:       key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "quit")),
+		No:        key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "stay")),
+	}
+}
+
+// Model is the wizard: the shared session, the current screen, and the
+// quit confirmation on top of it.
+type Model struct {
+	s           *session
+	cur         screen
+	keys        globalKeys
+	help        help.Model
+	width       int
+	height      int
+	confirmQuit bool
+	aborted     bool
+	inline      bool // left the alternate screen (after p: print)
+}
+
+// New builds the wizard model (Run starts it in a program).
+func New(ctx context.Context, o Options) *Model {
+	s := newSession(ctx, o)
+	m := &Model{s: s, keys: newGlobalKeys(), help: newHelp(), width: 80, height: 24}
+	m.cur = newStartScreen(s)
+	m.inline = s.accessible()
+	return m
+}
+
+// Init starts the first screen.
+func (m *Model) Init() tea.Cmd { return m.cur.Init() }
+
+// Update handles global keys, sizes and navigation, and passes the rest to
+// the current screen.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		var cmd tea.Cmd
+		m.cur, cmd = m.cur.Update(msg)
+		return m, cmd
+	case tea.KeyPressMsg:
+		if m.confirmQuit {
+			switch {
+			case key.Matches(msg, m.keys.Yes), key.Matches(msg, m.keys.ForceQuit):
+				return m.quit(true)
+			case key.Matches(msg, m.keys.No):
+				m.confirmQuit = false
+			}
+			return m, nil
+		}
+		switch {
+		case key.Matches(msg, m.keys.ForceQuit),
+			key.Matches(msg, m.keys.Quit) && !m.cur.Typing():
+			if m.midFlow() {
+				m.confirmQuit = true
+				return m, nil
+			}
+			return m.quit(!m.s.done)
+		case key.Matches(msg, m.keys.Help) && !m.cur.Typing():
+			m.help.ShowAll = !m.help.ShowAll
+			return m, nil
+		}
+	case leaveAltScreenMsg:
+		m.inline = true
+		return m, nil
+	case startDoneMsg:
+		m.s.local, m.s.remote = msg.local, msg.remote
+		if msg.role != RoleUnknown {
+			m.s.localRole, m.s.roleGiven = msg.role, true
+		}
+		return m.show(newDetectScreen(m.s))
+	case gotoDetectMsg:
+		return m.show(newDetectScreen(m.s))
+	case editStartMsg:
+		st := newStartScreen(m.s)
+		st.forceAsk, st.localCtx, st.remoteCtx = true, "", ""
+		m.s.mode = ModeUndecided
+		return m.show(st)
+	case gotoPeerMsg:
+		return m.show(newPeerScreen(m.s))
+	case gotoRunMsg:
+		return m.show(newRunScreen(m.s, msg.op))
+	case gotoHandoffMsg:
+		return m.show(newHandoffScreen(m.s, msg.art))
+	case gotoReceiveMsg:
+		return m.show(newReceiveScreen(m.s, msg.kind))
+	case gotoSummaryMsg:
+		m.s.done = true
+		return m.show(newSummaryScreen(m.s))
+	case gotoErrorMsg:
+		return m.show(newErrorScreen(m.s, msg.err, msg.retry))
+	}
+	var cmd tea.Cmd
+	m.cur, cmd = m.cur.Update(msg)
+	return m, cmd
+}
+
+func (m *Model) show(sc screen) (tea.Model, tea.Cmd) {
+	m.cur = sc
+	m.help.ShowAll = false
+	return m, tea.Batch(sc.Init(), func() tea.Msg { return tea.WindowSizeMsg{Width: m.width, Height: m.height} })
+}
+
+// midFlow tells whether quitting now leaves the handshake half done.
+func (m *Model) midFlow() bool {
+	switch m.cur.(type) {
+	case *startScreen, *summaryScreen:
+		return false
+	}
+	return !m.s.done
+}
+
+func (m *Model) quit(aborted bool) (tea.Model, tea.Cmd) {
+	m.aborted = aborted
+	if r, ok := m.cur.(*runScreen); ok {
+		r.cancel()
+	}
+	return m, tea.Quit
+}
+
+// View renders header, body, status and help bar in the window.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = !m.inline
+	v.WindowTitle = "liqo-auth-tui"
+	return v
+}
+
+func (m *Model) render() string {
+	w, h := max(m.width, 20), max(m.height, 8)
+	header := m.header(w)
+	m.help.SetWidth(w)
+	footer := m.footer(w)
+	if m.confirmQuit {
+		footer = m.help.ShortHelpView([]key.Binding{m.keys.Yes, m.keys.No})
+	}
+	bodyH := h - lipgloss.Height(header) - lipgloss.Height(footer) - 1
+	body := m.cur.View(w, max(bodyH, 1))
+	if m.confirmQuit {
+		body = lipgloss.Place(w, max(bodyH, 1), lipgloss.Center, lipgloss.Center, m.quitModal(w))
+	}
+	body = fitLines(body, w, max(bodyH, 1))
+	return header + "\n" + body + "\n" + footer
+}
+
+// footer is the help bar: the screen's keys, cut to fit, then quit and
+// help, which are always shown.
+func (m *Model) footer(w int) string {
+	if m.help.ShowAll {
+		return m.help.View(keyMapJoin{m.cur.Keys(), m.globalHelp()})
+	}
+	h := m.help
+	h.SetWidth(0)
+	global := h.ShortHelpView(m.globalHelp())
+	avail := w - lipgloss.Width(global) - 3
+	var keys []key.Binding
+	for _, k := range m.cur.Keys().ShortHelp() {
+		if k.Enabled() {
+			keys = append(keys, k)
+		}
+	}
+	local := h.ShortHelpView(keys)
+	// Drop the last keys until the line fits (they stay in the full help).
+	for len(keys) > 0 && lipgloss.Width(local) > avail {
+		keys = keys[:len(keys)-1]
+		local = h.ShortHelpView(keys)
+		if len(keys) > 0 {
+			local += " " + h.Styles.Ellipsis.Render(h.Ellipsis)
+		}
+	}
+	if local == "" {
+		return global
+	}
+	return local + h.Styles.ShortSeparator.Render(h.ShortSeparator) + global
+}
+
+func (m *Model) globalHelp() []key.Binding {
+	q := m.keys.Quit
+	if m.cur.Typing() {
+		q = m.keys.ForceQuit
+	}
+	return []key.Binding{q, m.keys.Help}
+}
+
+func (m *Model) quitModal(w int) string {
+	msg := styleBold.Render("Quit before the handshake is finished?") + "\n\n" +
+		"What is done so far stays on the clusters, and every step is\n" +
+		"re-runnable: run liqo-auth-tui again to resume where it stopped.\n\n" +
+		styleKey.Render("y") + " quit   " + styleKey.Render("n") + " stay"
+	return styleModal.MaxWidth(w).Render(msg)
+}
+
+func (m *Model) header(w int) string {
+	s := m.s
+	title := styleTitle.Render("liqo-auth-tui") + styleSubtle.Render(" · Liqo authentication")
+	switch s.mode {
+	case ModeAutomated:
+		title += styleSubtle.Render(" · ") + styleBold.Render("automated")
+	case ModeManual:
+		title += styleSubtle.Render(" · ") + styleBold.Render("manual: "+string(s.selfRole()))
+	}
+	var parts []string
+	describe := func(label string, ref ClusterRef, info *ClusterInfo, role Role) string {
+		name := ref.Context
+		if info != nil && info.Context != "" {
+			name = info.Context
+		}
+		if name == "" {
+			name = ref.Describe()
+		}
+		out := label + " " + name
+		if info != nil && info.ClusterID != "" {
+			out += " (" + info.ClusterID + ")"
+		}
+		if role != RoleUnknown {
+			out += " → " + string(role)
+		}
+		return out
+	}
+	if _, ok := m.cur.(*startScreen); !ok {
+		if s.mode != ModeManual || s.manualSide != Remote {
+			parts = append(parts, describe("local:", s.local, s.localInfo, s.localRole))
+		}
+		if s.remote.Given() && (s.mode != ModeManual || s.manualSide == Remote) {
+			parts = append(parts, describe("remote:", s.remote, s.remoteInfo, s.localRole.Other()))
+		}
+	}
+	line2 := styleSubtle.Render(truncate(strings.Join(parts, "   "), w))
+	if len(parts) == 0 {
+		return truncate(title, w)
+	}
+	return truncate(title, w) + "\n" + line2
+}
+
+// keyMapJoin shows a screen's keys followed by the global ones.
+type keyMapJoin struct {
+	screen help.KeyMap
+	global []key.Binding
+}
+
+func (k keyMapJoin) ShortHelp() []key.Binding {
+	return append(append([]key.Binding{}, k.screen.ShortHelp()...), k.global...)
+}
+
+func (k keyMapJoin) FullHelp() [][]key.Binding {
+	return append(append([][]key.Binding{}, k.screen.FullHelp()...), k.global)
+}
+
+// Run starts the wizard on the terminal and returns when it ends: nil once
+// the handshake is done (or the admin leaves the summary), ErrAborted when
+// quit before.
+func Run(ctx context.Context, o Options) error {
+	if o.Backend == nil {
+		return errors.New("tui: no backend")
+	}
+	m := New(ctx, o)
+	s := m.s
+	if s.accessible() {
+		// Plain line prompts first (huh's accessible mode), then the
+		// progress without the alternate screen.
+		if err := askAccessible(ctx, s, o); err != nil {
+			return err
+		}
+		m.cur = newDetectScreen(s)
+	}
+	var opts []tea.ProgramOption
+	opts = append(opts, tea.WithContext(ctx), tea.WithEnvironment(s.opts.Environ))
+	if o.In != nil {
+		opts = append(opts, tea.WithInput(o.In))
+	}
+	if o.Out != nil {
+		opts = append(opts, tea.WithOutput(o.Out))
+	}
+	if s.noColor() {
+		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	final, err := tea.NewProgram(m, opts...).Run()
+	if fm, ok := final.(*Model); ok && fm != nil {
+		m = fm
+	}
+	switch {
+	case errors.Is(err, tea.ErrInterrupted), errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		return ErrAborted
+	case err != nil:
+		return fmt.Errorf("wizard: %w", err)
+	case m.aborted:
+		return ErrAborted
+	}
+	return nil
+}
+
+// fitLines cuts s to at most h lines of at most w cells.
+func fitLines(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		lines[i] = truncate(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func truncate(s string, w int) string {
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, max(w, 1), "…")
+}
