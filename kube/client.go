@@ -29,6 +29,12 @@ func NewCluster(cfg *rest.Config, liqoNamespace string) (*Cluster, error) {
 	if liqoNamespace == "" {
 		liqoNamespace = DefaultLiqoNamespace
 	}
+	if cfg.QPS == 0 {
+		// A handshake or a verify issues bursts of small requests; client-go's
+		// default 5 QPS would add seconds of client-side throttling.
+		cfg = rest.CopyConfig(cfg)
+		cfg.QPS, cfg.Burst = 50, 100
+	}
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building a client for %s: %w", cfg.Host, err)

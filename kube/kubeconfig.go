@@ -45,9 +45,6 @@ func Connect(o KubeconfigOptions) (*Cluster, error) {
 		return nil, fmt.Errorf("loading kubeconfig (%s): %w", o.Describe(), err)
 	}
 	cfg.Timeout = o.Timeout
-	// The tool issues bursts of small requests during a handshake; the
-	// default 5 QPS would throttle it for no benefit.
-	cfg.QPS, cfg.Burst = 50, 100
 	c, err := NewCluster(cfg, o.LiqoNamespace)
 	if err != nil {
 		return nil, err
