@@ -17,21 +17,21 @@ import (
 )
 
 // CRDs holds the CustomResourceDefinition manifests, one per file, under
-// the folder "crds" (e.g. "crds/authentication.liqo.io_tenants.yaml").
+// the folder "deploy/crds" (e.g. "deploy/crds/authentication.liqo.io_tenants.yaml").
 //
-//go:embed crds/*.yaml
+//go:embed deploy/crds/*.yaml
 var CRDs embed.FS
 
 // RBAC holds the ClusterRole manifests, one per file, under the folder
-// "rbac" (e.g. "rbac/liqo-remote-controlplane-ClusterRole.yaml").
+// "deploy/rbac" (e.g. "deploy/rbac/liqo-remote-controlplane-ClusterRole.yaml").
 //
-//go:embed rbac/*.yaml
+//go:embed deploy/rbac/*.yaml
 var RBAC embed.FS
 
 // CRDDir and RBACDir are the folders of CRDs and RBAC holding the manifests.
 const (
-	CRDDir  = "crds"
-	RBACDir = "rbac"
+	CRDDir  = "deploy/crds"
+	RBACDir = "deploy/rbac"
 )
 
 // CRDManifests returns the contents of every CRD manifest, sorted by file
@@ -69,4 +69,37 @@ func readYAMLFiles(fsys fs.FS, dir string) ([][]byte, error) {
 		out = append(out, data)
 	}
 	return out, nil
+}
+
+// Deploy holds the in-cluster controller's kustomization (assets/deploy):
+// `kubectl apply -k assets/deploy` and `liqo-auth-tui install controller`
+// install the same files.
+//
+//go:embed deploy
+var Deploy embed.FS
+
+// DeployManifests returns the files of the kustomization in the order of
+// its resources list, each with its path (relative to assets/deploy).
+func DeployManifests() (paths []string, docs [][]byte, err error) {
+	k, err := fs.ReadFile(Deploy, "deploy/kustomization.yaml")
+	if err != nil {
+		return nil, nil, err
+	}
+	inResources := false
+	for _, line := range strings.Split(string(k), "\n") {
+		switch {
+		case strings.HasPrefix(line, "resources:"):
+			inResources = true
+		case inResources && strings.HasPrefix(line, "- "):
+			p := strings.TrimSpace(strings.TrimPrefix(line, "- "))
+			b, err := fs.ReadFile(Deploy, path.Join("deploy", p))
+			if err != nil {
+				return nil, nil, fmt.Errorf("kustomization resource %s: %w", p, err)
+			}
+			paths, docs = append(paths, p), append(docs, b)
+		case inResources && line != "" && !strings.HasPrefix(line, "#"):
+			inResources = false
+		}
+	}
+	return paths, docs, nil
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the code and manifests derived from the API types:
 #   - kube/apis/**/zz_generated.deepcopy.go  (controller-gen object)
-#   - assets/crds/<group>_<plural>.yaml       (controller-gen crd)
+#   - assets/deploy/crds/<group>_<plural>.yaml       (controller-gen crd)
 # controller-gen is pinned in hack/tools/go.mod and built once into a per-user
 # cache (keyed by its version); later runs reuse the binary.
 set -euo pipefail
@@ -25,11 +25,11 @@ cd "$root"
 log "deepcopy: kube/apis/..."
 "$controller_gen" object paths=./kube/apis/...
 
-log "CRDs: assets/crds/"
+log "CRDs: assets/deploy/crds/"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$controller_gen" crd paths=./kube/apis/... output:crd:artifacts:config="$tmp"
-mkdir -p assets/crds
-rm -f assets/crds/*.yaml
-cp "$tmp"/*.yaml assets/crds/
-log "done: $(ls assets/crds | tr '\n' ' ')"
+mkdir -p assets/deploy/crds
+rm -f assets/deploy/crds/*.yaml
+cp "$tmp"/*.yaml assets/deploy/crds/
+log "done: $(ls assets/deploy/crds | tr '\n' ' ')"

@@ -1,5 +1,5 @@
 // Command compare-upstream is a developer check (not part of the test suite):
-// it compares our generated CRDs (assets/crds) and ClusterRoles (assets/rbac)
+// it compares our generated CRDs (assets/deploy/crds) and ClusterRoles (assets/deploy/rbac)
 // with the upstream Liqo copies kept outside the project
 // (../shared/upstream-liqo-crds by default).
 //
@@ -31,8 +31,8 @@ const versionAnnotation = "controller-gen.kubebuilder.io/version"
 
 func main() {
 	upstream := flag.String("upstream", "../shared/upstream-liqo-crds", "folder holding the upstream Liqo CRDs and rule files")
-	crds := flag.String("crds", "assets/crds", "folder holding our CRDs")
-	rbac := flag.String("rbac", "assets/rbac", "folder holding our ClusterRoles")
+	crds := flag.String("crds", "assets/deploy/crds", "folder holding our CRDs")
+	rbac := flag.String("rbac", "assets/deploy/rbac", "folder holding our ClusterRoles")
 	flag.Parse()
 
 	diffs, err := run(*upstream, *crds, *rbac)

@@ -1,7 +1,7 @@
 // Package v1beta1 contains the Go types of the authentication.liqo.io/v1beta1
 // API group (Tenant, Identity, ResourceSlice, Renew). The types are wire- and
 // schema-compatible with Liqo v1.x: the CRDs generated from them by
-// controller-gen (hack/generate.sh, assets/crds) accept exactly the objects
+// controller-gen (hack/generate.sh, assets/deploy/crds) accept exactly the objects
 // Liqo's own CRDs accept.
 //
 // +kubebuilder:object:generate=true
