@@ -74,6 +74,7 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	root.AddCommand(newInitCommand(o), newInfoCommand(o),
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
 		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o))
+	root.AddCommand(newInstallCommands(o)...)
 	return root
 }
 

@@ -1,0 +1,63 @@
+package batch
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// InstallOptions install or remove the in-cluster controller.
+type InstallOptions struct {
+	*Options
+	Image string
+}
+
+func newInstallCommands(o *Options) []*cobra.Command {
+	opts := &InstallOptions{Options: o}
+	install := &cobra.Command{Use: "install", Short: "Install a component (controller)", Args: cobra.NoArgs}
+	ic := &cobra.Command{
+		Use:   "controller",
+		Short: "Install the in-cluster controller (server-side apply of the embedded manifests)",
+		Long: `Applies the manifests of assets/deploy (the same as kubectl apply -k assets/deploy):
+the authentication.liqo.io CRDs, Liqo's consumer ClusterRoles, and the liqo-auth
+controller (ServiceAccount, least-privilege RBAC, a 2-replica Deployment) in the Liqo namespace.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Install(cmd.Context()) },
+	}
+	ic.Flags().StringVar(&opts.Image, "image", kube.ControllerImage, "controller image")
+	install.AddCommand(ic)
+	uninstall := &cobra.Command{Use: "uninstall", Short: "Remove a component (controller)", Args: cobra.NoArgs}
+	uninstall.AddCommand(&cobra.Command{
+		Use:   "controller",
+		Short: "Remove the in-cluster controller (CRDs, cluster ID, keys and peerings stay)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Uninstall(cmd.Context()) },
+	})
+	return []*cobra.Command{install, uninstall}
+}
+
+// Install applies the controller manifests.
+func (o *InstallOptions) Install(ctx context.Context) error {
+	return o.change(ctx, func(ctx context.Context, c *kube.Cluster) ([]kube.Change, error) { return c.InstallController(ctx, o.Image) })
+}
+
+// Uninstall removes the controller.
+func (o *InstallOptions) Uninstall(ctx context.Context) error {
+	return o.change(ctx, func(ctx context.Context, c *kube.Cluster) ([]kube.Change, error) { return c.UninstallController(ctx) })
+}
+
+func (o *InstallOptions) change(ctx context.Context, do func(context.Context, *kube.Cluster) ([]kube.Change, error)) error {
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	c, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	changes, err := do(ctx, c)
+	for _, ch := range changes {
+		o.Printer.Info(Local, "%s", ch)
+	}
+	return err
+}

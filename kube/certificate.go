@@ -1,0 +1,204 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// Fields of the provider's certificate cache Secret (§6.3).
+const (
+	RemoteCertCSRField         = "csr"
+	RemoteCertCertificateField = "certificate"
+)
+
+// CSR issuance parameters of the control-plane identity, as Liqo uses them.
+const (
+	IdentityCSRGenerateName = "liqo-identity-"
+	IdentityApprovalReason  = "IdentityManagerApproval"
+	IdentityApprovalMessage = "This CSR was approved by Liqo Identity Manager"
+)
+
+// ErrStoredCSRMismatch means the provider holds a certificate for another
+// CSR of the same consumer: it re-installed with new keys but kept its ID.
+var ErrStoredCSRMismatch = errors.New("the stored and the provided CSR do not match")
+
+// CachedCertificate returns the certificate the provider stored for a
+// consumer's CSR in its tenant namespace (§6.3 step 1): nil when there is
+// none (or the Secret lacks a key), ErrStoredCSRMismatch when it was issued
+// for another CSR.
+func (c *Cluster) CachedCertificate(ctx context.Context, tenantNamespace string, csr []byte) ([]byte, error) {
+	s, err := c.Kube.CoreV1().Secrets(tenantNamespace).Get(ctx, RemoteCertSecretName, metav1.GetOptions{})
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+	}
+	stored, okCSR := s.Data[RemoteCertCSRField]
+	cert, okCert := s.Data[RemoteCertCertificateField]
+	if !okCSR || !okCert {
+		return nil, nil
+	}
+	if !bytes.Equal(stored, csr) {
+		return nil, fmt.Errorf("%w: delete secret %s/%s on the provider to issue a new certificate",
+			ErrStoredCSRMismatch, tenantNamespace, RemoteCertSecretName)
+	}
+	return cert, nil
+}
+
+// StoreCertificate creates or updates the certificate cache Secret of a
+// consumer (label remote-cluster-id, data csr + certificate, no owner).
+func (c *Cluster) StoreCertificate(ctx context.Context, tenantNamespace, consumerID string, csr, cert []byte) (Change, error) {
+	secrets := c.Kube.CoreV1().Secrets(tenantNamespace)
+	ch := Change{Object: "Secret " + tenantNamespace + "/" + RemoteCertSecretName}
+	data := map[string][]byte{RemoteCertCSRField: csr, RemoteCertCertificateField: cert}
+	s, err := secrets.Get(ctx, RemoteCertSecretName, metav1.GetOptions{})
+	if IsNotFound(err) {
+		s = &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: RemoteCertSecretName, Namespace: tenantNamespace,
+				Labels: map[string]string{RemoteClusterIDLabel: consumerID}},
+			Data: data,
+		}
+		if _, err = secrets.Create(ctx, s, metav1.CreateOptions{}); err == nil {
+			ch.Action = Created
+			return ch, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+		}
+		s, err = secrets.Get(ctx, RemoteCertSecretName, metav1.GetOptions{})
+	}
+	if err != nil {
+		return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+	}
+	if s.Labels[RemoteClusterIDLabel] == consumerID && bytes.Equal(s.Data[RemoteCertCSRField], csr) &&
+		bytes.Equal(s.Data[RemoteCertCertificateField], cert) {
+		ch.Action = Unchanged
+		return ch, nil
+	}
+	s.Labels = mergeInto(s.Labels, map[string]string{RemoteClusterIDLabel: consumerID})
+	s.Data = data
+	if _, err := secrets.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+	}
+	ch.Action = Updated
+	return ch, nil
+}
+
+// TenantCertificateOptions tune TenantCertificate.
+type TenantCertificateOptions struct {
+	// Renew skips the cache and always issues a new certificate.
+	Renew bool
+	// KeepCSR leaves the CertificateSigningRequest object in place.
+	KeepCSR bool
+	// Timeout bounds the wait for the signer; 0 = 30s, like Liqo.
+	Timeout time.Duration
+}
+
+// TenantCertificate returns the control-plane certificate for a consumer's
+// CSR (§6.3): the cached one, or a new one issued through the Kubernetes CSR
+// API and then cached. issued tells whether a new certificate was made.
+func (c *Cluster) TenantCertificate(ctx context.Context, tenantNamespace, consumerID string, csr []byte, o TenantCertificateOptions) (cert []byte, issued bool, err error) {
+	if !o.Renew {
+		if cert, err = c.CachedCertificate(ctx, tenantNamespace, csr); err != nil || cert != nil {
+			return cert, false, err
+		}
+	}
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	issueCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cert, err = c.IssueCertificate(issueCtx, CSRRequest{
+		PEM: csr, GenerateName: IdentityCSRGenerateName, Labels: map[string]string{RemoteTenantCSRLabel: "true"},
+		Reason: IdentityApprovalReason, Message: IdentityApprovalMessage, KeepObject: o.KeepCSR,
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("issuing the certificate of cluster %s: %w", consumerID, err)
+	}
+	if _, err := c.StoreCertificate(ctx, tenantNamespace, consumerID, csr, cert); err != nil {
+		return nil, false, err
+	}
+	return cert, true, nil
+}
+
+// CertificateRenewalTime is when Liqo renews a certificate: at 2/3 of its
+// validity (notAfter - (notAfter - notBefore)/3). It reads the first
+// certificate of a PEM chain.
+func CertificateRenewalTime(certPEM []byte) (time.Time, error) {
+	cert, err := ParseCertificatePEM(certPEM)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return RenewalTime(cert.NotBefore, cert.NotAfter), nil
+}
+
+// RenewalTime is the 2/3 point of a validity period.
+func RenewalTime(notBefore, notAfter time.Time) time.Time {
+	return notAfter.Add(-notAfter.Sub(notBefore) / 3)
+}
+
+// ParseCertificatePEM parses the first certificate of a PEM chain.
+func ParseCertificatePEM(certPEM []byte) (*x509.Certificate, error) {
+	block, _ := pem.Decode(certPEM)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, errors.New("unable to parse the certificate: no PEM CERTIFICATE block")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("unable to parse the certificate: %w", err)
+	}
+	return cert, nil
+}
+
+// AdvertisedAPIServer is the provider API server put in authParams (§6.4):
+// the override when set, else the client's own server URL (lab and test
+// clusters have no control-plane Nodes to read it from). Like Liqo, a URL
+// without scheme gets https://.
+func (c *Cluster) AdvertisedAPIServer(override string) string {
+	server := override
+	if server == "" {
+		server = c.Config.Host
+	}
+	if !strings.Contains(server, "://") {
+		server = "https://" + server
+	}
+	return strings.TrimSuffix(server, "/")
+}
+
+// AdvertisedCA is the provider CA put in authParams (§6.4): the override when
+// set, else the CA the client trusts (inline data or file).
+func (c *Cluster) AdvertisedCA(override []byte) ([]byte, error) {
+	switch {
+	case len(override) > 0:
+		return override, nil
+	case len(c.Config.CAData) > 0:
+		return c.Config.CAData, nil
+	case c.Config.CAFile != "":
+		ca, err := os.ReadFile(c.Config.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading the API server CA: %w", err)
+		}
+		return ca, nil
+	}
+	return nil, nil
+}
+
+// NewAuthParams builds a Tenant's status.authParams (§6.4).
+func NewAuthParams(cert, ca []byte, apiServer, proxyURL string) *authv1beta1.AuthParams {
+	return &authv1beta1.AuthParams{CA: ca, SignedCRT: cert, APIServer: apiServer, ProxyURL: proxyURL}
+}

@@ -1,0 +1,72 @@
+package controller
+
+import (
+	"context"
+	"time"
+
+	certv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	certlisters "k8s.io/client-go/listers/certificates/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// csrCleanupMargin is added to the certificate timeout before a finished
+// CSR counts as abandoned.
+const csrCleanupMargin = 30 * time.Second
+
+// csrCleaner deletes the finished Tenant CSRs (labelled
+// liqo.io/remote-tenant-csr) that nobody will read any more: issuance
+// deletes its own CSR once the certificate is stored, so these are the
+// leftovers of timed-out or interrupted attempts, and of Liqo, which keeps
+// them. It only runs when Options.KeepCSRs is false.
+type csrCleaner struct {
+	c     *kube.Cluster
+	csrs  certlisters.CertificateSigningRequestLister
+	grace time.Duration // how long a reader may still need a finished CSR
+	now   func() time.Time
+}
+
+func (r *csrCleaner) sync(ctx context.Context, key string) (time.Duration, error) {
+	_, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return 0, nil
+	}
+	csr, err := r.csrs.Get(name)
+	if kube.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if !finished(csr) {
+		return 0, nil // its update will bring it back here
+	}
+	now := time.Now()
+	if r.now != nil {
+		now = r.now()
+	}
+	if wait := csr.CreationTimestamp.Add(r.grace).Sub(now); wait > 0 {
+		return wait, nil
+	}
+	err = r.c.Kube.CertificatesV1().CertificateSigningRequests().Delete(ctx, name, metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &csr.UID}})
+	if kube.IsNotFound(err) {
+		return 0, nil
+	}
+	return 0, err
+}
+
+// finished tells whether a CSR got its certificate or was refused.
+func finished(csr *certv1.CertificateSigningRequest) bool {
+	if len(csr.Status.Certificate) > 0 {
+		return true
+	}
+	for _, c := range csr.Status.Conditions {
+		if c.Type == certv1.CertificateDenied || c.Type == certv1.CertificateFailed {
+			return true
+		}
+	}
+	return false
+}

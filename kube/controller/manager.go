@@ -1,0 +1,162 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// Options select and tune the reconcilers.
+type Options struct {
+	Provider bool // run the nonce creator (§3.3) and the Tenant reconciler (§6.2–§6.5)
+	Consumer bool // run the nonce signer (§4.3) and the Identity reconciler (§8)
+	// APIServerOverride is the provider API server URL advertised in
+	// authParams; "" = the rest config's Host (lab clusters have no Nodes).
+	// https:// is prefixed when there is no scheme, like Liqo.
+	APIServerOverride string
+	// CAOverride is the provider CA PEM; nil = the rest config's CAData (or
+	// the content of CAFile).
+	CAOverride []byte
+	Workers    int // per queue; 0 = 2
+	// CertificateTimeout bounds the wait for a CSR to be signed; 0 = 30s.
+	CertificateTimeout time.Duration
+	// KeepCSRs leaves CertificateSigningRequests in place once their
+	// certificate is stored (Liqo lets them pile up; by default we delete
+	// them).
+	KeepCSRs bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.CertificateTimeout <= 0 {
+		o.CertificateTimeout = 30 * time.Second
+	}
+	return o
+}
+
+// eventFlushTimeout bounds how long stopping waits for queued Events.
+const eventFlushTimeout = 5 * time.Second
+
+// Manager runs the reconcilers of one cluster. Run may be called again
+// after it returned (RunWithLease does so when leadership comes back), but
+// never twice at once.
+type Manager struct {
+	c   *kube.Cluster
+	o   Options
+	dyn dynamic.Interface
+
+	running    atomic.Bool
+	hasSynced  atomic.Bool
+	synced     chan struct{}
+	syncedOnce sync.Once
+
+	// afterSync, when set (tests), is told about every finished sync.
+	afterSync func(loop, key string, err error)
+}
+
+// New checks the options and prepares a Manager; it does not contact the
+// cluster.
+func New(c *kube.Cluster, o Options) (*Manager, error) {
+	if c == nil {
+		return nil, errors.New("controller: no cluster")
+	}
+	if !o.Provider && !o.Consumer {
+		return nil, errors.New("controller: nothing to run: enable the provider side, the consumer side or both")
+	}
+	dyn, err := dynamic.NewForConfig(c.Config)
+	if err != nil {
+		return nil, fmt.Errorf("controller: building a dynamic client for %s: %w", c.Server, err)
+	}
+	return &Manager{c: c, o: o.withDefaults(), dyn: dyn, synced: make(chan struct{})}, nil
+}
+
+// HasSynced tells whether a Run is active and all its informers synced.
+func (m *Manager) HasSynced() bool { return m.hasSynced.Load() }
+
+// Synced is closed once the informers of a Run first synced.
+func (m *Manager) Synced() <-chan struct{} { return m.synced }
+
+// Run starts the informers, waits for their caches, and runs the workers
+// until ctx ends. It returns once the workers stopped and the Events they
+// emitted were written. It fails early when the Liqo APIs are not served.
+func (m *Manager) Run(ctx context.Context) error {
+	if !m.running.CompareAndSwap(false, true) {
+		return errors.New("controller: this Manager is already running")
+	}
+	defer m.running.Store(false)
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err := m.checkAPIs(ctx); err != nil {
+		return err
+	}
+	logger := klog.FromContext(ctx)
+	ev := newEvents(m.c)
+	defer ev.close(eventFlushTimeout)
+	r, err := m.wire(ev)
+	if err != nil {
+		return err
+	}
+	defer r.shutDownQueues() // also when ctx ends before the caches synced
+	r.start(ctx)
+	defer r.stop()
+	// Event-driven (no 100 ms polling): a handshake waits on this.
+	if !cache.WaitFor(ctx, "", r.synced...) {
+		return nil // ctx ended first
+	}
+	m.hasSynced.Store(true)
+	defer m.hasSynced.Store(false)
+	m.syncedOnce.Do(func() { close(m.synced) })
+	logger.V(1).Info("Controllers synced", "cluster", m.c.Server, "provider", m.o.Provider, "consumer", m.o.Consumer)
+
+	var workers sync.WaitGroup
+	for _, l := range r.loops {
+		l.run(ctx, m.o.Workers, &workers)
+	}
+	<-ctx.Done()
+	r.shutDownQueues()
+	workers.Wait()
+	return nil
+}
+
+// checkAPIs fails fast, with a hint, when the authentication.liqo.io CRDs
+// are missing (an informer would otherwise retry its list forever).
+func (m *Manager) checkAPIs(ctx context.Context) error {
+	var err error
+	if m.o.Provider {
+		_, err = m.c.Liqo.Tenants("").List(ctx, metav1.ListOptions{Limit: 1})
+	}
+	if err == nil && m.o.Provider {
+		// Every Tenant reconcile looks at the consumer's ResourceSlices
+		// (cordoning). The API server builds a custom resource's storage on
+		// its first request, which takes a second on a small machine: pay
+		// for it here rather than in the middle of the first handshake.
+		_, err = m.dyn.Resource(authv1beta1.ResourceSliceGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1})
+		if kube.IsNotFound(err) {
+			err = nil // served only with the authentication CRDs; cordoning then has nothing to do
+		}
+	}
+	if err == nil && m.o.Consumer {
+		_, err = m.c.Liqo.Identities("").List(ctx, metav1.ListOptions{Limit: 1})
+	}
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return nil
+	case kube.IsNotFound(err):
+		return fmt.Errorf("controller: the authentication.liqo.io API is not served by %s: run `liqo-auth-tui init` or install Liqo", m.c.Server)
+	}
+	return fmt.Errorf("controller: %w", kube.Reach(m.c.Server, err))
+}

@@ -1,0 +1,42 @@
+package controller
+
+import "github.com/liqo-auth-tui/liqo-auth-tui/kube"
+
+// Event reasons. They are Liqo's (protocol spec §3.3, §4.3, §6.2, §8, §11):
+// tools and people that know Liqo look for these words.
+const (
+	// Nonce creator (provider).
+	ReasonMissingLabels           = "MissingLabels"
+	ReasonMissingClusterID        = "MissingClusterID"
+	ReasonTenantNamespaceNotFound = "TenantNamespaceNotFound"
+	ReasonWrongNamespace          = "WrongNamespace"
+	ReasonNonceGenerated          = "NonceGenerated"
+
+	// Nonce signer (consumer).
+	ReasonMissingRemoteClusterID = "MissingRemoteClusterID"
+	ReasonNonceSigned            = "NonceSigned"
+
+	// Tenant reconciler (provider); the handshake reasons live in kube.
+	ReasonNonceNotFound                        = kube.ReasonNonceNotFound
+	ReasonSignatureVerificationFailed          = kube.ReasonSignatureVerificationFailed
+	ReasonInvalidCSR                           = kube.ReasonInvalidCSR
+	ReasonInvalidPublicKey                     = kube.ReasonInvalidPublicKey
+	ReasonInvalidTenant                        = kube.ReasonInvalidTenant
+	ReasonTenantNamespaceCreationFailed        = "TenantNamespaceCreationFailed"
+	ReasonCertificateRenewalCheckFailed        = "CertificateRenewalCheckFailed"
+	ReasonAuthParamsFailed                     = "AuthParamsFailed"
+	ReasonClusterRolesBindingFailed            = "ClusterRolesBindingFailed"
+	ReasonClusterRolesClusterWideBindingFailed = "ClusterRolesClusterWideBindingFailed"
+	ReasonClusterRolesUnbindingSuccess         = "ClusterRolesUnbindingSuccess"
+	ReasonClusterRolesUnbindingFailed          = "ClusterRolesUnbindingFailed"
+	ReasonResourceSlicesDeleted                = "ResourceSlicesDeleted"
+	ReasonNamespaceMapsDeleted                 = "NamespaceMapsDeleted"
+	ReasonUpdateFailed                         = "UpdateFailed"
+	ReasonReconciled                           = "Reconciled"
+	ReasonCertificateRenewed                   = "CertificateRenewed"
+
+	// Identity reconciler (consumer). KubeconfigFailed is ours: Liqo only
+	// logs, but a missing key pair deserves to be seen on the Identity.
+	ReasonKubeconfigEnsured = "KubeconfigEnsured"
+	ReasonKubeconfigFailed  = "KubeconfigFailed"
+)

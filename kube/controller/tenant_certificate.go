@@ -1,0 +1,90 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// authParams fills status.authParams (§6.2 step 7, §6.3, §6.4): the cached
+// certificate of spec.csr, or a new one when there is none or it reached 2/3
+// of its lifetime. It returns when to look again (renewal) and whether the
+// certificate in the status was replaced by a newer one.
+func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant, status *authv1beta1.TenantStatus) (time.Duration, bool, error) {
+	now := r.clock()
+	var old []byte
+	if p := status.AuthParams; p != nil && len(p.SignedCRT) > 0 {
+		old = p.SignedCRT
+		if _, _, err := renewalDue(old, now); err != nil {
+			r.events.warning(ctx, t, ReasonCertificateRenewalCheckFailed, err.Error())
+			return 0, false, err
+		}
+	}
+	cert, err := r.c.CachedCertificate(ctx, status.TenantNamespace, t.Spec.CSR)
+	if err != nil {
+		r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
+		return 0, false, err
+	}
+	// A cached certificate past its 2/3 point (or unreadable) is replaced.
+	// The status one is only compared: after a lost status update the
+	// cache may already hold its successor, which is then reused.
+	if cert != nil {
+		if due, _, err := renewalDue(cert, now); err != nil || due {
+			cert = nil
+		}
+	}
+	if cert == nil {
+		cert, _, err = r.c.TenantCertificate(ctx, status.TenantNamespace, t.Spec.ClusterID, t.Spec.CSR,
+			kube.TenantCertificateOptions{Renew: true, KeepCSR: r.o.KeepCSRs, Timeout: r.o.CertificateTimeout})
+		if err != nil {
+			r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
+			return 0, false, err
+		}
+	}
+	_, requeueAfter, err := renewalDue(cert, now)
+	if err != nil {
+		return 0, false, err // not a certificate: the CA answered garbage
+	}
+	if parsed, err := kube.ParseCertificatePEM(cert); err == nil {
+		observeCertificate(t.Spec.ClusterID, parsed.NotAfter)
+	}
+	ca, err := r.c.AdvertisedCA(r.o.CAOverride)
+	if err != nil {
+		r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
+		return 0, false, err
+	}
+	status.AuthParams = kube.NewAuthParams(cert, ca, r.c.AdvertisedAPIServer(r.o.APIServerOverride), t.Spec.ProxyURL)
+	renewed := old != nil && !bytes.Equal(old, cert)
+	return requeueAfter, renewed, nil
+}
+
+// renewalDue tells whether a certificate reached the 2/3 point of its
+// validity, when Liqo renews it, and otherwise when to look again: 1.1 ×
+// the time left to that point, so that the check lands just after it.
+func renewalDue(certPEM []byte, now time.Time) (due bool, requeueAfter time.Duration, err error) {
+	at, err := kube.CertificateRenewalTime(certPEM)
+	if err != nil {
+		return false, 0, fmt.Errorf("checking the certificate for renewal: %w", err)
+	}
+	due, requeueAfter = renewalSchedule(at, now)
+	return due, requeueAfter, nil
+}
+
+func renewalSchedule(at, now time.Time) (due bool, requeueAfter time.Duration) {
+	left := at.Sub(now)
+	if left <= 0 {
+		return true, 0
+	}
+	return false, left + left/10
+}
+
+func (r *tenantReconciler) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,47 @@
+package controller
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corelisters "k8s.io/client-go/listers/core/v1"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// tenantNamespaces finds tenant namespaces by labels (§2), from the
+// informer's cache when it holds exactly one, else live. A live, consistent
+// list of namespaces waits for the API server's cache to catch up with the
+// latest write anywhere (50–100ms): too slow for every reconcile, while a
+// tenant namespace, once there, hardly ever changes.
+type tenantNamespaces struct {
+	c      *kube.Cluster
+	lister corelisters.NamespaceLister // namespaces labelled liqo.io/tenant-namespace
+}
+
+func (n tenantNamespaces) cached(remoteClusterID string) *corev1.Namespace {
+	list, err := n.lister.List(labels.SelectorFromSet(labels.Set{kube.RemoteClusterIDLabel: remoteClusterID}))
+	if err != nil || len(list) != 1 {
+		return nil
+	}
+	return list[0]
+}
+
+// get returns the tenant namespace of a remote cluster (NotFound when none).
+func (n tenantNamespaces) get(ctx context.Context, remoteClusterID string) (*corev1.Namespace, error) {
+	if ns := n.cached(remoteClusterID); ns != nil {
+		return ns, nil
+	}
+	return n.c.TenantNamespace(ctx, remoteClusterID)
+}
+
+// ensure returns the tenant namespace of a remote cluster, creating it
+// when there is none.
+func (n tenantNamespaces) ensure(ctx context.Context, remoteClusterID string) (*corev1.Namespace, error) {
+	if ns := n.cached(remoteClusterID); ns != nil {
+		return ns, nil
+	}
+	ns, _, err := n.c.EnsureTenantNamespace(ctx, remoteClusterID)
+	return ns, err
+}
