@@ -1,0 +1,144 @@
+// Command liqo-auth-controller is the in-cluster controller: the provider
+// and consumer reconcilers of kube/controller under leader election, with
+// health, readiness and Prometheus metrics endpoints.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
+)
+
+type options struct {
+	kubeconfig, context, liqoNamespace string
+	leaderElect                        bool
+	leaseName, identity                string
+	healthAddr, metricsAddr            string
+	provider, consumer                 bool
+	apiServerOverride, caOverrideFile  string
+	workers                            int
+}
+
+func main() {
+	o := options{}
+	fs := flag.NewFlagSet("liqo-auth-controller", flag.ExitOnError)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for development (default: in-cluster config)")
+	fs.StringVar(&o.context, "context", "", "kubeconfig context (with --kubeconfig)")
+	fs.StringVar(&o.liqoNamespace, "liqo-namespace", kube.DefaultLiqoNamespace, "namespace of the cluster ID, keys and the leader Lease")
+	fs.BoolVar(&o.leaderElect, "leader-elect", true, "run only while holding the leader Lease (needed with more than one replica)")
+	fs.StringVar(&o.leaseName, "lease-name", kube.ControllerLeaseName, "name of the leader Lease; the wizard looks for it to know a controller runs")
+	fs.StringVar(&o.identity, "identity", "", "leader election identity (default: $POD_NAME or the host name)")
+	fs.StringVar(&o.healthAddr, "health-address", ":8081", "address of /healthz and /readyz")
+	fs.StringVar(&o.metricsAddr, "metrics-address", ":8080", "address of /metrics")
+	fs.BoolVar(&o.provider, "provider", true, "serve the provider side (nonce creator, Tenant reconciler)")
+	fs.BoolVar(&o.consumer, "consumer", true, "serve the consumer side (nonce signer, Identity reconciler)")
+	fs.StringVar(&o.apiServerOverride, "api-server-address-override", "", "provider API server URL advertised to consumers (default: the in-cluster API server URL)")
+	fs.StringVar(&o.caOverrideFile, "ca-override-file", "", "provider CA bundle advertised to consumers (default: the service account's ca.crt)")
+	fs.IntVar(&o.workers, "workers", 4, "workers per reconciler")
+	klog.InitFlags(fs)
+	_ = fs.Parse(os.Args[1:])
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		klog.ErrorS(err, "liqo-auth-controller stopped")
+		klog.Flush()
+		os.Exit(1)
+	}
+	klog.Flush()
+}
+
+func run(ctx context.Context, o options) error {
+	cfg, err := restConfig(o)
+	if err != nil {
+		return err
+	}
+	c, err := kube.NewCluster(cfg, o.liqoNamespace)
+	if err != nil {
+		return err
+	}
+	copts := controller.Options{Provider: o.provider, Consumer: o.consumer, APIServerOverride: o.apiServerOverride, Workers: o.workers}
+	if o.caOverrideFile != "" {
+		if copts.CAOverride, err = os.ReadFile(o.caOverrideFile); err != nil {
+			return fmt.Errorf("--ca-override-file: %w", err)
+		}
+	}
+	controller.RegisterMetrics()
+	m, err := controller.New(c, copts)
+	if err != nil {
+		return err
+	}
+	s := &status{}
+	servers := []*http.Server{
+		{Addr: o.healthAddr, Handler: s.healthMux(m), ReadHeaderTimeout: 5 * time.Second},
+		{Addr: o.metricsAddr, Handler: metricsMux(), ReadHeaderTimeout: 5 * time.Second},
+	}
+	for _, srv := range servers {
+		go func() {
+			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				klog.ErrorS(err, "HTTP server failed", "address", srv.Addr)
+				stopProcess()
+			}
+		}()
+	}
+	defer func() {
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, srv := range servers {
+			_ = srv.Shutdown(shutdown)
+		}
+	}()
+	klog.InfoS("Starting", "apiServer", c.Server, "liqoNamespace", c.Namespace, "provider", o.provider, "consumer", o.consumer, "leaderElect", o.leaderElect)
+	if !o.leaderElect {
+		s.leading.Store(true)
+		return m.Run(ctx)
+	}
+	identity := o.identity
+	if identity == "" {
+		identity = os.Getenv("POD_NAME")
+	}
+	if identity == "" {
+		identity, _ = os.Hostname()
+	}
+	return controller.RunWithLease(ctx, c, o.leaseName, identity, m, func(leading bool) {
+		s.leading.Store(leading)
+		klog.InfoS("Leadership changed", "identity", identity, "leading", leading)
+	})
+}
+
+func restConfig(o options) (*rest.Config, error) {
+	if o.kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("not running in a cluster (%w): pass --kubeconfig", err)
+		}
+		return cfg, nil
+	}
+	c, err := kube.Connect(kube.KubeconfigOptions{Path: o.kubeconfig, Context: o.context})
+	if err != nil {
+		return nil, err
+	}
+	return c.Config, nil
+}
+
+func metricsMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(controller.Registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// stopProcess ends the process the way a signal would.
+func stopProcess() { _ = syscall.Kill(os.Getpid(), syscall.SIGTERM) }
