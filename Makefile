@@ -35,9 +35,16 @@ fuzz:
 	  done; \
 	done
 
-# Two real control planes and the tool against them; leaving stops the lab.
-demo: build kube-binaries
-	bin/liqo-auth-lab run --dir .lab -- hack/demo.sh
+# Two real control planes and the wizard against both; leaving it stops the lab.
+# The build prints every 25th package it compiles (a first build takes minutes).
+demo: kube-binaries
+	@echo "demo: building bin/liqo-auth-tui and bin/liqo-auth-lab..."
+	@set -o pipefail; start=$$SECONDS; \
+	  $(GO) build -v -o bin/ ./cmd/liqo-auth-tui ./cmd/liqo-auth-lab 2>&1 | \
+	  awk '/^[^ :]+$$/ { if (++n % 25 == 0) { print "demo:   compiled " n " packages (" $$0 ")"; fflush() } next } { print; fflush() }' && \
+	  echo "demo: built in $$((SECONDS - start))s"
+	@echo "demo: starting the lab: bin/liqo-auth-lab run --dir .lab -- hack/demo.sh"
+	@LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) bin/liqo-auth-lab run --dir .lab -- hack/demo.sh
 
 generate:
 	hack/generate.sh

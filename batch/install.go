@@ -40,7 +40,9 @@ controller (ServiceAccount, least-privilege RBAC, a 2-replica Deployment) in the
 
 // Install applies the controller manifests.
 func (o *InstallOptions) Install(ctx context.Context) error {
-	return o.change(ctx, func(ctx context.Context, c *kube.Cluster) ([]kube.Change, error) { return c.InstallController(ctx, o.Image) })
+	return o.change(ctx, func(ctx context.Context, c *kube.Cluster) ([]kube.Change, error) {
+		return c.InstallController(ctx, o.Image)
+	})
 }
 
 // Uninstall removes the controller.

@@ -2,6 +2,8 @@ package batch
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -173,7 +175,8 @@ func (b *wizardBackend) Authenticate(ctx context.Context, consumer, provider tui
 	}
 	return &tui.AuthResult{ConsumerID: res.ConsumerID, ProviderID: res.ProviderID,
 		Identity:         res.Identity.Namespace + "/" + res.Identity.Name,
-		KubeconfigSecret: res.KubeconfigSecret, ConsumerFingerprint: res.ConsumerFingerprint}, nil
+		KubeconfigSecret: res.KubeconfigSecret, ConsumerFingerprint: res.ConsumerFingerprint,
+		CertificateExpiry: identityNotAfter(res.Identity)}, nil
 }
 
 func (b *wizardBackend) CreateNonce(ctx context.Context, provider tui.ClusterRef, consumerID string, sink tui.Sink) (*tui.Artifact, error) {
@@ -226,7 +229,7 @@ func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, err
 		return nil, fmt.Errorf("identity authParams.ca: %w", err)
 	}
 	a := &tui.Artifact{Kind: tui.KindIdentity, Data: data, Fingerprint: fp, FromID: id.Spec.ClusterID,
-		APIServer: id.Spec.AuthParams.APIServer}
+		APIServer: id.Spec.AuthParams.APIServer, NotAfter: identityNotAfter(id)}
 	if aws := id.Spec.AuthParams.AWSConfig; aws != nil {
 		// EKS Identities carry AWS access keys: mask them on screen and
 		// keep them off the clipboard.
@@ -347,7 +350,8 @@ func (b *wizardBackend) ApplyIdentity(ctx context.Context, consumer tui.ClusterR
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	res := &tui.AuthResult{ConsumerID: own, ProviderID: id.Spec.ClusterID, Identity: applied.Namespace + "/" + applied.Name}
+	res := &tui.AuthResult{ConsumerID: own, ProviderID: id.Spec.ClusterID, Identity: applied.Namespace + "/" + applied.Name,
+		CertificateExpiry: identityNotAfter(applied)}
 	if ref := applied.Status.KubeconfigSecretRef; ref != nil {
 		res.KubeconfigSecret = applied.Namespace + "/" + ref.Name
 	}
@@ -366,7 +370,36 @@ func (b *wizardBackend) Verify(ctx context.Context, consumer tui.ClusterRef, pro
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	return &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied}, nil
+	out := &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied}
+	// The expiry is a bonus: an Identity that cannot be read leaves it unknown.
+	if id, err := c.ControlPlaneIdentityFor(ctx, providerID); err == nil {
+		out.CertificateExpiry = identityNotAfter(id)
+	}
+	return out, nil
+}
+
+// identityNotAfter is the notAfter of an Identity's signed certificate (the
+// first of its PEM chain); zero when there is none or it does not parse.
+func identityNotAfter(id *authv1beta1.Identity) time.Time {
+	if id == nil {
+		return time.Time{}
+	}
+	rest := id.Spec.AuthParams.SignedCRT
+	for {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			return time.Time{}
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return time.Time{}
+		}
+		return cert.NotAfter
+	}
 }
 
 // toFlowSink forwards flow events to the wizard.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	corev1 "k8s.io/api/core/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
@@ -61,19 +63,28 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink Sink) (*Resul
 				}
 				return nil
 			}},
-		ensureTenantNamespaceStep(Local, consumer, func() string { return res.ProviderID }, &consumerNS),
-		ensureTenantNamespaceStep(Remote, provider, func() string { return res.ConsumerID }, &providerNS),
 		{ID: "engines", Scope: NoScope, Title: "Checking the controllers of both clusters", Success: "Controllers ready",
 			Failure: "Unable to start the controllers",
-			Run: func(ctx context.Context) (err error) {
-				if res.ConsumerEngine, err = eng.ensure(ctx, consumer, Consumer, o.Engine, sink, Local); err != nil {
-					return fmt.Errorf("(local) %w", err)
-				}
-				if res.ProviderEngine, err = eng.ensure(ctx, provider, Provider, o.Engine, sink, Remote); err != nil {
-					return fmt.Errorf("(remote) %w", err)
-				}
-				return nil
+			Run: func(ctx context.Context) error {
+				// Both sides at once: in-process controllers take a moment to
+				// sync their caches, which then overlaps the next steps.
+				var g errgroup.Group
+				g.Go(func() (err error) {
+					if res.ConsumerEngine, err = eng.ensure(ctx, consumer, Consumer, o.Engine, sink, Local); err != nil {
+						return fmt.Errorf("(local) %w", err)
+					}
+					return nil
+				})
+				g.Go(func() (err error) {
+					if res.ProviderEngine, err = eng.ensure(ctx, provider, Provider, o.Engine, sink, Remote); err != nil {
+						return fmt.Errorf("(remote) %w", err)
+					}
+					return nil
+				})
+				return g.Wait()
 			}},
+		ensureTenantNamespaceStep(Local, consumer, func() string { return res.ProviderID }, &consumerNS),
+		ensureTenantNamespaceStep(Remote, provider, func() string { return res.ConsumerID }, &providerNS),
 		ensureNonceSecretStep(provider, func() string { return providerNS.Name }, func() string { return res.ConsumerID }),
 		waitNonceStep(provider, sink, o.StepTimeout, func() string { return providerNS.Name }, func() string { return res.ConsumerID }, &nonce),
 		{ID: "retrieve-nonce", Scope: Remote, Title: "Retrieving nonce", Success: "Nonce retrieved", Failure: "Unable to retrieve nonce",

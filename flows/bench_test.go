@@ -10,6 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -40,10 +43,13 @@ func BenchmarkAuthenticate(b *testing.B) {
 			}
 		})
 		totals = append(totals, time.Since(start))
-		cancel()
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.StopTimer()
+		cleanup(b, ctx, provider, consumer, id+"-p", id+"-c")
+		cancel()
+		b.StartTimer()
 	}
 	p50, p95 := percentile(totals, 50), percentile(totals, 95)
 	b.ReportMetric(p50.Seconds(), "p50-s")
@@ -56,6 +62,30 @@ func BenchmarkAuthenticate(b *testing.B) {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", strings.TrimSpace(k), percentile(perStep[k], 50).Round(100*time.Microsecond), percentile(perStep[k], 95).Round(100*time.Microsecond))
 	}
 	w.Flush()
+}
+
+// cleanup removes a run's peering and namespaces, so that the next run's
+// controllers do not also reconcile the leftovers of earlier runs (on a
+// real cluster, one Liqo namespace means one identity; here logical
+// clusters share a control plane).
+func cleanup(b *testing.B, ctx context.Context, provider, consumer *kube.Cluster, providerID, consumerID string) {
+	if err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil); err != nil {
+		b.Fatal(err)
+	}
+	for _, x := range []struct {
+		c          *kube.Cluster
+		namespaces []string
+	}{{provider, []string{kube.TenantNamespaceName(consumerID), provider.Namespace}}, {consumer, []string{kube.TenantNamespaceName(providerID), consumer.Namespace}}} {
+		for _, ns := range x.namespaces {
+			nss := x.c.Kube.CoreV1().Namespaces()
+			if err := nss.Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+				b.Fatal(err)
+			}
+			if err := kube.WaitForDeletion(ctx, kube.ListWatch(nss.List, nss.Watch, kube.ByName(ns)), &corev1.Namespace{}, "namespace "+ns); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
 
 func benchCluster(b *testing.B, ctx context.Context, i int, id string) *kube.Cluster {

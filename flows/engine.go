@@ -44,6 +44,7 @@ func InProcessLeaseName(r Role) string { return "liqo-auth-inprocess-" + string(
 // engines starts in-process controllers where a side needs them and stops
 // them when the flow ends.
 type engines struct {
+	mu      sync.Mutex
 	wg      sync.WaitGroup
 	cancels []context.CancelFunc
 }
@@ -98,7 +99,9 @@ func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role Role
 	}
 	// The controllers outlive the step that starts them, not the flow.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e.mu.Lock()
 	e.cancels = append(e.cancels, cancel)
+	e.mu.Unlock()
 	host, _ := os.Hostname()
 	identity := fmt.Sprintf("%s-%d", host, os.Getpid())
 	e.wg.Go(func() { _ = controller.RunWithLease(runCtx, c, InProcessLeaseName(role), identity, m, nil) })
@@ -107,6 +110,8 @@ func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role Role
 
 // stop ends the in-process controllers and waits for them (releasing the Lease).
 func (e *engines) stop() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	for _, cancel := range e.cancels {
 		cancel()
 	}

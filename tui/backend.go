@@ -154,6 +154,9 @@ type Artifact struct {
 	FromID, ForID string
 	// APIServer an Identity tells the consumer to use.
 	APIServer string
+	// NotAfter is when an Identity's signed certificate expires (zero if
+	// unknown).
+	NotAfter time.Time
 }
 
 // Shown is the text that may appear on screen or on the clipboard.
@@ -205,6 +208,9 @@ type AuthResult struct {
 	Identity               string // namespace/name on the consumer
 	KubeconfigSecret       string // namespace/name on the consumer
 	ConsumerFingerprint    string
+	// CertificateExpiry is the notAfter of the Identity's signed
+	// certificate (zero if unknown).
+	CertificateExpiry time.Time
 }
 
 // Verification is what the consumer's credentials can do on the provider.
@@ -215,6 +221,9 @@ type Verification struct {
 	Groups          []string
 	Allowed         []string
 	Denied          []string
+	// CertificateExpiry is the notAfter of the certificate the consumer
+	// uses (zero if unknown).
+	CertificateExpiry time.Time
 }
 
 // Backend is everything the wizard needs from the clusters. Every method

@@ -61,6 +61,7 @@ func newDetectScreen(s *session) *detectScreen {
 			Reprobe:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "probe again")),
 			Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit kubeconfigs")),
 		}}
+	d.note, s.notes = strings.Join(s.notes, "\n"), nil
 	return d
 }
 

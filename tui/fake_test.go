@@ -138,7 +138,8 @@ func (f *fakeBackend) Authenticate(_ context.Context, consumer, provider Cluster
 	sink(Event{Kind: Note, Scope: Remote, Message: "provider side served by in-process controller"})
 	sink(Event{Kind: ClusterEvent, Scope: Remote, Reason: "TenantAccepted", Message: "Tenant consumer-1: accepted"})
 	return &AuthResult{ConsumerID: "consumer-1", ProviderID: "provider-1", Identity: "liqo-tenant-provider-1/controlplane-provider-1",
-		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1", ConsumerFingerprint: fpConsumer}, nil
+		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1", ConsumerFingerprint: fpConsumer,
+		CertificateExpiry: fakeExpiry}, nil
 }
 
 func (f *fakeBackend) CreateNonce(_ context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error) {
@@ -176,7 +177,7 @@ func (f *fakeBackend) GenerateIdentity(_ context.Context, provider ClusterRef, c
 	}
 	steps(sink, Local, "generate-identity")
 	return &Artifact{Kind: KindIdentity, Data: []byte(identityYAML), Fingerprint: fpCA, FromID: "provider-1", ForID: consumerID,
-		APIServer: "https://provider.example:6443"}, nil
+		APIServer: "https://provider.example:6443", NotAfter: fakeExpiry}, nil
 }
 
 func (f *fakeBackend) CheckNonce(data []byte) (*Artifact, error) {
@@ -202,7 +203,8 @@ func (f *fakeBackend) CheckIdentity(_ context.Context, consumer ClusterRef, data
 	if !strings.Contains(string(data), "kind: Identity") {
 		return nil, errors.New("input is Tenant, expected an Identity")
 	}
-	return &Artifact{Kind: KindIdentity, Data: data, Fingerprint: fpCA, FromID: "provider-1", APIServer: "https://provider.example:6443"}, nil
+	return &Artifact{Kind: KindIdentity, Data: data, Fingerprint: fpCA, FromID: "provider-1", APIServer: "https://provider.example:6443",
+		NotAfter: fakeExpiry}, nil
 }
 
 func (f *fakeBackend) ApplyIdentity(_ context.Context, consumer ClusterRef, data []byte, sink Sink) (*AuthResult, error) {
@@ -211,7 +213,7 @@ func (f *fakeBackend) ApplyIdentity(_ context.Context, consumer ClusterRef, data
 	}
 	steps(sink, Local, "apply-identity", "wait-identity-status")
 	return &AuthResult{ConsumerID: "consumer-1", ProviderID: "provider-1", Identity: "liqo-tenant-provider-1/controlplane-provider-1",
-		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1"}, nil
+		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1", CertificateExpiry: fakeExpiry}, nil
 }
 
 func (f *fakeBackend) Verify(_ context.Context, consumer ClusterRef, providerID string) (*Verification, error) {
@@ -220,13 +222,13 @@ func (f *fakeBackend) Verify(_ context.Context, consumer ClusterRef, providerID 
 	}
 	return &Verification{Server: "https://provider.example:6443", TenantNamespace: "liqo-tenant-consumer-1", User: "consumer-1",
 		Groups: []string{"liqo.io", "system:authenticated"}, Allowed: []string{"get resourceslices", "create resourceslices"},
-		Denied: []string{"list secrets (cluster-wide)"}}, nil
+		Denied: []string{"list secrets (cluster-wide)"}, CertificateExpiry: fakeExpiry}, nil
 }
 
 // harness drives a Model's Update directly, running the commands it
 // returns (ticks that only animate are dropped) until things settle.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	m      *Model
 	fake   *fakeBackend
 	quit   bool
@@ -235,7 +237,10 @@ type harness struct {
 
 var fixedNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
-func newHarness(t *testing.T, f *fakeBackend, o Options) *harness {
+// fakeExpiry is the notAfter of the fake Identity's certificate.
+var fakeExpiry = fixedNow.Add(365 * 24 * time.Hour)
+
+func newHarness(t testing.TB, f *fakeBackend, o Options) *harness {
 	t.Helper()
 	h := &harness{t: t, fake: f}
 	o.Backend = f

@@ -281,6 +281,9 @@ func (h *handoffScreen) View(width, height int) string {
 	if h.art.Kind == KindIdentity && h.art.APIServer != "" {
 		bottom.WriteString("API server advertised to the consumer: " + h.art.APIServer + "\n")
 	}
+	if h.art.Kind == KindIdentity && !h.art.NotAfter.IsZero() {
+		bottom.WriteString("Certificate expires: " + expiry(h.art.NotAfter, s.now()) + "\n")
+	}
 	bottom.WriteString("\n" + styleBold.Render(fmt.Sprintf("Next, on the %s %s:", other, orDefault(s.peerID, ""))) + "\n")
 	for _, c := range h.nextCommands() {
 		if strings.HasPrefix(c, "#") {

@@ -55,6 +55,15 @@ func opInit(s *session, sides []Scope) operation {
 				sink(Event{Kind: StepDone, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Cluster " + res.ClusterID + " is ready for the handshake"})
 				return res, nil
 			},
+			// The run screen moves on at once: the detect screen says what init did.
+			Apply: func(s *session, v any) {
+				res := v.(*InitResult)
+				note := fmt.Sprintf("%s (%s) init: cluster %s is ready for the handshake", iconDone, side, res.ClusterID)
+				if res.LiqoInstalled {
+					note = fmt.Sprintf("%s (%s) init: Liqo is installed on cluster %s, nothing to do", iconInfo, side, res.ClusterID)
+				}
+				s.notes = append(s.notes, note)
+			},
 		})
 	}
 	return op

@@ -331,6 +331,9 @@ func (r *receiveScreen) View(width, height int) string {
 		if r.art.APIServer != "" {
 			b.WriteString("  API server: " + r.art.APIServer + "\n")
 		}
+		if !r.art.NotAfter.IsZero() {
+			b.WriteString("  certificate expires: " + expiry(r.art.NotAfter, s.now()) + "\n")
+		}
 	case strings.TrimSpace(r.area.Value()) == "" && !r.fileMode:
 		b.WriteString(styleSubtle.Render("waiting for the "+string(r.kind)+"…") + "\n")
 	}

@@ -86,7 +86,9 @@ type session struct {
 	verification            *Verification
 	// banner is a one-line note on where the wizard resumed.
 	banner string
-	done   bool
+	// notes are lines for the next detect screen (what init did).
+	notes []string
+	done  bool
 }
 
 func newSession(ctx context.Context, o Options) *session {

@@ -2,11 +2,15 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 type summaryKeys struct {
@@ -68,6 +72,51 @@ func (s *session) providerID() string {
 	return s.ownID()
 }
 
+// breakValue splits a value into lines of at most w cells: prose at
+// spaces, a plain namespace/name after the slash, anything else at w.
+func breakValue(v string, w int) []string {
+	if w < 10 || lipgloss.Width(v) <= w {
+		return []string{v}
+	}
+	if strings.Contains(v, " ") {
+		return strings.Split(wrap(v, w), "\n")
+	}
+	if i := strings.LastIndex(v, "/"); i > 0 && ansi.Strip(v) == v && lipgloss.Width(v[:i+1]) <= w {
+		return append([]string{v[:i+1]}, breakValue(v[i+1:], w)...)
+	}
+	return strings.Split(ansi.Hardwrap(v, w, true), "\n")
+}
+
+// certificateExpiry is the notAfter of the consumer's certificate: from the
+// handshake just run, else from verify (zero if unknown).
+func (s *session) certificateExpiry() time.Time {
+	if s.auth != nil && !s.auth.CertificateExpiry.IsZero() {
+		return s.auth.CertificateExpiry
+	}
+	if s.verification != nil {
+		return s.verification.CertificateExpiry
+	}
+	return time.Time{}
+}
+
+// expiry shows a certificate's notAfter in UTC and how far away it is,
+// warning when it is near (Liqo renews at 2/3 of the validity: a
+// certificate this close to its end was not renewed) or past.
+func expiry(notAfter, now time.Time) string {
+	at := notAfter.UTC().Format("2006-01-02 15:04 MST")
+	left := notAfter.Sub(now)
+	days := int(math.Round(left.Hours() / 24)) // a fresh 1-year certificate: 365, not 364
+	switch {
+	case left <= 0:
+		return styleErr.Render(at + " (expired: authenticate again to get a new certificate)")
+	case left < 24*time.Hour:
+		return styleWarn.Render(at + fmt.Sprintf(" (in %s)", left.Round(time.Minute)))
+	case days < 30:
+		return styleWarn.Render(at + fmt.Sprintf(" (in %d days: check that it gets renewed)", days))
+	}
+	return at + styleSubtle.Render(fmt.Sprintf(" (in %d days)", days))
+}
+
 func (m *summaryScreen) Init() tea.Cmd     { return nil }
 func (m *summaryScreen) Typing() bool      { return false }
 func (m *summaryScreen) Keys() help.KeyMap { return m.keys }
@@ -91,7 +140,20 @@ func (m *summaryScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 func (m *summaryScreen) View(width, height int) string {
 	s := m.s
 	var b strings.Builder
-	row := func(k, v string) { fmt.Fprintf(&b, "  %-20s %s\n", k, v) }
+	// Values are never cut (an admin copies the Secret's name): a long one
+	// wraps under itself.
+	const labelW = 23
+	row := func(k, v string) {
+		lines := breakValue(v, width-labelW)
+		for i, l := range lines {
+			l = strings.TrimRight(l, " ")
+			if i == 0 {
+				fmt.Fprintf(&b, "  %-20s %s\n", k, l)
+			} else {
+				b.WriteString(strings.Repeat(" ", labelW) + l + "\n")
+			}
+		}
+	}
 	if s.banner != "" {
 		b.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n\n")
 	}
@@ -106,6 +168,9 @@ func (m *summaryScreen) View(width, height int) string {
 				row("Provider CA:", styleFP.Render(s.identity.Fingerprint))
 			}
 			row("API server sent:", s.identity.APIServer)
+			if !s.identity.NotAfter.IsZero() {
+				row("Certificate expires:", expiry(s.identity.NotAfter, s.now()))
+			}
 		}
 		b.WriteString("\n" + wrap("The consumer's admin applies the Identity (liqo-auth-tui apply identity -f identity.yaml) and proves the path with `liqo-auth-tui verify --remote-cluster-id "+s.ownID()+"`. The consumer cluster itself must reach the API server above.", max(width-2, 20)))
 		return b.String()
@@ -123,6 +188,9 @@ func (m *summaryScreen) View(width, height int) string {
 		}
 	} else {
 		row("Provider:", s.providerID())
+	}
+	if exp := s.certificateExpiry(); !exp.IsZero() {
+		row("Certificate expires:", expiry(exp, s.now()))
 	}
 	b.WriteString("\n")
 	if v := s.verification; v != nil {

@@ -132,6 +132,7 @@ func TestDetectOffersInit(t *testing.T) {
 	if why := d.canContinue(); why != "" {
 		t.Fatalf("after init: %s", why)
 	}
+	h.mustSee("(remote) init: cluster provider-1 is ready for the handshake")
 }
 
 func TestAutomatedFlowEndsOnSummary(t *testing.T) {

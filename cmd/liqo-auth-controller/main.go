@@ -30,6 +30,8 @@ type options struct {
 	provider, consumer                 bool
 	apiServerOverride, caOverrideFile  string
 	workers                            int
+	qps                                float64
+	burst                              int
 }
 
 func main() {
@@ -48,6 +50,8 @@ func main() {
 	fs.StringVar(&o.apiServerOverride, "api-server-address-override", "", "provider API server URL advertised to consumers (default: the in-cluster API server URL)")
 	fs.StringVar(&o.caOverrideFile, "ca-override-file", "", "provider CA bundle advertised to consumers (default: the service account's ca.crt)")
 	fs.IntVar(&o.workers, "workers", 4, "workers per reconciler")
+	fs.Float64Var(&o.qps, "kube-api-qps", 50, "client-side rate limit of the requests to the API server (requests per second; negative: none, the API server's priority and fairness still applies)")
+	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of the client-side rate limit")
 	klog.InitFlags(fs)
 	_ = fs.Parse(os.Args[1:])
 
@@ -66,6 +70,9 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	// Every request is counted on /metrics (liqo_auth_api_requests_total).
+	cfg = controller.CountAPIRequests(cfg)
 	c, err := kube.NewCluster(cfg, o.liqoNamespace)
 	if err != nil {
 		return err

@@ -1,0 +1,652 @@
+package main_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	authnv1 "k8s.io/api/authentication/v1"
+	certv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/transport"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+)
+
+// BenchmarkScale1000Tenants is the scale benchmark: 1,000 synthetic
+// consumers (real Ed25519 keys, nonces, signatures and CSRs) apply their
+// Tenants at once to one lab provider served by the controller binary,
+// running as its ServiceAccount in its own process. It prints the time until
+// the last status.authParams is filled, the per-tenant latency (filled −
+// created), the controller's API requests per tenant (from its /metrics),
+// CPU and peak RSS; then, in the same run and on a fresh set of names, the
+// raw floor: a plain client doing per tenant CSR create + approve + wait
+// for the certificate (one shared watch) + a Secret + a RoleBinding, with
+// the same client concurrency.
+//
+// The lab is its own (kube-controller-manager at 1000 QPS, so that CSR
+// signing is not capped at ~20/s); the package's TestMain clusters stay
+// idle. LIQO_AUTH_SCALE_TENANTS and LIQO_AUTH_SCALE_CONCURRENCY change the
+// size (run smaller sizes with -benchtime=1x), LIQO_AUTH_SCALE_CONTROLLER_ARGS
+// adds controller flags (space-separated).
+func BenchmarkScale1000Tenants(b *testing.B) {
+	n := envInt(b, "LIQO_AUTH_SCALE_TENANTS", 1000)
+	conc := envInt(b, "LIQO_AUTH_SCALE_CONCURRENCY", 32)
+	b.StopTimer()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	cs, err := lab.Start(ctx, lab.Options{ControllerManagerQPS: 1000}, "scale")
+	require.NoError(b, err)
+	defer func() { _ = lab.StopAll(cs) }()
+	cfg := rest.CopyConfig(cs[0].Config)
+	cfg.QPS = -1 // the benchmark's own client is not the bottleneck
+	admin, err := kube.NewCluster(cfg, "liqo-scale")
+	require.NoError(b, err)
+	_, err = admin.Init(ctx, kube.InitOptions{ClusterID: "scale-provider"})
+	require.NoError(b, err)
+	_, err = admin.InstallController(ctx, "")
+	require.NoError(b, err)
+
+	for i := range b.N {
+		s := &scaleRun{b: b, ctx: ctx, admin: admin, lab: cs[0], n: n, conc: conc, prefix: fmt.Sprintf("scale%d", i)}
+		s.controllerPhase()
+		s.floorPhase()
+		s.report()
+	}
+}
+
+type scaleRun struct {
+	b      *testing.B
+	ctx    context.Context
+	admin  *kube.Cluster
+	lab    *lab.Cluster
+	n      int
+	conc   int
+	prefix string
+
+	// controller phase
+	total, floorTotal         time.Duration
+	latencies, floorLatencies []time.Duration
+	requests, startupRequests map[string]float64 // verb resource -> count
+	leaseRequests             float64
+	cpu                       time.Duration
+	rssKiB                    int64
+	floorRequests             int64
+	reconciles                float64
+	controllerArgs            string
+}
+
+func (s *scaleRun) ids(kind string) []string {
+	ids := make([]string, s.n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%s-%s-%04d", s.prefix, kind, i)
+	}
+	return ids
+}
+
+// controllerPhase measures the controller serving n Tenants applied at once.
+func (s *scaleRun) controllerPhase() {
+	b, ctx := s.b, s.ctx
+	ids := s.ids("c")
+	// The consumers: real keys, the provider's nonces (filled beforehand,
+	// the nonce creator is not what is measured), signatures and CSRs.
+	tenants := make([]*authv1beta1.Tenant, s.n)
+	parallel(b, s.conc, s.n, func(i int) error {
+		id := ids[i]
+		key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
+		if err != nil {
+			return err
+		}
+		nonce, err := authcrypto.NewNonce()
+		if err != nil {
+			return err
+		}
+		sig, err := authcrypto.SignNonce(key, []byte(nonce))
+		if err != nil {
+			return err
+		}
+		ns := kube.TenantNamespaceName(id)
+		if tenants[i], err = kube.ForgeTenant(id, ns, key, sig, ""); err != nil {
+			return err
+		}
+		if _, err := s.admin.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+			Name: ns, Labels: kube.TenantNamespaceLabels(id)}}, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		_, err = s.admin.Kube.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: kube.NonceSecretName, Namespace: ns,
+				Labels: map[string]string{kube.RemoteClusterIDLabel: id, kube.NonceLabel: "true"}},
+			Data: map[string][]byte{kube.NonceField: []byte(nonce)},
+		}, metav1.CreateOptions{})
+		return err
+	})
+
+	// The controller binary, as its ServiceAccount, in its own process.
+	ctl := s.startController()
+	defer ctl.stop()
+	before := ctl.metrics(b)
+	s.startupRequests = apiRequestCounts(before)
+	cpu0 := ctl.cpu(b)
+
+	// Filled statuses are watched (no polling) by an informer started
+	// before the clock.
+	var mu sync.Mutex
+	filled := map[string]time.Time{}
+	all := make(chan struct{})
+	tenantClient := s.admin.Liqo.Tenants("")
+	inf := cache.NewSharedIndexInformer(kube.ListWatch(tenantClient.List, tenantClient.Watch, func(*metav1.ListOptions) {}),
+		&authv1beta1.Tenant{}, 0, nil)
+	check := func(obj any) {
+		t, ok := obj.(*authv1beta1.Tenant)
+		if !ok || t.Status.AuthParams == nil || len(t.Status.AuthParams.SignedCRT) == 0 || !strings.HasPrefix(t.Name, s.prefix+"-c-") {
+			return
+		}
+		now := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		if _, seen := filled[t.Name]; !seen {
+			filled[t.Name] = now
+			if len(filled) == s.n {
+				close(all)
+			}
+		}
+	}
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: check, UpdateFunc: func(_, cur any) { check(cur) }})
+	require.NoError(b, err)
+	infCtx, stopInf := context.WithCancel(ctx)
+	defer stopInf()
+	go inf.RunWithContext(infCtx)
+	require.True(b, cache.WaitForCacheSync(infCtx.Done(), inf.HasSynced))
+
+	created := make([]time.Time, s.n)
+	b.StartTimer()
+	start := time.Now()
+	parallel(b, s.conc, s.n, func(i int) error {
+		created[i] = time.Now()
+		_, err := s.admin.Liqo.Tenants(tenants[i].Namespace).Create(ctx, tenants[i], metav1.CreateOptions{})
+		return err
+	})
+	select {
+	case <-all:
+	case <-time.After(15 * time.Minute):
+		mu.Lock()
+		got := len(filled)
+		mu.Unlock()
+		b.Fatalf("only %d of %d Tenants got their status in 15 minutes", got, s.n)
+	}
+	mu.Lock()
+	var last time.Time
+	for i, id := range ids {
+		at := filled[id]
+		s.latencies = append(s.latencies, at.Sub(created[i]))
+		if at.After(last) {
+			last = at
+		}
+	}
+	mu.Unlock()
+	s.total = last.Sub(start)
+	b.StopTimer()
+
+	// What the Tenants cost includes what follows their status (Events,
+	// the re-check the status update triggers): wait until it is quiet.
+	after := ctl.quiesce(b)
+	s.cpu = ctl.cpu(b) - cpu0
+	s.rssKiB = ctl.rssKiB(b)
+	s.requests = diffCounts(apiRequestCounts(after), s.startupRequests)
+	s.reconciles = sumSeries(after, "liqo_auth_reconcile_total", `controller="tenant"`) - sumSeries(before, "liqo_auth_reconcile_total", `controller="tenant"`)
+	s.controllerArgs = strings.Join(ctl.args, " ")
+
+	// Sanity: what the statuses promise is there.
+	rbs, err := s.admin.Kube.RbacV1().RoleBindings("").List(ctx, metav1.ListOptions{LabelSelector: kube.ManagedByLabel + "=" + kube.LiqoManagedByValue})
+	require.NoError(b, err)
+	crbs, err := s.admin.Kube.RbacV1().ClusterRoleBindings().List(ctx, metav1.ListOptions{LabelSelector: kube.ManagedByLabel + "=" + kube.LiqoManagedByValue})
+	require.NoError(b, err)
+	require.GreaterOrEqual(b, len(rbs.Items), s.n, "RoleBindings")
+	require.GreaterOrEqual(b, len(crbs.Items), s.n, "ClusterRoleBindings")
+}
+
+// floorPhase measures the raw work on a fresh set of names: per tenant a
+// CSR create + approve + wait for the certificate (one shared watch, started
+// before the clock) + a Secret + a RoleBinding, with the same concurrency.
+func (s *scaleRun) floorPhase() {
+	b, ctx := s.b, s.ctx
+	ids := s.ids("f")
+	csrs := make([][]byte, s.n)
+	parallel(b, s.conc, s.n, func(i int) error {
+		key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
+		if err != nil {
+			return err
+		}
+		if csrs[i], err = authcrypto.NewCSR(key, ids[i]); err != nil {
+			return err
+		}
+		_, err = s.admin.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+			Name: kube.TenantNamespaceName(ids[i])}}, metav1.CreateOptions{})
+		return err
+	})
+
+	// A plain client, counted.
+	var count atomic.Int64
+	cfg := rest.CopyConfig(s.admin.Config)
+	cfg.QPS = -1
+	cfg.WrapTransport = transport.Wrappers(cfg.WrapTransport, func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) { count.Add(1); return rt.RoundTrip(r) })
+	})
+	c, err := kube.NewCluster(cfg, s.admin.Namespace)
+	require.NoError(b, err)
+
+	const floorLabel = "liqo-auth-tui.io/scale-floor"
+	var mu sync.Mutex
+	waiting := map[string]chan []byte{}
+	certs := map[string][]byte{}
+	csrClient := c.Kube.CertificatesV1().CertificateSigningRequests()
+	inf := cache.NewSharedIndexInformer(kube.ListWatch(csrClient.List, csrClient.Watch, kube.BySelector(floorLabel+"="+s.prefix)),
+		&certv1.CertificateSigningRequest{}, 0, nil)
+	check := func(obj any) {
+		csr, ok := obj.(*certv1.CertificateSigningRequest)
+		if !ok || len(csr.Status.Certificate) == 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if ch := waiting[csr.Name]; ch != nil {
+			ch <- csr.Status.Certificate
+			delete(waiting, csr.Name)
+		} else if _, done := certs[csr.Name]; !done {
+			certs[csr.Name] = csr.Status.Certificate // signed before its waiter registered
+		}
+	}
+	_, err = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: check, UpdateFunc: func(_, cur any) { check(cur) }})
+	require.NoError(b, err)
+	infCtx, stopInf := context.WithCancel(ctx)
+	defer stopInf()
+	go inf.RunWithContext(infCtx)
+	require.True(b, cache.WaitForCacheSync(infCtx.Done(), inf.HasSynced))
+	count.Store(0)
+
+	s.floorLatencies = make([]time.Duration, s.n)
+	start := time.Now()
+	parallel(b, s.conc, s.n, func(i int) error {
+		t0 := time.Now()
+		ns := kube.TenantNamespaceName(ids[i])
+		created, err := csrClient.Create(ctx, &certv1.CertificateSigningRequest{
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "floor-", Labels: map[string]string{floorLabel: s.prefix}},
+			Spec: certv1.CertificateSigningRequestSpec{Request: csrs[i], SignerName: kube.KubeAPIServerClientSignerName,
+				Usages: []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageKeyEncipherment, certv1.UsageClientAuth}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			return err
+		}
+		ch := make(chan []byte, 1)
+		mu.Lock()
+		if cert, ok := certs[created.Name]; ok {
+			ch <- cert
+		} else {
+			waiting[created.Name] = ch
+		}
+		mu.Unlock()
+		created.Status.Conditions = append(created.Status.Conditions, certv1.CertificateSigningRequestCondition{
+			Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Floor", Message: "scale benchmark floor"})
+		if _, err := csrClient.UpdateApproval(ctx, created.Name, created, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		var cert []byte
+		select {
+		case cert = <-ch:
+		case <-time.After(2 * time.Minute):
+			return fmt.Errorf("no certificate for CSR %s", created.Name)
+		}
+		if _, err := c.Kube.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: kube.RemoteCertSecretName, Namespace: ns,
+				Labels: map[string]string{kube.RemoteClusterIDLabel: ids[i]}},
+			Data: map[string][]byte{kube.RemoteCertCSRField: csrs[i], kube.RemoteCertCertificateField: cert},
+		}, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		if _, err := c.Kube.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: kube.RoleBindingName(kube.RemoteControlPlaneClusterRole), Namespace: ns},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: ids[i]}},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: kube.RemoteControlPlaneClusterRole},
+		}, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		s.floorLatencies[i] = time.Since(t0)
+		return nil
+	})
+	s.floorTotal = time.Since(start)
+	s.floorRequests = count.Load()
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func (s *scaleRun) report() {
+	b := s.b
+	n := float64(s.n)
+	var reqTotal float64
+	for _, v := range s.requests {
+		reqTotal += v
+	}
+	perTenant := (reqTotal - s.requests["update leases"] - s.requests["get leases"] - s.requests["create leases"]) / n
+	p50, p95, max := percentiles(s.latencies)
+	f50, f95, fmax := percentiles(s.floorLatencies)
+	ratio := s.total.Seconds() / s.floorTotal.Seconds()
+	var startup float64
+	for _, v := range s.startupRequests {
+		startup += v
+	}
+
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintf(w, "\n== scale: %d Tenants applied at once to one lab provider (client concurrency %d) ==\n", s.n, s.conc)
+	fmt.Fprintf(w, "controller: %s\n", s.controllerArgs)
+	fmt.Fprintf(w, "%-44s %12s %12s\n", "", "controller", "raw floor")
+	fmt.Fprintf(w, "%-44s %11.2fs %11.2fs\n", "time until the last status / last binding", s.total.Seconds(), s.floorTotal.Seconds())
+	fmt.Fprintf(w, "%-44s %10.0fms %10.0fms\n", "per-tenant latency p50", ms(p50), ms(f50))
+	fmt.Fprintf(w, "%-44s %10.0fms %10.0fms\n", "per-tenant latency p95", ms(p95), ms(f95))
+	fmt.Fprintf(w, "%-44s %10.0fms %10.0fms\n", "per-tenant latency max", ms(max), ms(fmax))
+	fmt.Fprintf(w, "%-44s %12.2f %12.2f\n", "API requests per tenant", perTenant, float64(s.floorRequests)/n)
+	fmt.Fprintf(w, "%-44s %11.2fs %12s\n", "controller CPU (user+sys) during the run", s.cpu.Seconds(), "-")
+	fmt.Fprintf(w, "%-44s %10.2fms %12s\n", "controller CPU per tenant", ms(s.cpu)/n, "-")
+	fmt.Fprintf(w, "%-44s %9.1fMiB %12s\n", "controller peak RSS (VmHWM)", float64(s.rssKiB)/1024, "-")
+	fmt.Fprintf(w, "%-44s %12.2f %12s\n", "Tenant reconciles per tenant", s.reconciles/n, "-")
+	fmt.Fprintf(w, "%-44s %11.2fx %12s\n", "controller time / floor time (target ≤ 2)", ratio, "")
+	fmt.Fprintf(w, "%-44s %12.2f %12s\n", "requests per tenant (target ≤ 8)", perTenant, "")
+	fmt.Fprintf(w, "controller API requests during the run (after its start-up: %.0f requests, lists and watches):\n", startup)
+	keys := make([]string, 0, len(s.requests))
+	for k, v := range s.requests {
+		if v != 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return s.requests[keys[i]] > s.requests[keys[j]] })
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-50s %8.0f  %6.2f/tenant\n", k, s.requests[k], s.requests[k]/n)
+	}
+	_ = w.Flush()
+
+	b.ReportMetric(s.total.Seconds(), "s-last-status")
+	b.ReportMetric(ms(p50), "ms-p50")
+	b.ReportMetric(ms(p95), "ms-p95")
+	b.ReportMetric(perTenant, "req/tenant")
+	b.ReportMetric(s.floorTotal.Seconds(), "s-floor")
+	b.ReportMetric(ratio, "x-floor")
+	b.ReportMetric(s.cpu.Seconds(), "s-cpu")
+	b.ReportMetric(float64(s.rssKiB)/1024, "MiB-rss")
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func percentiles(d []time.Duration) (p50, p95, max time.Duration) {
+	if len(d) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	return at(0.50), at(0.95), s[len(s)-1]
+}
+
+// parallel runs f(0..n-1) on conc goroutines and fails on the first error.
+func parallel(b testing.TB, conc, n int, f func(i int) error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, conc)
+	for range conc {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := f(i); err != nil {
+					errs <- err
+					next.Store(int64(n))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(b, err)
+	}
+}
+
+func envInt(b testing.TB, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	i, err := strconv.Atoi(v)
+	require.NoError(b, err, name)
+	return i
+}
+
+// scaleController is the controller binary running for the benchmark.
+type scaleController struct {
+	cmd        *exec.Cmd
+	args       []string
+	metricsURL string
+	exited     chan error
+	log        string
+}
+
+func (s *scaleRun) startController() *scaleController {
+	b, ctx := s.b, s.ctx
+	expiry := int64(3600)
+	tr, err := s.admin.Kube.CoreV1().ServiceAccounts(s.admin.Namespace).CreateToken(ctx, "liqo-auth-controller",
+		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	require.NoError(b, err)
+	cfg := rest.AnonymousClientConfig(s.lab.Config)
+	cfg.BearerToken = tr.Status.Token
+	dir := b.TempDir()
+	kubeconfig := filepath.Join(dir, "sa.kubeconfig")
+	require.NoError(b, lab.WriteKubeconfig(kubeconfig, "scale", cfg))
+
+	health, metrics := freeAddrTB(b), freeAddrTB(b)
+	args := []string{"--liqo-namespace", s.admin.Namespace, "--identity", "scale-0",
+		"--health-address", health, "--metrics-address", metrics}
+	args = append(args, strings.Fields(os.Getenv("LIQO_AUTH_SCALE_CONTROLLER_ARGS"))...)
+	cmd := exec.Command(binary, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	logPath := filepath.Join(dir, "controller.log")
+	log, err := os.Create(logPath)
+	require.NoError(b, err)
+	cmd.Stdout, cmd.Stderr = log, log
+	require.NoError(b, cmd.Start())
+	ctl := &scaleController{cmd: cmd, args: args, metricsURL: "http://" + metrics + "/metrics", exited: make(chan error, 1), log: logPath}
+	go func() { ctl.exited <- cmd.Wait(); log.Close() }()
+
+	// Ready = leading and caches synced (before the clock: polling is fine).
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Get("http://" + health + "/readyz")
+		if err == nil {
+			body := make([]byte, 64)
+			n, _ := resp.Body.Read(body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && strings.Contains(string(body[:n]), "leading") {
+				break
+			}
+		}
+		select {
+		case err := <-ctl.exited:
+			out, _ := os.ReadFile(logPath)
+			b.Fatalf("controller exited: %v\n%s", err, out)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("controller not ready in 2 minutes")
+		}
+	}
+	return ctl
+}
+
+func freeAddrTB(b testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func (c *scaleController) stop() {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.exited:
+	case <-time.After(15 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.exited
+	}
+}
+
+// metrics reads the controller's /metrics as series -> value.
+func (c *scaleController) metrics(b testing.TB) map[string]float64 {
+	resp, err := http.Get(c.metricsURL)
+	require.NoError(b, err)
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		out[line[:i]] = v
+	}
+	require.NoError(b, sc.Err())
+	return out
+}
+
+// quiesce waits until the controller's request and reconcile counters stood
+// still for two seconds with its queues empty, and returns the metrics then.
+func (c *scaleController) quiesce(b testing.TB) map[string]float64 {
+	var last float64 = -1
+	stable := 0
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		m := c.metrics(b)
+		sum := sumSeries(m, "liqo_auth_reconcile_total", "")
+		for k, v := range apiRequestCounts(m) {
+			if !strings.HasSuffix(k, " leases") {
+				sum += v
+			}
+		}
+		if sum == last && sumSeries(m, "liqo_auth_workqueue_depth", "") == 0 {
+			stable++
+		} else {
+			stable = 0
+		}
+		last = sum
+		if stable >= 4 || time.Now().After(deadline) {
+			return m
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// apiRequestCounts sums liqo_auth_api_requests_total by "verb resource".
+func apiRequestCounts(m map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for series, v := range m {
+		if !strings.HasPrefix(series, "liqo_auth_api_requests_total{") {
+			continue
+		}
+		labels := parseLabels(series)
+		out[labels["verb"]+" "+labels["resource"]] += v
+	}
+	return out
+}
+
+func parseLabels(series string) map[string]string {
+	out := map[string]string{}
+	i := strings.IndexByte(series, '{')
+	if i < 0 {
+		return out
+	}
+	for _, kv := range strings.Split(strings.TrimSuffix(series[i+1:], "}"), ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok {
+			out[k] = strings.Trim(v, `"`)
+		}
+	}
+	return out
+}
+
+func sumSeries(m map[string]float64, name, labelFilter string) float64 {
+	var sum float64
+	for series, v := range m {
+		if (series == name || strings.HasPrefix(series, name+"{")) && strings.Contains(series, labelFilter) {
+			sum += v
+		}
+	}
+	return sum
+}
+
+func diffCounts(after, before map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range after {
+		out[k] = v - before[k]
+	}
+	return out
+}
+
+// cpu is the controller's user+system CPU time so far.
+func (c *scaleController) cpu(b testing.TB) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	require.NoError(b, err)
+	// Fields after the command name (which may hold spaces): state is 3,
+	// utime 14 and stime 15, in clock ticks (USER_HZ, 100 on Linux).
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	utime, err := strconv.ParseInt(f[14-3], 10, 64)
+	require.NoError(b, err)
+	stime, err := strconv.ParseInt(f[15-3], 10, 64)
+	require.NoError(b, err)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// rssKiB is the controller's peak resident set size.
+func (c *scaleController) rssKiB(b testing.TB) int64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+	require.NoError(b, err)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			require.NoError(b, err)
+			return kib
+		}
+	}
+	b.Fatal("no VmHWM")
+	return 0
+}
