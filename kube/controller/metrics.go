@@ -33,7 +33,7 @@ var registerOnce sync.Once
 // before starting a Manager whose metrics are served.
 func RegisterMetrics() {
 	registerOnce.Do(func() {
-		Registry.MustRegister(reconciles, reconcileDuration, certificateExpiry)
+		Registry.MustRegister(reconciles, reconcileDuration, certificateExpiry, apiRequests)
 		workqueue.SetProvider(queueMetrics{})
 	})
 }
