@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // AuthenticateOptions run the whole handshake with both kubeconfigs:
@@ -48,13 +49,9 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
-	consumer, err := o.connectReachable(ctx, o.Local)
+	consumer, provider, err := o.connectBoth(ctx, o.Remote)
 	if err != nil {
-		return scoped(Local, err)
-	}
-	provider, err := o.connectReachable(ctx, o.Remote)
-	if err != nil {
-		return scoped(Remote, err)
+		return err
 	}
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{
 		Consumer: consumer, Provider: provider, ProxyURL: o.ProxyURL, StepTimeout: o.StepTimeout, Engine: engine,
@@ -98,15 +95,23 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
-	consumer, err := o.connectReachable(ctx, o.Local)
+	consumer, provider, err := o.connectBoth(ctx, o.Remote)
 	if err != nil {
-		return scoped(Local, err)
-	}
-	provider, err := o.connectReachable(ctx, o.Remote)
-	if err != nil {
-		return scoped(Remote, err)
+		return err
 	}
 	return flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
+}
+
+// connectBoth connects to the local (consumer) and remote (provider)
+// clusters, naming which one failed.
+func (o *Options) connectBoth(ctx context.Context, remote ClusterFlags) (consumer, provider *kube.Cluster, err error) {
+	if consumer, err = o.connectReachable(ctx, o.Local); err != nil {
+		return nil, nil, scoped(Local, err)
+	}
+	if provider, err = o.connectReachable(ctx, remote); err != nil {
+		return nil, nil, scoped(Remote, err)
+	}
+	return consumer, provider, nil
 }
 
 // scopedError prefixes an error with the cluster it is about.

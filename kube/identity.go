@@ -64,35 +64,9 @@ func (c *Cluster) ControlPlaneIdentityFor(ctx context.Context, providerID string
 // ApplyIdentity creates the Identity or replaces its labels, annotations and
 // spec, reporting whether anything changed.
 func (c *Cluster) ApplyIdentity(ctx context.Context, id *authv1beta1.Identity) (*authv1beta1.Identity, Change, error) {
-	identities := c.Liqo.Identities(id.Namespace)
-	ch := Change{Object: "Identity " + id.Namespace + "/" + id.Name}
-	existing, err := identities.Get(ctx, id.Name, metav1.GetOptions{})
-	if IsNotFound(err) {
-		obj := id.DeepCopy()
-		obj.ResourceVersion = ""
-		created, err := identities.Create(ctx, obj, metav1.CreateOptions{})
-		if err != nil {
-			return nil, ch, err
-		}
-		ch.Action = Created
-		return created, ch, nil
-	}
-	if err != nil {
-		return nil, ch, err
-	}
-	updated := existing.DeepCopy()
-	updated.Labels, updated.Annotations = mergeInto(updated.Labels, id.Labels), mergeInto(updated.Annotations, id.Annotations)
-	updated.Spec = id.Spec
-	if equalJSON(existing, updated) {
-		ch.Action = Unchanged
-		return existing, ch, nil
-	}
-	res, err := identities.Update(ctx, updated, metav1.UpdateOptions{})
-	if err != nil {
-		return nil, ch, err
-	}
-	ch.Action = Updated
-	return res, ch, nil
+	return replaceObject(ctx, c.Liqo.Identities(id.Namespace), authv1beta1.IdentityKind, id, func(existing, want *authv1beta1.Identity) {
+		existing.Spec = want.Spec
+	})
 }
 
 // Kubeconfig builds the kubeconfig of an Identity (§8): the provider's API

@@ -122,18 +122,27 @@ func (c *Cluster) resourceFor(mapper *restmapper.DeferredDiscoveryRESTMapper, dy
 	return dyn.Resource(m.Resource), nil
 }
 
-// InstallController applies the embedded controller manifests with
-// server-side apply, in kustomization order. image "" keeps the default.
-func (c *Cluster) InstallController(ctx context.Context, image string) ([]Change, error) {
+// controllerObjects decodes the manifests and prepares the clients to
+// write them.
+func (c *Cluster) controllerObjects(image string) ([]manifest, dynamic.Interface, *restmapper.DeferredDiscoveryRESTMapper, error) {
 	ms, err := controllerManifests(image, c.Namespace)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	dyn, err := dynamic.NewForConfig(c.Config)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ms, dyn, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Kube.Discovery())), nil
+}
+
+// InstallController applies the embedded controller manifests with
+// server-side apply, in kustomization order. image "" keeps the default.
+func (c *Cluster) InstallController(ctx context.Context, image string) ([]Change, error) {
+	ms, dyn, mapper, err := c.controllerObjects(image)
+	if err != nil {
 		return nil, err
 	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Kube.Discovery()))
 	var changes []Change
 	force := true
 	for _, m := range ms {
@@ -176,15 +185,10 @@ func (c *Cluster) InstallController(ctx context.Context, image string) ([]Change
 // and RBAC). CRDs, the Liqo namespace (cluster ID, keys) and the consumer
 // ClusterRoles stay: removing them would destroy existing peerings.
 func (c *Cluster) UninstallController(ctx context.Context) ([]Change, error) {
-	ms, err := controllerManifests("", c.Namespace)
+	ms, dyn, mapper, err := c.controllerObjects("")
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(c.Config)
-	if err != nil {
-		return nil, err
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(c.Kube.Discovery()))
 	var changes []Change
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := ms[i]

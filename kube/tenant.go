@@ -111,43 +111,18 @@ func (c *Cluster) TenantFor(ctx context.Context, namespace, consumerID string) (
 // ApplyTenant creates the Tenant or replaces the labels, annotations and spec
 // of the existing one (like liqoctl), reporting whether anything changed.
 func (c *Cluster) ApplyTenant(ctx context.Context, t *authv1beta1.Tenant) (*authv1beta1.Tenant, Change, error) {
-	tenants := c.Liqo.Tenants(t.Namespace)
-	ch := Change{Object: "Tenant " + t.Namespace + "/" + t.Name}
-	existing, err := tenants.Get(ctx, t.Name, metav1.GetOptions{})
-	if IsNotFound(err) {
-		obj := t.DeepCopy()
-		obj.ResourceVersion = ""
-		created, err := tenants.Create(ctx, obj, metav1.CreateOptions{})
-		if err != nil {
-			return nil, ch, err
+	return replaceObject(ctx, c.Liqo.Tenants(t.Namespace), authv1beta1.TenantKind, t, func(existing, want *authv1beta1.Tenant) {
+		spec := want.Spec
+		if spec.AuthzPolicy == "" { // keep server defaults: they are not a change
+			spec.AuthzPolicy = existing.Spec.AuthzPolicy
 		}
-		ch.Action = Created
-		return created, ch, nil
-	}
-	if err != nil {
-		return nil, ch, err
-	}
-	updated := existing.DeepCopy()
-	updated.Labels, updated.Annotations = mergeInto(updated.Labels, t.Labels), mergeInto(updated.Annotations, t.Annotations)
-	updated.Spec = t.Spec
-	if updated.Spec.AuthzPolicy == "" { // keep server defaults: they are not a change
-		updated.Spec.AuthzPolicy = existing.Spec.AuthzPolicy
-	}
-	if updated.Spec.TenantCondition == "" {
-		// Liqo re-activates a cordoned Tenant here; keeping the admin's
-		// condition is what re-running a handshake should do.
-		updated.Spec.TenantCondition = existing.Spec.TenantCondition
-	}
-	if equalJSON(existing, updated) {
-		ch.Action = Unchanged
-		return existing, ch, nil
-	}
-	res, err := tenants.Update(ctx, updated, metav1.UpdateOptions{})
-	if err != nil {
-		return nil, ch, err
-	}
-	ch.Action = Updated
-	return res, ch, nil
+		if spec.TenantCondition == "" {
+			// Liqo re-activates a cordoned Tenant here; keeping the admin's
+			// condition is what re-running a handshake should do.
+			spec.TenantCondition = existing.Spec.TenantCondition
+		}
+		existing.Spec = spec
+	})
 }
 
 func mergeInto(dst, src map[string]string) map[string]string {
