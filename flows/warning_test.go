@@ -1,0 +1,47 @@
+package flows_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+)
+
+// A controller Warning fails the waiting step at once with its reason,
+// instead of letting it run into its timeout: here the provider's nonce
+// changes after the consumer signed the old one.
+func TestWarningEventFailsStepAtOnce(t *testing.T) {
+	ctx := labtest.Context(t)
+	provider, consumer := pair(t, "warn-provider", "warn-consumer")
+	var failed flows.Event
+	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 45 * time.Second},
+		func(ev flows.Event) {
+			switch {
+			case ev.Kind == flows.StepDone && ev.Step == "generate-tenant":
+				ns := kube.TenantNamespaceName("warn-consumer")
+				s, err := provider.Kube.CoreV1().Secrets(ns).Get(ctx, kube.NonceSecretName, metav1.GetOptions{})
+				require.NoError(t, err)
+				fresh, err := authcrypto.NewNonce()
+				require.NoError(t, err)
+				s.Data[kube.NonceField] = []byte(fresh)
+				_, err = provider.Kube.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{})
+				require.NoError(t, err)
+			case ev.Kind == flows.StepFailed:
+				failed = ev
+			}
+		})
+	var w *flows.WarningError
+	require.True(t, errors.As(err, &w), "got %v", err)
+	assert.Equal(t, kube.ReasonSignatureVerificationFailed, w.Reason)
+	assert.Contains(t, err.Error(), "generate it again on the consumer")
+	assert.Equal(t, "wait-tenant-status", failed.Step)
+	assert.Less(t, failed.Elapsed, 10*time.Second, "the Warning must end the wait long before its 45s timeout")
+}
