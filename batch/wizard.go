@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -63,15 +64,16 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 	}
 	defer restore()
 	opts := tui.Options{
-		Backend:   &wizardBackend{stepTimeout: time.Minute, engine: engine},
-		Local:     tui.ClusterRef{Kubeconfig: o.Local.Kubeconfig, Context: o.Local.Context, Namespace: o.Local.LiqoNamespace},
-		Remote:    tui.ClusterRef{Kubeconfig: sf.Remote.Kubeconfig, Context: sf.Remote.Context, Namespace: sf.Remote.LiqoNamespace},
-		Role:      role,
-		PeerID:    sf.RemoteClusterID,
-		Clipboard: clip,
-		Timeout:   o.Timeout,
-		In:        o.In,
-		Out:       o.Printer.Out,
+		Backend:         &wizardBackend{stepTimeout: time.Minute, engine: engine},
+		Local:           tui.ClusterRef{Kubeconfig: o.Local.Kubeconfig, Context: o.Local.Context, Namespace: o.Local.LiqoNamespace},
+		Remote:          tui.ClusterRef{Kubeconfig: sf.Remote.Kubeconfig, Context: sf.Remote.Context, Namespace: sf.Remote.LiqoNamespace},
+		Role:            role,
+		PeerID:          sf.RemoteClusterID,
+		Clipboard:       clip,
+		ControllerImage: kube.ControllerImage,
+		Timeout:         o.Timeout,
+		In:              o.In,
+		Out:             o.Printer.Out,
 	}
 	err = w.run(cmd.Context(), opts)
 	if logPath != "" {

@@ -100,6 +100,44 @@ func (b *wizardBackend) Init(ctx context.Context, ref tui.ClusterRef) (*tui.Init
 	return out, nil
 }
 
+// InstallController applies the controller manifests, as `install
+// controller` does. The changes made before a failure come back with it.
+func (b *wizardBackend) InstallController(ctx context.Context, ref tui.ClusterRef, image string) (*tui.InstallResult, error) {
+	c, err := b.connect(ref)
+	if err != nil {
+		return nil, err
+	}
+	if image == "" {
+		image = kube.ControllerImage
+	}
+	changes, err := c.InstallController(ctx, image)
+	res := &tui.InstallResult{Image: image}
+	for _, ch := range changes {
+		if ch.Action == kube.Unchanged {
+			res.Unchanged = append(res.Unchanged, ch.Object)
+		} else {
+			res.Changes = append(res.Changes, ch.String())
+		}
+	}
+	if err == nil {
+		return res, nil
+	}
+	if class, _ := kube.ClassifyError(err); class != kube.FailureOther {
+		err = kube.Reach(c.Server, err)
+	}
+	e := explainErr(err)
+	var f *tui.Failure
+	if errors.As(e, &f) {
+		partial := fmt.Sprintf("%d object(s) were applied before the failure (listed above); installing again applies the rest and leaves those unchanged", len(changes))
+		if f.Hint == "" {
+			f.Hint = partial + ". Installing needs the rights to create CRDs, ClusterRoles, RBAC and a Deployment"
+		} else {
+			f.Hint += "; " + partial
+		}
+	}
+	return res, e
+}
+
 // Peers lists the tenant namespaces' remote clusters with their stage.
 func (b *wizardBackend) Peers(ctx context.Context, ref tui.ClusterRef, role tui.Role) ([]tui.Peer, error) {
 	c, err := b.connect(ref)

@@ -47,6 +47,13 @@ func (c *Cluster) CachedCertificate(ctx context.Context, tenantNamespace string,
 	if err != nil {
 		return nil, fmt.Errorf("reading secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
 	}
+	return CertificateFromSecret(s, csr)
+}
+
+// CertificateFromSecret is what CachedCertificate makes of the cache Secret
+// s: its certificate when it was issued for csr, nil when a key is missing,
+// ErrStoredCSRMismatch when it was issued for another CSR.
+func CertificateFromSecret(s *corev1.Secret, csr []byte) ([]byte, error) {
 	stored, okCSR := s.Data[RemoteCertCSRField]
 	cert, okCert := s.Data[RemoteCertCertificateField]
 	if !okCSR || !okCert {
@@ -54,7 +61,7 @@ func (c *Cluster) CachedCertificate(ctx context.Context, tenantNamespace string,
 	}
 	if !bytes.Equal(stored, csr) {
 		return nil, fmt.Errorf("%w: delete secret %s/%s on the provider to issue a new certificate",
-			ErrStoredCSRMismatch, tenantNamespace, RemoteCertSecretName)
+			ErrStoredCSRMismatch, s.Namespace, RemoteCertSecretName)
 	}
 	return cert, nil
 }
@@ -64,15 +71,9 @@ func (c *Cluster) CachedCertificate(ctx context.Context, tenantNamespace string,
 func (c *Cluster) StoreCertificate(ctx context.Context, tenantNamespace, consumerID string, csr, cert []byte) (Change, error) {
 	secrets := c.Kube.CoreV1().Secrets(tenantNamespace)
 	ch := Change{Object: "Secret " + tenantNamespace + "/" + RemoteCertSecretName}
-	data := map[string][]byte{RemoteCertCSRField: csr, RemoteCertCertificateField: cert}
 	s, err := secrets.Get(ctx, RemoteCertSecretName, metav1.GetOptions{})
 	if IsNotFound(err) {
-		s = &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: RemoteCertSecretName, Namespace: tenantNamespace,
-				Labels: map[string]string{RemoteClusterIDLabel: consumerID}},
-			Data: data,
-		}
-		if _, err = secrets.Create(ctx, s, metav1.CreateOptions{}); err == nil {
+		if _, err = secrets.Create(ctx, newCertificateSecret(tenantNamespace, consumerID, csr, cert), metav1.CreateOptions{}); err == nil {
 			ch.Action = Created
 			return ch, nil
 		}
@@ -84,18 +85,70 @@ func (c *Cluster) StoreCertificate(ctx context.Context, tenantNamespace, consume
 	if err != nil {
 		return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
 	}
+	_, ch.Action, err = c.updateCertificateSecret(ctx, s, consumerID, csr, cert)
+	return ch, err
+}
+
+func newCertificateSecret(tenantNamespace, consumerID string, csr, cert []byte) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: RemoteCertSecretName, Namespace: tenantNamespace,
+			Labels: map[string]string{RemoteClusterIDLabel: consumerID}},
+		Data: map[string][]byte{RemoteCertCSRField: csr, RemoteCertCertificateField: cert},
+	}
+}
+
+// updateCertificateSecret makes the existing cache Secret s hold csr and
+// cert (unchanged when it does).
+func (c *Cluster) updateCertificateSecret(ctx context.Context, s *corev1.Secret, consumerID string, csr, cert []byte) (*corev1.Secret, Action, error) {
 	if s.Labels[RemoteClusterIDLabel] == consumerID && bytes.Equal(s.Data[RemoteCertCSRField], csr) &&
 		bytes.Equal(s.Data[RemoteCertCertificateField], cert) {
-		ch.Action = Unchanged
-		return ch, nil
+		return s, Unchanged, nil
 	}
+	s = s.DeepCopy()
 	s.Labels = mergeInto(s.Labels, map[string]string{RemoteClusterIDLabel: consumerID})
-	s.Data = data
-	if _, err := secrets.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
-		return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+	s.Data = map[string][]byte{RemoteCertCSRField: csr, RemoteCertCertificateField: cert}
+	updated, err := c.Kube.CoreV1().Secrets(s.Namespace).Update(ctx, s, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, Unchanged, fmt.Errorf("storing the certificate in secret %s/%s: %w", s.Namespace, RemoteCertSecretName, err)
 	}
-	ch.Action = Updated
-	return ch, nil
+	return updated, Updated, nil
+}
+
+// CreateCertificateSecret stores the certificate of a consumer whose tenant
+// namespace had no cache Secret when the caller looked (in its informer's
+// cache): a single Create, instead of StoreCertificate's Get first. Should
+// a Secret have appeared meanwhile, one issued for the same CSR is updated
+// like StoreCertificate does, and one issued for another CSR is left alone:
+// ErrStoredCSRMismatch, what CachedCertificate would have said.
+func (c *Cluster) CreateCertificateSecret(ctx context.Context, tenantNamespace, consumerID string, csr, cert []byte) (*corev1.Secret, error) {
+	secrets := c.Kube.CoreV1().Secrets(tenantNamespace)
+	created, err := secrets.Create(ctx, newCertificateSecret(tenantNamespace, consumerID, csr, cert), metav1.CreateOptions{})
+	if err == nil {
+		return created, nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+	}
+	return c.UpdateCertificateSecret(ctx, tenantNamespace, consumerID, csr, cert, nil)
+}
+
+// UpdateCertificateSecret replaces the certificate in the cache Secret of a
+// consumer (renewal), starting from current, the Secret as the caller
+// last saw it (nil: read it). A Secret issued for another CSR is left
+// alone (ErrStoredCSRMismatch); a stale current is a conflict.
+func (c *Cluster) UpdateCertificateSecret(ctx context.Context, tenantNamespace, consumerID string, csr, cert []byte, current *corev1.Secret) (*corev1.Secret, error) {
+	if current == nil {
+		s, err := c.Kube.CoreV1().Secrets(tenantNamespace).Get(ctx, RemoteCertSecretName, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("reading secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+		}
+		current = s
+	}
+	if _, err := CertificateFromSecret(current, csr); err != nil {
+		return nil, err
+	}
+	s, _, err := c.updateCertificateSecret(ctx, current, consumerID, csr, cert)
+	return s, err
 }
 
 // TenantCertificateOptions tune TenantCertificate.

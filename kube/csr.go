@@ -22,6 +22,28 @@ type CSRRequest struct {
 	// KeepObject leaves the CertificateSigningRequest in place once the
 	// certificate is read (Liqo does; by default we delete it).
 	KeepObject bool
+	// Wait, when set, waits (bounded by ctx) for the named CSR to be signed
+	// and returns it, typically from a shared informer; by default each
+	// issuance watches its own CSR (a list and a watch request).
+	Wait func(ctx context.Context, name string) (*certv1.CertificateSigningRequest, error)
+	// Created, when set, is told the name of the CSR object once created.
+	Created func(name string)
+}
+
+// CSRSigned tells whether a CSR got its certificate; a Denied or Failed
+// condition is an error.
+func CSRSigned(csr *certv1.CertificateSigningRequest) (bool, error) {
+	for _, cond := range csr.Status.Conditions {
+		if cond.Type == certv1.CertificateDenied || cond.Type == certv1.CertificateFailed {
+			return false, fmt.Errorf("CertificateSigningRequest %s %s: %s", csr.Name, cond.Type, cond.Message)
+		}
+	}
+	return len(csr.Status.Certificate) > 0, nil
+}
+
+// CSRWaitWhat is what waiting for a CSR's certificate waits for (error texts).
+func CSRWaitWhat(name string) string {
+	return "certificate of CertificateSigningRequest " + name + " (is kube-controller-manager's csrsigning controller running?)"
 }
 
 // IssueCertificate creates a kube-apiserver-client CertificateSigningRequest,
@@ -42,6 +64,9 @@ func (c *Cluster) IssueCertificate(ctx context.Context, r CSRRequest) ([]byte, e
 	if err != nil {
 		return nil, fmt.Errorf("creating CertificateSigningRequest: %w", err)
 	}
+	if r.Created != nil {
+		r.Created(created.Name)
+	}
 	created.Status.Conditions = append(created.Status.Conditions, certv1.CertificateSigningRequestCondition{
 		Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: r.Reason, Message: r.Message,
 	})
@@ -49,16 +74,12 @@ func (c *Cluster) IssueCertificate(ctx context.Context, r CSRRequest) ([]byte, e
 		c.deleteCSR(created.Name)
 		return nil, fmt.Errorf("approving CertificateSigningRequest %s: %w", created.Name, err)
 	}
-	signed, err := WaitFor(ctx, ListWatch(csrs.List, csrs.Watch, ByName(created.Name)),
-		"certificate of CertificateSigningRequest "+created.Name+" (is kube-controller-manager's csrsigning controller running?)",
-		func(csr *certv1.CertificateSigningRequest) (bool, error) {
-			for _, cond := range csr.Status.Conditions {
-				if cond.Type == certv1.CertificateDenied || cond.Type == certv1.CertificateFailed {
-					return false, fmt.Errorf("CertificateSigningRequest %s %s: %s", csr.Name, cond.Type, cond.Message)
-				}
-			}
-			return len(csr.Status.Certificate) > 0, nil
-		})
+	var signed *certv1.CertificateSigningRequest
+	if r.Wait != nil {
+		signed, err = r.Wait(ctx, created.Name)
+	} else {
+		signed, err = WaitFor(ctx, ListWatch(csrs.List, csrs.Watch, ByName(created.Name)), CSRWaitWhat(created.Name), CSRSigned)
+	}
 	if err != nil {
 		return nil, err
 	}

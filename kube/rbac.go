@@ -78,6 +78,16 @@ func roleRef(clusterRole string) rbacv1.RoleRef {
 // RoleBinding each, owned by the Tenant so that they go away with it. Like
 // Liqo, an existing RoleBinding is left unchanged.
 func (c *Cluster) BindTenantNamespace(ctx context.Context, t *authv1beta1.Tenant, tenantNamespace string, clusterRoles []string) ([]Change, error) {
+	return c.BindTenantNamespaceKnown(ctx, t, tenantNamespace, clusterRoles, nil)
+}
+
+// BindTenantNamespaceKnown is BindTenantNamespace for a caller that keeps
+// the RoleBindings in an informer's cache: exists tells whether one is
+// already there (it is then left unchanged, like Liqo does), and a missing
+// one is created without a Get first (AlreadyExists counts as there). nil
+// exists asks the API server.
+func (c *Cluster) BindTenantNamespaceKnown(ctx context.Context, t *authv1beta1.Tenant, tenantNamespace string, clusterRoles []string,
+	exists func(namespace, name string) bool) ([]Change, error) {
 	consumerID := t.Spec.ClusterID
 	owner := metav1.NewControllerRef(t, authv1beta1.GroupVersion.WithKind(authv1beta1.TenantKind))
 	bindings := c.Kube.RbacV1().RoleBindings(tenantNamespace)
@@ -89,7 +99,11 @@ func (c *Cluster) BindTenantNamespace(ctx context.Context, t *authv1beta1.Tenant
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: consumerID}},
 			RoleRef:  roleRef(role),
 		}
-		ch, err := createIfMissing(ctx, bindings.Get, bindings.Create, rb, "RoleBinding "+tenantNamespace+"/"+rb.Name)
+		var known func(string) bool
+		if exists != nil {
+			known = func(name string) bool { return exists(tenantNamespace, name) }
+		}
+		ch, err := createIfMissing(ctx, bindings.Get, bindings.Create, known, rb, "RoleBinding "+tenantNamespace+"/"+rb.Name)
 		if err != nil {
 			return changes, err
 		}
@@ -101,6 +115,12 @@ func (c *Cluster) BindTenantNamespace(ctx context.Context, t *authv1beta1.Tenant
 // BindTenantClusterWide binds the clusterwide ClusterRoles to the group named
 // after the consumer (the ResourceSlice certificates are in it).
 func (c *Cluster) BindTenantClusterWide(ctx context.Context, consumerID string, clusterRoles []string) ([]Change, error) {
+	return c.BindTenantClusterWideKnown(ctx, consumerID, clusterRoles, nil)
+}
+
+// BindTenantClusterWideKnown is BindTenantClusterWide with the existence
+// check of BindTenantNamespaceKnown.
+func (c *Cluster) BindTenantClusterWideKnown(ctx context.Context, consumerID string, clusterRoles []string, exists func(name string) bool) ([]Change, error) {
 	bindings := c.Kube.RbacV1().ClusterRoleBindings()
 	var changes []Change
 	for _, role := range clusterRoles {
@@ -109,7 +129,7 @@ func (c *Cluster) BindTenantClusterWide(ctx context.Context, consumerID string, 
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: consumerID}},
 			RoleRef:    roleRef(role),
 		}
-		ch, err := createIfMissing(ctx, bindings.Get, bindings.Create, crb, "ClusterRoleBinding "+crb.Name)
+		ch, err := createIfMissing(ctx, bindings.Get, bindings.Create, exists, crb, "ClusterRoleBinding "+crb.Name)
 		if err != nil {
 			return changes, err
 		}
@@ -163,13 +183,15 @@ func withDefault(names []string, def string) []string {
 
 func createIfMissing[T metav1.Object](ctx context.Context,
 	get func(context.Context, string, metav1.GetOptions) (T, error),
-	create func(context.Context, T, metav1.CreateOptions) (T, error), obj T, what string) (Change, error) {
+	create func(context.Context, T, metav1.CreateOptions) (T, error), exists func(name string) bool, obj T, what string) (Change, error) {
 	ch := Change{Object: what, Action: Unchanged}
-	_, err := get(ctx, obj.GetName(), metav1.GetOptions{})
-	if err == nil {
+	if exists != nil {
+		if exists(obj.GetName()) {
+			return ch, nil
+		}
+	} else if _, err := get(ctx, obj.GetName(), metav1.GetOptions{}); err == nil {
 		return ch, nil
-	}
-	if !IsNotFound(err) {
+	} else if !IsNotFound(err) {
 		return ch, fmt.Errorf("reading %s: %w", what, err)
 	}
 	if _, err := create(ctx, obj, metav1.CreateOptions{}); err != nil {

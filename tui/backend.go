@@ -116,6 +116,18 @@ type InitResult struct {
 	Changes       []string
 }
 
+// InstallResult reports what installing the in-cluster controller did.
+type InstallResult struct {
+	// Image is the controller image the Deployment runs.
+	Image string
+	// Changes are the objects created or updated, one line each
+	// ("Deployment liqo-auth-controller created"), in the order applied.
+	Changes []string
+	// Unchanged are the objects that were already as the manifests say
+	// ("Namespace liqo").
+	Unchanged []string
+}
+
 // ArtifactKind names what travels between the two admins.
 type ArtifactKind string
 
@@ -237,6 +249,11 @@ type Backend interface {
 	Probe(ctx context.Context, c ClusterRef) (*ClusterInfo, error)
 	// Init prepares a cluster without Liqo (cluster ID, keys, CRDs, roles).
 	Init(ctx context.Context, c ClusterRef) (*InitResult, error)
+	// InstallController installs this project's in-cluster controller
+	// (CRDs, consumer ClusterRoles, ServiceAccount, RBAC, Deployment) with
+	// image ("" = the default). It serves the cluster only once its Pods
+	// run. On failure the result (if not nil) lists what was applied before.
+	InstallController(ctx context.Context, c ClusterRef, image string) (*InstallResult, error)
 	// Peers lists the clusters this one has handshake objects for, in role.
 	Peers(ctx context.Context, c ClusterRef, role Role) ([]Peer, error)
 	// Stage tells how far the handshake with peer got on this cluster.

@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 )
 
 // probeMsg is the result of probing one cluster.
@@ -24,15 +26,17 @@ type stageMsg struct {
 }
 
 type detectKeys struct {
-	Continue, Mode, Side, Swap, Consumer, Provider, Init, Reprobe, Edit key.Binding
+	Continue, Mode, Side, Swap, Consumer, Provider, Init, Install, Reprobe, Edit key.Binding
+	// Yes and No answer the install confirmation.
+	Yes, No key.Binding
 }
 
 func (k detectKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Continue, k.Consumer, k.Provider, k.Init, k.Mode, k.Side, k.Swap, k.Reprobe, k.Edit}
+	return []key.Binding{k.Yes, k.No, k.Continue, k.Consumer, k.Provider, k.Init, k.Install, k.Mode, k.Side, k.Swap, k.Reprobe, k.Edit}
 }
 
 func (k detectKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Continue, k.Init, k.Reprobe, k.Edit}, {k.Mode, k.Side, k.Swap, k.Consumer, k.Provider}}
+	return [][]key.Binding{{k.Yes, k.No}, {k.Continue, k.Init, k.Install, k.Reprobe, k.Edit}, {k.Mode, k.Side, k.Swap, k.Consumer, k.Provider}}
 }
 
 // detectScreen probes the clusters concurrently and decides the mode.
@@ -44,6 +48,8 @@ type detectScreen struct {
 	pending  map[Scope]bool
 	checking bool // asking the cluster where to resume
 	note     string
+	// confirmInstall: I was pressed, the install waits for y.
+	confirmInstall bool
 }
 
 var probeGen int
@@ -58,6 +64,9 @@ func newDetectScreen(s *session) *detectScreen {
 			Consumer: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "it is the consumer")),
 			Provider: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "it is the provider")),
 			Init:     key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "run init")),
+			Install:  key.NewBinding(key.WithKeys("I", "shift+i"), key.WithHelp("I", "install controller")),
+			Yes:      key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "install")),
+			No:       key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "cancel")),
 			Reprobe:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "probe again")),
 			Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit kubeconfigs")),
 		}}
@@ -107,8 +116,78 @@ func (d *detectScreen) Keys() help.KeyMap {
 	k.Consumer.SetEnabled(ask)
 	k.Provider.SetEnabled(ask)
 	k.Init.SetEnabled(decided && len(d.unready()) > 0)
+	k.Install.SetEnabled(decided && len(d.uncontrolled()) > 0)
 	k.Reprobe.SetEnabled(decided)
+	k.Yes.SetEnabled(d.confirmInstall)
+	k.No.SetEnabled(d.confirmInstall)
+	if d.confirmInstall {
+		for _, b := range []*key.Binding{&k.Continue, &k.Mode, &k.Side, &k.Swap, &k.Consumer, &k.Provider, &k.Init, &k.Install, &k.Reprobe, &k.Edit} {
+			b.SetEnabled(false)
+		}
+	}
 	return k
+}
+
+// uses tells whether the chosen mode uses the cluster of side.
+func (d *detectScreen) uses(side Scope) bool {
+	s := d.s
+	return s.mode == ModeAutomated || s.mode == ModeManual && s.manualSide == side
+}
+
+// uncontrolled lists the reachable clusters the chosen mode uses that have
+// neither Liqo nor this project's controller (nor one installed by this
+// wizard whose Pods are not running yet): the install offer.
+func (d *detectScreen) uncontrolled() []Scope {
+	s := d.s
+	var out []Scope
+	for _, side := range []Scope{Local, Remote} {
+		info := s.localInfo
+		if side == Remote {
+			info = s.remoteInfo
+		}
+		if info == nil || info.LiqoInstalled || info.Controller || !d.uses(side) {
+			continue
+		}
+		if _, done := s.installed[s.ref(side)]; done {
+			continue
+		}
+		out = append(out, side)
+	}
+	return out
+}
+
+// installQuestion is the install confirmation.
+func (d *detectScreen) installQuestion() string {
+	s := d.s
+	var names []string
+	for _, side := range d.uncontrolled() {
+		names = append(names, fmt.Sprintf("%s (%s)", side, d.name(side)))
+	}
+	image := s.opts.ControllerImage
+	if image == "" {
+		image = "the default image"
+	}
+	return "On " + strings.Join(names, " and ") + ", this applies what `liqo-auth-tui install controller` applies: " +
+		"the authentication.liqo.io CRDs, Liqo's consumer ClusterRoles and, in the Liqo namespace, a ServiceAccount, " +
+		"least-privilege RBAC and a 2-replica Deployment (" + image + ").\n\n" +
+		"Until the controller's Pods run, the wizard still serves the cluster in-process."
+}
+
+// name is how the detect screen names the cluster of side.
+func (d *detectScreen) name(side Scope) string {
+	ref, info := d.s.local, d.s.localInfo
+	if side == Remote {
+		ref, info = d.s.remote, d.s.remoteInfo
+	}
+	switch {
+	case info != nil && info.ClusterID != "":
+		return info.ClusterID
+	case info != nil && info.Context != "":
+		return info.Context
+	case ref.Context != "":
+		return ref.Context
+	}
+	return ref.Describe()
 }
 
 // unready lists the reachable clusters the chosen mode uses that have no
@@ -116,13 +195,10 @@ func (d *detectScreen) Keys() help.KeyMap {
 func (d *detectScreen) unready() []Scope {
 	s := d.s
 	var out []Scope
-	use := func(side Scope) bool {
-		return s.mode == ModeAutomated || s.mode == ModeManual && s.manualSide == side
-	}
-	if s.localInfo != nil && !s.localInfo.Ready() && use(Local) {
+	if s.localInfo != nil && !s.localInfo.Ready() && d.uses(Local) {
 		out = append(out, Local)
 	}
-	if s.remoteInfo != nil && !s.remoteInfo.Ready() && use(Remote) {
+	if s.remoteInfo != nil && !s.remoteInfo.Ready() && d.uses(Remote) {
 		out = append(out, Remote)
 	}
 	return out
@@ -207,7 +283,19 @@ func (d *detectScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return d, nil
 		}
 		k := d.Keys().(detectKeys)
+		if d.confirmInstall {
+			switch {
+			case key.Matches(msg, k.Yes):
+				d.confirmInstall = false
+				return d, runOp(opInstallController(s, d.uncontrolled()))
+			case key.Matches(msg, k.No):
+				d.confirmInstall = false
+			}
+			return d, nil
+		}
 		switch {
+		case key.Matches(msg, k.Install):
+			d.confirmInstall = true
 		case key.Matches(msg, k.Continue):
 			return d, d.next()
 		case key.Matches(msg, k.Reprobe):
@@ -263,8 +351,24 @@ func (d *detectScreen) next() tea.Cmd {
 	}
 }
 
+// confirming is the question the screen waits a y/n for ("" = none).
+func (d *detectScreen) confirming() (question, details string) {
+	if d.confirmInstall {
+		return installTitle, d.installQuestion()
+	}
+	return "", ""
+}
+
+const installTitle = "Install the in-cluster controller?"
+
 func (d *detectScreen) View(width, height int) string {
 	s := d.s
+	if d.confirmInstall {
+		inner := max(min(width-8, 72), 20)
+		msg := styleBold.Render(installTitle) + "\n\n" + wrap(d.installQuestion(), inner) + "\n\n" +
+			styleKey.Render("y") + " install   " + styleKey.Render("n") + " cancel"
+		return lipgloss.Place(width, height, lipgloss.Center, lipgloss.Center, styleModal.MaxWidth(width).Render(msg))
+	}
 	var b strings.Builder
 	b.WriteString(styleHeader.Render("Detecting the clusters") + "\n\n")
 	d.clusterView(&b, width, "Local ", Local, s.local, s.localInfo, s.localErr)
@@ -297,7 +401,7 @@ func (d *detectScreen) View(width, height int) string {
 		b.WriteString("\n" + styleWarn.Render(wrap(why, width)) + "\n")
 	}
 	if d.note != "" {
-		b.WriteString(styleSubtle.Render(d.note) + "\n")
+		b.WriteString(indent(wrap(d.note, max(width, 20)), "", styleSubtle.Render) + "\n")
 	}
 	return b.String()
 }
@@ -335,14 +439,17 @@ func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, 
 		case !info.LiqoInstalled:
 			line(styleWarn.Render(iconWarn + " no authentication keys (init creates them)"))
 		}
-		liqo, ctrl := "not installed", "none: runs in-process during the wizard"
-		if info.LiqoInstalled {
-			liqo = "installed"
+		_, installed := d.s.installed[ref]
+		served := "no Liqo · no controller: the wizard serves it in-process (I installs one)"
+		switch {
+		case info.LiqoInstalled:
+			served = "Liqo installed: its controller-manager serves this cluster"
+		case info.Controller:
+			served = "no Liqo · liqo-auth controller running in the cluster"
+		case installed:
+			served = "controller installed, Pods not up yet: served in-process meanwhile"
 		}
-		if info.Controller {
-			ctrl = "running"
-		}
-		line(styleSubtle.Render(iconInfo + " Liqo " + liqo + " · liqo-auth controller " + ctrl))
+		line(styleSubtle.Render(iconInfo + " " + served))
 	}
 }
 

@@ -110,6 +110,26 @@ func (f *fakeBackend) Init(_ context.Context, c ClusterRef) (*InitResult, error)
 	return &InitResult{ClusterID: info.ClusterID, Changes: []string{"Namespace liqo created", "Secret liqo/authentication-keys created"}}, nil
 }
 
+// installChanges is what the fake's InstallController applies.
+var installChanges = []string{
+	"ClusterRole liqo-auth-controller created",
+	"ServiceAccount liqo-auth-controller created",
+	"Deployment liqo-auth-controller created",
+}
+
+func (f *fakeBackend) InstallController(_ context.Context, c ClusterRef, image string) (*InstallResult, error) {
+	unchanged := []string{"Namespace liqo", "CustomResourceDefinition tenants.authentication.liqo.io"}
+	if err := f.record("InstallController %s %s", c.Context, image); err != nil {
+		// Like the real one: what was applied before the failure comes back.
+		return &InstallResult{Image: image, Unchanged: unchanged}, err
+	}
+	if image == "" {
+		image = "ghcr.io/liqo-auth-tui/liqo-auth-controller:latest"
+	}
+	// The Pods do not run yet: the probe still finds no controller.
+	return &InstallResult{Image: image, Changes: installChanges, Unchanged: unchanged}, nil
+}
+
 func (f *fakeBackend) Peers(_ context.Context, c ClusterRef, role Role) ([]Peer, error) {
 	return f.peers, f.record("Peers %s %s", c.Context, role)
 }

@@ -226,7 +226,7 @@ func (h *handoffScreen) printable() string {
 	}
 	b.WriteString("\n" + strings.TrimRight(h.art.Shown(), "\n"))
 	if h.art.Sensitive {
-		b.WriteString("\n# credentials masked: save the file (s) to send the full Identity")
+		b.WriteString("\n# credentials masked: save it to a file to send the full Identity")
 	}
 	return b.String()
 }

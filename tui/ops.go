@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -22,6 +23,9 @@ type operation struct {
 	Phases []phase
 	// Then navigates once every phase succeeded.
 	Then func(s *session) tea.Cmd
+	// Review keeps the run screen up once done, until enter, so that the
+	// admin can read what changed before Then.
+	Review bool
 }
 
 func goTo(msg tea.Msg) func(*session) tea.Cmd {
@@ -36,10 +40,7 @@ func runOp(op operation) tea.Cmd { return navigate(gotoRunMsg{op: op}) }
 func opInit(s *session, sides []Scope) operation {
 	op := operation{Title: "Preparing the cluster for the handshake (init)", Then: goTo(gotoDetectMsg{})}
 	for _, side := range sides {
-		ref := s.local
-		if side == Remote {
-			ref = s.remote
-		}
+		ref := s.ref(side)
 		op.Phases = append(op.Phases, phase{
 			Title: fmt.Sprintf("(%s) Initialising %s", side, ref.Describe()),
 			Run: func(ctx context.Context, sink Sink) (any, error) {
@@ -63,6 +64,63 @@ func opInit(s *session, sides []Scope) operation {
 					note = fmt.Sprintf("%s (%s) init: Liqo is installed on cluster %s, nothing to do", iconInfo, side, res.ClusterID)
 				}
 				s.notes = append(s.notes, note)
+			},
+		})
+	}
+	return op
+}
+
+// opInstallController installs the in-cluster controller on the clusters
+// of sides. The run screen stays on the list of changes until enter.
+func opInstallController(s *session, sides []Scope) operation {
+	image := s.opts.ControllerImage
+	op := operation{Title: "Installing the in-cluster controller (liqo-auth-controller)", Then: goTo(gotoDetectMsg{}), Review: true}
+	for _, side := range sides {
+		ref := s.ref(side)
+		command := "liqo-auth-tui install controller --kubeconfig " + orDefault(ref.Kubeconfig, "<default>")
+		if ref.Context != "" {
+			command += " --context " + ref.Context
+		}
+		if image != "" {
+			command += " --image " + image
+		}
+		op.Phases = append(op.Phases, phase{
+			Title: fmt.Sprintf("(%s) Installing the controller on %s", side, ref.Describe()),
+			Run: func(ctx context.Context, sink Sink) (any, error) {
+				ev := Event{Kind: StepStarted, Step: "install-controller", Index: 1, Total: 1, Scope: side,
+					Message: "Applying the controller manifests (CRDs, ClusterRoles, ServiceAccount, RBAC, Deployment)", Command: command}
+				sink(ev)
+				res, err := s.backend.InstallController(ctx, ref, image)
+				if res != nil {
+					for _, ch := range res.Changes {
+						sink(Event{Kind: Note, Scope: side, Message: ch})
+					}
+					if len(res.Unchanged) > 0 {
+						sink(Event{Kind: Note, Scope: side, Message: fmt.Sprintf("%d unchanged: %s", len(res.Unchanged), strings.Join(res.Unchanged, ", "))})
+					}
+				}
+				if err != nil {
+					ev.Kind, ev.Message, ev.Err = StepFailed, "Installing the controller failed: "+oneLine(err.Error()), err
+					sink(ev)
+					return nil, err
+				}
+				// The image's last path element: the whole reference is in
+				// the confirmation and the equivalent command.
+				ev.Kind, ev.Message = StepDone, "Controller installed"
+				if short := res.Image[strings.LastIndex(res.Image, "/")+1:]; short != "" {
+					ev.Message += " (" + short + ")"
+				}
+				sink(ev)
+				sink(Event{Kind: Note, Scope: side, Message: "Until its Pods run, the wizard still serves this cluster in-process"})
+				return res, nil
+			},
+			Apply: func(s *session, v any) {
+				res := v.(*InstallResult)
+				s.installed[ref] = res.Image
+				// The cluster's line on the detect screen says it is served
+				// in-process until the Pods run.
+				s.notes = append(s.notes, fmt.Sprintf("%s (%s) controller installed: %d object(s) created or updated, %d unchanged",
+					iconDone, side, len(res.Changes), len(res.Unchanged)))
 			},
 		})
 	}

@@ -354,6 +354,14 @@ func (r *receiveScreen) describe() string {
 	return "a valid Identity from provider " + a.FromID + ", issued to this cluster's key"
 }
 
+// confirming is the question the screen waits a y/n for ("" = none).
+func (r *receiveScreen) confirming() (question, details string) {
+	if r.confirm {
+		return oneLine(r.confirmText()), ""
+	}
+	return "", ""
+}
+
 func (r *receiveScreen) confirmText() string {
 	s := r.s
 	switch r.kind {

@@ -56,11 +56,14 @@ type phaseRow struct {
 }
 
 type runKeys struct {
-	Commands key.Binding
+	Continue, Scroll, Commands key.Binding
+	Up, Down                   key.Binding
 }
 
-func (k runKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Commands} }
-func (k runKeys) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Commands}} }
+func (k runKeys) ShortHelp() []key.Binding { return []key.Binding{k.Continue, k.Scroll, k.Commands} }
+func (k runKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Continue, k.Scroll, k.Commands}}
+}
 
 // runScreen runs an operation and renders its steps from the flow events.
 type runScreen struct {
@@ -76,13 +79,22 @@ type runScreen struct {
 	keys     runKeys
 	showCmds bool
 	finished bool
+	// offset scrolls a finished list up by that many lines; maxOffset is
+	// how far it can go at the last size drawn.
+	offset, maxOffset int
 }
 
 var runGen int
 
 func newRunScreen(s *session, op operation) *runScreen {
 	r := &runScreen{s: s, op: op, spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(styleWarn)),
-		keys: runKeys{Commands: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "command panel"))}, showCmds: true}
+		keys: runKeys{
+			Continue: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "continue"), key.WithDisabled()),
+			Scroll:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "scroll"), key.WithDisabled()),
+			Up:       key.NewBinding(key.WithKeys("up", "k")),
+			Down:     key.NewBinding(key.WithKeys("down", "j")),
+			Commands: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "command panel")),
+		}, showCmds: true}
 	for _, p := range op.Phases {
 		r.phases = append(r.phases, &phaseRow{title: p.Title})
 	}
@@ -138,8 +150,13 @@ func (r *runScreen) cancel() {
 	}
 }
 
-func (r *runScreen) Typing() bool      { return false }
-func (r *runScreen) Keys() help.KeyMap { return r.keys }
+func (r *runScreen) Typing() bool { return false }
+
+func (r *runScreen) Keys() help.KeyMap {
+	k := r.keys
+	k.Scroll.SetEnabled(r.finished && r.maxOffset > 0)
+	return k
+}
 
 func (r *runScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -148,8 +165,16 @@ func (r *runScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		r.spinner, cmd = r.spinner.Update(msg)
 		return r, cmd
 	case tea.KeyPressMsg:
-		if key.Matches(msg, r.keys.Commands) {
+		switch {
+		case key.Matches(msg, r.keys.Commands):
 			r.showCmds = !r.showCmds
+		case key.Matches(msg, r.keys.Continue) && r.op.Then != nil:
+			r.keys.Continue.SetEnabled(false)
+			return r, r.op.Then(r.s)
+		case r.finished && key.Matches(msg, r.keys.Up):
+			r.offset = min(r.offset+1, r.maxOffset)
+		case r.finished && key.Matches(msg, r.keys.Down):
+			r.offset = max(r.offset-1, 0)
 		}
 		return r, nil
 	case eventMsg:
@@ -182,6 +207,11 @@ func (r *runScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return r, r.start(msg.phase + 1)
 		}
 		r.finished = true
+		if r.op.Review {
+			// Stay on what changed until the admin goes on.
+			r.keys.Continue.SetEnabled(true)
+			return r, nil
+		}
 		if r.op.Then != nil {
 			return r, r.op.Then(r.s)
 		}
@@ -267,6 +297,9 @@ func (r *runScreen) View(width, height int) string {
 			lines = append(lines, styleSubtle.Render(fmt.Sprintf("%s %d more step(s)", iconPending, p.total-len(p.steps))))
 		}
 	}
+	if r.finished && r.op.Review {
+		lines = append(lines, "", styleOK.Render(iconDone+" Done.")+" Press enter to continue.")
+	}
 	panel := ""
 	if r.showCmds {
 		panel = r.commandPanel(running, width)
@@ -275,12 +308,30 @@ func (r *runScreen) View(width, height int) string {
 	if panel == "" {
 		avail = height
 	}
-	if len(lines) > avail && avail > 3 {
-		// Keep the title and the most recent lines.
-		keep := avail - 2
-		tail := lines[len(lines)-keep:]
-		hidden := len(lines) - 1 - keep
-		lines = append([]string{lines[0], styleSubtle.Render(fmt.Sprintf("… %d earlier line(s)", hidden))}, tail...)
+	r.maxOffset = 0
+	if body, slots := lines[1:], avail-1; len(body) > slots && slots > 2 {
+		// Keep the title and the most recent lines; once finished, the
+		// admin may scroll up to the earlier ones (offset lines up).
+		r.maxOffset = len(body) - (slots - 1)
+		offset := min(r.offset, r.maxOffset)
+		end := len(body) - offset
+		rows := slots
+		if offset > 0 {
+			rows-- // the "later" marker
+		}
+		start := max(end-rows, 0)
+		if start > 0 {
+			start++ // the "earlier" marker
+		}
+		window := []string{lines[0]}
+		if start > 0 {
+			window = append(window, styleSubtle.Render(fmt.Sprintf("… %d earlier line(s)", start)))
+		}
+		window = append(window, body[start:end]...)
+		if offset > 0 {
+			window = append(window, styleSubtle.Render(fmt.Sprintf("… %d later line(s)", offset)))
+		}
+		lines = window
 	}
 	out := strings.Join(lines, "\n")
 	if panel != "" {

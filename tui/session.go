@@ -45,6 +45,9 @@ type Options struct {
 	PeerID string
 	// Clipboard is the copy policy (--clipboard).
 	Clipboard ClipboardPolicy
+	// ControllerImage is the image the detect screen offers to install
+	// the in-cluster controller with ("" = the backend's default).
+	ControllerImage string
 	// Timeout bounds each cluster operation (0 = none).
 	Timeout time.Duration
 	// In and Out are the terminal; nil = os.Stdin / os.Stdout.
@@ -88,7 +91,10 @@ type session struct {
 	banner string
 	// notes are lines for the next detect screen (what init did).
 	notes []string
-	done  bool
+	// installed holds the clusters this wizard installed the controller on
+	// (with the image): until its Pods run, the probe cannot tell.
+	installed map[ClusterRef]string
+	done      bool
 }
 
 func newSession(ctx context.Context, o Options) *session {
@@ -111,7 +117,16 @@ func newSession(ctx context.Context, o Options) *session {
 		}
 	}
 	return &session{ctx: ctx, backend: o.Backend, opts: o, env: env,
-		local: o.Local, remote: o.Remote, localRole: o.Role, roleGiven: o.Role != RoleUnknown, peerID: o.PeerID}
+		local: o.Local, remote: o.Remote, localRole: o.Role, roleGiven: o.Role != RoleUnknown, peerID: o.PeerID,
+		installed: map[ClusterRef]string{}}
+}
+
+// ref is the cluster of a side.
+func (s *session) ref(side Scope) ClusterRef {
+	if side == Remote {
+		return s.remote
+	}
+	return s.local
 }
 
 func (s *session) now() time.Time { return s.opts.now() }

@@ -1,10 +1,6 @@
 package tui
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -76,21 +72,28 @@ func (st *startScreen) Init() tea.Cmd {
 		return st.loadContexts()
 	}
 	st.phase = phasePaths
-	st.form = pathsForm(&st.localPath, &st.remotePath, st.s.env)
+	st.form = pathsForm(&st.localPath, &st.remotePath, st.s.env, false)
 	st.form.WithWidth(st.width)
 	return st.form.Init()
 }
 
-func pathsForm(localPath, remotePath *string, env map[string]string) *huh.Form {
+// pathsForm asks the kubeconfigs. Line prompts (accessible) show neither
+// placeholders nor descriptions: the titles say what an empty answer means.
+func pathsForm(localPath, remotePath *string, env map[string]string, accessible bool) *huh.Form {
 	def := "~/.kube/config"
 	if env["KUBECONFIG"] != "" {
 		def = env["KUBECONFIG"]
 	}
+	localTitle, remoteTitle := "Kubeconfig of your cluster (local)", "Kubeconfig of the other cluster (remote)"
+	if accessible {
+		localTitle += " [" + orDefault(*localPath, "empty = "+def) + "]"
+		remoteTitle += " [" + orDefault(*remotePath, "empty = a context of the same kubeconfig, or none") + "]"
+	}
 	return huh.NewForm(huh.NewGroup(
 		huh.NewNote().Title("Welcome").
 			Description("liqo-auth-tui authenticates a Liqo consumer with a provider.\nGive the kubeconfig of the cluster you manage; add the other cluster's\nif this workstation reaches it too (automated mode), or leave it empty\nand exchange artifacts with the other admin (manual mode)."),
-		huh.NewInput().Title("Kubeconfig of your cluster (local)").Placeholder(def+" (empty = default)").Value(localPath),
-		huh.NewInput().Title("Kubeconfig of the other cluster (remote)").
+		huh.NewInput().Title(localTitle).Placeholder(def+" (empty = default)").Value(localPath),
+		huh.NewInput().Title(remoteTitle).
 			Description("empty = a context of the same kubeconfig, or none").Placeholder("optional").Value(remotePath),
 	)).WithShowHelp(false)
 }
@@ -235,49 +238,4 @@ func (st *startScreen) View(width, height int) string {
 		b.WriteString(styleSubtle.Render("reading the kubeconfigs…"))
 	}
 	return b.String()
-}
-
-// askAccessible asks the start questions as plain line prompts (huh's
-// accessible mode) before the wizard starts.
-func askAccessible(ctx context.Context, s *session, o Options) error {
-	in, out := o.In, o.Out
-	if in == nil {
-		in = os.Stdin
-	}
-	if out == nil {
-		out = os.Stdout
-	}
-	st := newStartScreen(s)
-	run := func(f *huh.Form) error {
-		return f.WithAccessible(true).WithInput(in).WithOutput(out).RunWithContext(ctx)
-	}
-	if !st.anyGiven() {
-		if err := run(pathsForm(&st.localPath, &st.remotePath, s.env)); err != nil {
-			return accessibleErr(err, out)
-		}
-	}
-	cmd := st.loadContexts()
-	m := cmd().(contextsMsg)
-	if m.localErr != nil {
-		return m.localErr
-	}
-	if m.remoteErr != nil {
-		return m.remoteErr
-	}
-	if f := contextsForm(m, &st.localCtx, &st.remoteCtx, st.askRemote()); f != nil {
-		if err := run(f); err != nil {
-			return accessibleErr(err, out)
-		}
-	}
-	done := st.done()().(startDoneMsg)
-	s.local, s.remote = done.local, done.remote
-	return nil
-}
-
-func accessibleErr(err error, out io.Writer) error {
-	if err == huh.ErrUserAborted {
-		fmt.Fprintln(out)
-		return ErrAborted
-	}
-	return err
 }

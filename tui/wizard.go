@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -310,7 +311,8 @@ func (k keyMapJoin) FullHelp() [][]key.Binding {
 
 // Run starts the wizard on the terminal and returns when it ends: nil once
 // the handshake is done (or the admin leaves the summary), ErrAborted when
-// quit before.
+// quit before. With ACCESSIBLE=1 or TERM=dumb it runs as plain line prompts
+// and progress lines instead (accessible.go), with the same flows.
 func Run(ctx context.Context, o Options) error {
 	if o.Backend == nil {
 		return errors.New("tui: no backend")
@@ -318,12 +320,15 @@ func Run(ctx context.Context, o Options) error {
 	m := New(ctx, o)
 	s := m.s
 	if s.accessible() {
-		// Plain line prompts first (huh's accessible mode), then the
-		// progress without the alternate screen.
-		if err := askAccessible(ctx, s, o); err != nil {
-			return err
+		// Plain line prompts and progress lines, nothing redrawn.
+		in, out := o.In, o.Out
+		if in == nil {
+			in = os.Stdin
 		}
-		m.cur = newDetectScreen(s)
+		if out == nil {
+			out = os.Stdout
+		}
+		return runAccessible(ctx, s, in, out)
 	}
 	var opts []tea.ProgramOption
 	opts = append(opts, tea.WithContext(ctx), tea.WithEnvironment(s.opts.Environ))

@@ -479,3 +479,103 @@ func TestEveryScreenFits80x24(t *testing.T) {
 	h.key("enter")
 	check("summary")
 }
+
+func TestDetectOffersControllerInstall(t *testing.T) {
+	f := newFake()
+	o := both()
+	o.ControllerImage = "example.com/liqo-auth-controller:v1"
+	h := newHarness(t, f, o)
+	d := screenIs[*detectScreen](t, h)
+	h.mustSee("no Liqo · no controller: the wizard serves it in-process (I installs one)")
+	if !d.Keys().(detectKeys).Install.Enabled() {
+		t.Fatal("no install offer on clusters without Liqo or a controller")
+	}
+	h.key("I")
+	h.mustSee("Install the in-cluster controller?", "On local (consumer-1) and remote (provider-1), this applies",
+		"(example.com/liqo-auth-controller:v1)", "Until the controller's Pods run, the wizard still serves the", "y install", "n/esc cancel")
+	h.key("enter") // only y installs
+	h.key("n")
+	if d.confirmInstall || f.called("InstallController") {
+		t.Fatalf("n did not cancel: %v", f.calls)
+	}
+	h.mustSee("Automated mode")
+	h.key("I", "y")
+	r := screenIs[*runScreen](t, h)
+	for _, c := range []string{"InstallController consumer example.com/liqo-auth-controller:v1", "InstallController provider example.com/liqo-auth-controller:v1"} {
+		if !f.called(c) {
+			t.Fatalf("%q not called: %v", c, f.calls)
+		}
+	}
+	// The run screen stays on what changed until enter.
+	h.mustSee("Deployment liqo-auth-controller created", "2 unchanged: Namespace liqo, CustomResourceDefinition tenants.authentication.liqo.io",
+		"✓ (local) Controller installed (liqo-auth-controller:v1)",
+		"Until its Pods run, the wizard still serves this cluster in-process", "Press enter to continue", "enter continue",
+		"install controller --kubeconfig <default> --context provider --image")
+	if !r.finished {
+		t.Fatal("the install did not finish")
+	}
+	// At 80×24 the list of both clusters does not fit: it scrolls.
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if n := len(strings.Split(h.m.render(), "\n")); n > 24 {
+		t.Fatalf("%d lines at 80x24", n)
+	}
+	h.mustSee("earlier line(s)", "↑/↓ scroll", "(remote) Controller installed")
+	for range 30 {
+		h.key("up")
+	}
+	h.mustSee("(local) Controller installed", "later line(s)")
+	if strings.Contains(h.view(), "earlier line(s)") {
+		t.Fatalf("not scrolled to the top:\n%s", h.view())
+	}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h.key("enter")
+	d = screenIs[*detectScreen](t, h)
+	h.mustSee("controller installed, Pods not up yet: served in-process meanwhile",
+		"(local) controller installed: 3 object(s) created or updated, 2 unchanged")
+	if d.Keys().(detectKeys).Install.Enabled() {
+		t.Fatal("install offered again for a controller just installed")
+	}
+	// The handshake goes on as before: in-process until the Pods run.
+	h.key("enter")
+	screenIs[*summaryScreen](t, h)
+}
+
+func TestDetectNoInstallOfferWithLiqoOrController(t *testing.T) {
+	f := newFake()
+	f.infos["consumer"].LiqoInstalled = true
+	f.infos["provider"].Controller = true
+	h := newHarness(t, f, both())
+	d := screenIs[*detectScreen](t, h)
+	if d.Keys().(detectKeys).Install.Enabled() {
+		t.Fatal("install offered on clusters served by Liqo or the controller")
+	}
+	h.mustSee("Liqo installed: its controller-manager serves this cluster", "liqo-auth controller running in the cluster")
+	h.key("I")
+	if d.confirmInstall {
+		t.Fatal("I asks to install anyway")
+	}
+	// Manual mode offers it for the cluster in use only.
+	f = newFake()
+	f.infos["consumer"].Controller = true
+	h = newHarness(t, f, both())
+	h.key("m", "tab") // manual, on the remote cluster (no controller)
+	d = screenIs[*detectScreen](t, h)
+	if got := d.uncontrolled(); len(got) != 1 || got[0] != Remote {
+		t.Fatalf("offered for %v, want remote", got)
+	}
+}
+
+func TestDetectInstallFailureShowsWhatWasApplied(t *testing.T) {
+	f := newFake()
+	f.failOp["InstallController"] = &Failure{Reason: "cannot use the API server https://127.0.0.1:7443: 403 forbidden: clusterroles.rbac.authorization.k8s.io is forbidden",
+		Hint: "2 object(s) were applied before the failure"}
+	o := Options{Local: ClusterRef{Context: "provider"}, Role: RoleProvider}
+	h := newHarness(t, f, o)
+	h.key("I", "y")
+	screenIs[*errorScreen](t, h)
+	h.mustSee("403 forbidden", "2 object(s) were applied before the failure", "r retry")
+	delete(f.failOp, "InstallController")
+	h.key("r")
+	screenIs[*runScreen](t, h)
+	h.mustSee("Deployment liqo-auth-controller created")
+}

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -30,6 +31,7 @@ type options struct {
 	provider, consumer                 bool
 	apiServerOverride, caOverrideFile  string
 	workers                            int
+	profiling                          bool
 	qps                                float64
 	burst                              int
 }
@@ -49,9 +51,16 @@ func main() {
 	fs.BoolVar(&o.consumer, "consumer", true, "serve the consumer side (nonce signer, Identity reconciler)")
 	fs.StringVar(&o.apiServerOverride, "api-server-address-override", "", "provider API server URL advertised to consumers (default: the in-cluster API server URL)")
 	fs.StringVar(&o.caOverrideFile, "ca-override-file", "", "provider CA bundle advertised to consumers (default: the service account's ca.crt)")
-	fs.IntVar(&o.workers, "workers", 4, "workers per reconciler")
-	fs.Float64Var(&o.qps, "kube-api-qps", 50, "client-side rate limit of the requests to the API server (requests per second; negative: none, the API server's priority and fairness still applies)")
-	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of the client-side rate limit")
+	// A Tenant's reconcile mostly waits: on its requests and on the CA
+	// signing its CSR. 32 of them at once keep the API server, not the
+	// queue, the limit when many consumers arrive together.
+	fs.IntVar(&o.workers, "workers", 32, "workers per reconciler")
+	fs.BoolVar(&o.profiling, "profiling", false, "serve Go's pprof profiles on the metrics address, under /debug/pprof/")
+	// Like controller-runtime, no client-side limit by default: the API
+	// server's priority and fairness protects it, and a 50 QPS bucket
+	// would make a burst of Tenants wait for the client, not the server.
+	fs.Float64Var(&o.qps, "kube-api-qps", -1, "client-side rate limit of the requests to the API server, per second (negative: none; the API server's priority and fairness applies)")
+	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of the client-side rate limit (with a positive --kube-api-qps)")
 	klog.InitFlags(fs)
 	_ = fs.Parse(os.Args[1:])
 
@@ -71,6 +80,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	// Next to its API server, gzip only costs CPU on both ends (and the API
+	// server compresses a watch stream event by event).
+	cfg.DisableCompression = true
 	// Every request is counted on /metrics (liqo_auth_api_requests_total).
 	cfg = controller.CountAPIRequests(cfg)
 	c, err := kube.NewCluster(cfg, o.liqoNamespace)
@@ -91,7 +103,7 @@ func run(ctx context.Context, o options) error {
 	s := &status{}
 	servers := []*http.Server{
 		{Addr: o.healthAddr, Handler: s.healthMux(m), ReadHeaderTimeout: 5 * time.Second},
-		{Addr: o.metricsAddr, Handler: metricsMux(), ReadHeaderTimeout: 5 * time.Second},
+		{Addr: o.metricsAddr, Handler: metricsMux(o.profiling), ReadHeaderTimeout: 5 * time.Second},
 	}
 	for _, srv := range servers {
 		go func() {
@@ -141,9 +153,16 @@ func restConfig(o options) (*rest.Config, error) {
 	return c.Config, nil
 }
 
-func metricsMux() *http.ServeMux {
+func metricsMux(profiling bool) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(controller.Registry, promhttp.HandlerOpts{}))
+	if profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 

@@ -9,7 +9,11 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -54,9 +58,13 @@ const eventFlushTimeout = 5 * time.Second
 // after it returned (RunWithLease does so when leadership comes back), but
 // never twice at once.
 type Manager struct {
-	c   *kube.Cluster
-	o   Options
-	dyn dynamic.Interface
+	c    *kube.Cluster
+	o    Options
+	dyn  dynamic.Interface
+	meta metadata.Interface
+
+	// slicesServed tells whether the ResourceSlice API answered at start.
+	slicesServed bool
 
 	running    atomic.Bool
 	hasSynced  atomic.Bool
@@ -76,11 +84,29 @@ func New(c *kube.Cluster, o Options) (*Manager, error) {
 	if !o.Provider && !o.Consumer {
 		return nil, errors.New("controller: nothing to run: enable the provider side, the consumer side or both")
 	}
+	// Built-in kinds (Secrets, CSRs, RBAC, Events, Namespaces) travel as
+	// protobuf, in requests and in the informers' watches: cheaper than JSON
+	// to encode and decode, for the API server as for us. The Liqo kinds,
+	// custom resources, stay JSON (their own client).
+	pcfg := rest.CopyConfig(c.Config)
+	pcfg.ContentType = runtime.ContentTypeProtobuf
+	pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	kc, err := kubernetes.NewForConfig(pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("controller: building a client for %s: %w", c.Server, err)
+	}
+	own := *c
+	own.Kube = kc
+	c = &own
 	dyn, err := dynamic.NewForConfig(c.Config)
 	if err != nil {
 		return nil, fmt.Errorf("controller: building a dynamic client for %s: %w", c.Server, err)
 	}
-	return &Manager{c: c, o: o.withDefaults(), dyn: dyn, synced: make(chan struct{})}, nil
+	meta, err := metadata.NewForConfig(c.Config)
+	if err != nil {
+		return nil, fmt.Errorf("controller: building a metadata client for %s: %w", c.Server, err)
+	}
+	return &Manager{c: c, o: o.withDefaults(), dyn: dyn, meta: meta, synced: make(chan struct{})}, nil
 }
 
 // HasSynced tells whether a Run is active and all its informers synced.
@@ -145,6 +171,7 @@ func (m *Manager) checkAPIs(ctx context.Context) error {
 		// its first request, which takes a second on a small machine: pay
 		// for it here rather than in the middle of the first handshake.
 		_, err = m.dyn.Resource(authv1beta1.ResourceSliceGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1})
+		m.slicesServed = err == nil
 		if kube.IsNotFound(err) {
 			err = nil // served only with the authentication CRDs; cordoning then has nothing to do
 		}

@@ -7,12 +7,12 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -30,19 +30,22 @@ type tenantReconciler struct {
 	dyn        dynamic.Interface
 	tenants    cache.Indexer
 	namespaces tenantNamespaces
-	nonces     corelisters.SecretLister // Secrets labelled liqo.io/nonce
-	now        func() time.Time         // nil = time.Now
+	nonces     cache.Indexer    // Secrets labelled liqo.io/nonce, indexed byRemoteID
+	caches     *tenantCaches    // nil: every lookup is live
+	now        func() time.Time // nil = time.Now
 }
 
+// sync reconciles one Tenant. A pass that finds everything in place asks
+// the API server nothing: what it reads comes from informers, and what it
+// wrote itself is remembered until they show it.
 func (r *tenantReconciler) sync(ctx context.Context, key string) (time.Duration, error) {
-	obj, exists, err := r.tenants.GetByKey(key)
+	t, exists, err := r.tenant(key)
 	if err != nil || !exists {
 		return 0, err
 	}
-	t := obj.(*authv1beta1.Tenant).DeepCopy()
 
 	// Step 0, the setup check; deletion still goes ahead without the roles.
-	roles, rolesErr := r.c.TenantRoles(ctx)
+	roles, rolesErr := r.tenantRoles(ctx)
 	if t.DeletionTimestamp != nil {
 		return 0, r.finalize(ctx, t, roles)
 	}
@@ -50,10 +53,16 @@ func (r *tenantReconciler) sync(ctx context.Context, key string) (time.Duration,
 		return 0, rolesErr
 	}
 	if !slices.Contains(t.Finalizers, kube.TenantFinalizer) {
-		// The update wakes the next reconcile, on a cache that holds it.
+		// Liqo ends the pass here and lets the update bring the Tenant
+		// back; going on with the updated object saves a queue pass (the
+		// order of the steps is the same).
 		t.Finalizers = append(t.Finalizers, kube.TenantFinalizer)
-		_, err := r.c.Liqo.Tenants(t.Namespace).Update(ctx, t, metav1.UpdateOptions{})
-		return 0, err
+		updated, err := r.c.Liqo.Tenants(t.Namespace).Update(ctx, t, metav1.UpdateOptions{})
+		if err != nil {
+			return 0, err
+		}
+		r.wrote(updated)
+		t = updated.DeepCopy()
 	}
 	if done, err := r.applyCondition(ctx, t, roles); done || err != nil {
 		return 0, err
@@ -82,14 +91,19 @@ func (r *tenantReconciler) sync(ctx context.Context, key string) (time.Duration,
 	if handshake {
 		requeueAfter, renewed, err = r.authParams(ctx, t, status)
 		if err == nil {
-			if _, err = r.c.BindTenantNamespace(ctx, t, ns.Name, roles.ControlPlane); err != nil {
+			var changes []kube.Change
+			changes, err = r.c.BindTenantNamespaceKnown(ctx, t, ns.Name, roles.ControlPlane, r.roleBindingExists())
+			r.rememberBindings("rb", ns.Name, changes, roleBindingNames(roles.ControlPlane))
+			if err != nil {
 				r.events.warning(ctx, t, ReasonClusterRolesBindingFailed, err.Error())
 			}
 		}
 		errs = append(errs, err)
 	}
 	// Done even without handshake: the admin hands out credentials then.
-	if _, err := r.c.BindTenantClusterWide(ctx, t.Spec.ClusterID, roles.ClusterWide); err != nil {
+	changes, err := r.c.BindTenantClusterWideKnown(ctx, t.Spec.ClusterID, roles.ClusterWide, r.clusterRoleBindingExists())
+	r.rememberBindings("crb", "", changes, clusterRoleBindingNames(roles.ClusterWide, t.Spec.ClusterID))
+	if err != nil {
 		r.events.warning(ctx, t, ReasonClusterRolesClusterWideBindingFailed, err.Error())
 		errs = append(errs, err)
 	}
@@ -100,6 +114,22 @@ func (r *tenantReconciler) sync(ctx context.Context, key string) (time.Duration,
 		return 0, err
 	}
 	return requeueAfter, nil
+}
+
+func roleBindingNames(roles []string) []string {
+	out := make([]string, len(roles))
+	for i, role := range roles {
+		out[i] = kube.RoleBindingName(role)
+	}
+	return out
+}
+
+func clusterRoleBindingNames(roles []string, consumerID string) []string {
+	out := make([]string, len(roles))
+	for i, role := range roles {
+		out[i] = kube.ClusterRoleBindingName(role, consumerID)
+	}
+	return out
 }
 
 // finalize runs on deletion: it removes the cluster-wide binding and, beyond
@@ -113,7 +143,9 @@ func (r *tenantReconciler) finalize(ctx context.Context, t *authv1beta1.Tenant, 
 	if roles == nil {
 		roles = &kube.TenantClusterRoles{ControlPlane: []string{kube.RemoteControlPlaneClusterRole}, ClusterWide: []string{kube.RemoteClusterWideClusterRole}}
 	}
-	if _, err := r.c.UnbindTenant(ctx, t.Spec.ClusterID, t.Namespace, roles); err != nil {
+	_, err := r.c.UnbindTenant(ctx, t.Spec.ClusterID, t.Namespace, roles)
+	r.forgetBindings(t.Spec.ClusterID, t.Namespace, roles)
+	if err != nil {
 		return err
 	}
 	t.Finalizers = slices.DeleteFunc(t.Finalizers, func(f string) bool { return f == kube.TenantFinalizer })
@@ -130,10 +162,12 @@ func (r *tenantReconciler) finalize(ctx context.Context, t *authv1beta1.Tenant, 
 // cached nonce answers the usual case; any doubt is settled live, so that
 // a cache a moment behind never refuses a Tenant.
 func (r *tenantReconciler) verifyHandshake(ctx context.Context, t *authv1beta1.Tenant) error {
-	cached, err := r.nonces.List(labels.SelectorFromSet(labels.Set{kube.RemoteClusterIDLabel: t.Spec.ClusterID, kube.NonceLabel: "true"}))
+	cached, err := byRemoteIDMatching(r.nonces, t.Spec.ClusterID, labels.Set{kube.RemoteClusterIDLabel: t.Spec.ClusterID, kube.NonceLabel: "true"})
 	if err == nil && len(cached) == 1 {
-		if nonce, err := kube.NonceOf(cached[0]); err == nil && kube.VerifyTenantHandshake(t, nonce) == nil {
-			return nil
+		if s, ok := cached[0].(*corev1.Secret); ok {
+			if nonce, err := kube.NonceOf(s); err == nil && kube.VerifyTenantHandshake(t, nonce) == nil {
+				return nil
+			}
 		}
 	}
 	secret, err := r.c.NonceSecret(ctx, "", t.Spec.ClusterID)
@@ -170,13 +204,15 @@ func (r *tenantReconciler) updateStatus(ctx context.Context, t *authv1beta1.Tena
 		return nil
 	}
 	t.Status = *status
-	if _, err := r.c.Liqo.Tenants(t.Namespace).UpdateStatus(ctx, t, metav1.UpdateOptions{}); err != nil {
+	updated, err := r.c.Liqo.Tenants(t.Namespace).UpdateStatus(ctx, t, metav1.UpdateOptions{})
+	if err != nil {
 		// A conflict only means our cache was behind: retried silently.
 		if !apierrors.IsConflict(err) && !kube.IsNotFound(err) {
 			r.events.warning(ctx, t, ReasonUpdateFailed, fmt.Sprintf("Unable to update the Tenant status: %v", err))
 		}
 		return err
 	}
+	r.wrote(updated)
 	r.events.normal(ctx, t, ReasonReconciled, "Tenant reconciled")
 	if renewed {
 		r.events.normal(ctx, t, ReasonCertificateRenewed, "Certificate renewed")

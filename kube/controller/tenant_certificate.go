@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -24,7 +26,7 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 			return 0, false, err
 		}
 	}
-	cert, err := r.c.CachedCertificate(ctx, status.TenantNamespace, t.Spec.CSR)
+	cert, secret, err := r.cachedCertificate(ctx, status.TenantNamespace, t.Spec.CSR, old, now)
 	if err != nil {
 		r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
 		return 0, false, err
@@ -38,9 +40,7 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 		}
 	}
 	if cert == nil {
-		cert, _, err = r.c.TenantCertificate(ctx, status.TenantNamespace, t.Spec.ClusterID, t.Spec.CSR,
-			kube.TenantCertificateOptions{Renew: true, KeepCSR: r.o.KeepCSRs, Timeout: r.o.CertificateTimeout})
-		if err != nil {
+		if cert, err = r.issue(ctx, t, status.TenantNamespace, secret); err != nil {
 			r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
 			return 0, false, err
 		}
@@ -60,6 +60,43 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 	status.AuthParams = kube.NewAuthParams(cert, ca, r.c.AdvertisedAPIServer(r.o.APIServerOverride), t.Spec.ProxyURL)
 	renewed := old != nil && !bytes.Equal(old, cert)
 	return requeueAfter, renewed, nil
+}
+
+// issue has the Tenant's CSR signed by the cluster's CA (§6.3 steps 2–5)
+// and stores the certificate in the cache Secret: created when there was
+// none (current nil), else updated from current. The wait for the signer
+// is served by the shared CSR informer, and the CSR object is deleted with
+// the others of its batch once the certificate is stored.
+func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, namespace string, current *corev1.Secret) ([]byte, error) {
+	req := kube.CSRRequest{PEM: t.Spec.CSR, GenerateName: kube.IdentityCSRGenerateName,
+		Reason: kube.IdentityApprovalReason, Message: kube.IdentityApprovalMessage, KeepObject: r.o.KeepCSRs}
+	if r.caches != nil && r.caches.csrs != nil {
+		batch, labels := r.caches.csrs.begin()
+		defer r.caches.csrs.finish(ctx, batch)
+		req.Labels, req.KeepObject, req.Wait = labels, true, r.caches.csrs.wait
+		req.Created = func(name string) { r.caches.csrs.created(batch, name) }
+	} else {
+		req.Labels = map[string]string{kube.RemoteTenantCSRLabel: "true"}
+	}
+	issueCtx, cancel := context.WithTimeout(ctx, r.o.CertificateTimeout)
+	defer cancel()
+	cert, err := r.c.IssueCertificate(issueCtx, req)
+	if err != nil {
+		return nil, fmt.Errorf("issuing the certificate of cluster %s: %w", t.Spec.ClusterID, err)
+	}
+	var stored *corev1.Secret
+	if current == nil {
+		stored, err = r.c.CreateCertificateSecret(ctx, namespace, t.Spec.ClusterID, t.Spec.CSR, cert)
+	} else {
+		stored, err = r.c.UpdateCertificateSecret(ctx, namespace, t.Spec.ClusterID, t.Spec.CSR, cert, current)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.caches != nil && r.caches.certs != nil && stored != nil {
+		r.caches.certs.Mutation(stored.DeepCopy())
+	}
+	return cert, nil
 }
 
 // renewalDue tells whether a certificate reached the 2/3 point of its

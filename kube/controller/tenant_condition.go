@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -48,6 +49,21 @@ func replicatedFrom(consumerID string) string {
 // ResourceSlices replicated from the consumer.
 func (r *tenantReconciler) cordonResourceSlices(ctx context.Context, consumerID string, cordon bool) error {
 	slices := r.dyn.Resource(authv1beta1.ResourceSliceGroupVersionResource)
+	if r.caches != nil && r.caches.slices != nil && r.caches.slices.HasSynced() {
+		cached, err := r.caches.slices.GetIndexer().ByIndex(byOrigin, consumerID)
+		if err == nil {
+			for _, obj := range cached {
+				rs := objectMeta(obj)
+				if rs == nil || rs.GetLabels()[replicatedLabel] != "true" {
+					continue
+				}
+				if err := r.cordonResourceSlice(ctx, slices, rs, cordon); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	// ResourceVersion "0" reads the API server's cache as it is: a
 	// consistent list would wait for that cache to catch up with the latest
 	// write anywhere (50–100ms) on every reconcile; a slice replicated a
@@ -59,18 +75,27 @@ func (r *tenantReconciler) cordonResourceSlices(ctx context.Context, consumerID 
 	if err != nil {
 		return fmt.Errorf("listing the ResourceSlices of cluster %s: %w", consumerID, err)
 	}
-	for _, rs := range list.Items {
-		_, marked := rs.GetAnnotations()[cordonTenantAnnotation]
-		if marked == cordon {
-			continue
+	for i := range list.Items {
+		if err := r.cordonResourceSlice(ctx, slices, &list.Items[i], cordon); err != nil {
+			return err
 		}
-		patch := `{"metadata":{"annotations":{"` + cordonTenantAnnotation + `":null}}}`
-		if cordon {
-			patch = `{"metadata":{"annotations":{"` + cordonTenantAnnotation + `":"true"}}}`
-		}
-		if _, err := slices.Namespace(rs.GetNamespace()).Patch(ctx, rs.GetName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("cordoning ResourceSlice %s/%s: %w", rs.GetNamespace(), rs.GetName(), err)
-		}
+	}
+	return nil
+}
+
+// cordonResourceSlice sets or removes the cordon annotation of one
+// ResourceSlice, when it is not as wanted.
+func (r *tenantReconciler) cordonResourceSlice(ctx context.Context, slices dynamic.NamespaceableResourceInterface, rs metav1.Object, cordon bool) error {
+	_, marked := rs.GetAnnotations()[cordonTenantAnnotation]
+	if marked == cordon {
+		return nil
+	}
+	patch := `{"metadata":{"annotations":{"` + cordonTenantAnnotation + `":null}}}`
+	if cordon {
+		patch = `{"metadata":{"annotations":{"` + cordonTenantAnnotation + `":"true"}}}`
+	}
+	if _, err := slices.Namespace(rs.GetNamespace()).Patch(ctx, rs.GetName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("cordoning ResourceSlice %s/%s: %w", rs.GetNamespace(), rs.GetName(), err)
 	}
 	return nil
 }
@@ -83,7 +108,9 @@ func (r *tenantReconciler) drain(ctx context.Context, t *authv1beta1.Tenant, rol
 	if tenantNS == "" {
 		tenantNS = t.Namespace
 	}
-	if _, err := r.c.UnbindTenant(ctx, t.Spec.ClusterID, tenantNS, roles); err != nil {
+	_, err := r.c.UnbindTenant(ctx, t.Spec.ClusterID, tenantNS, roles)
+	r.forgetBindings(t.Spec.ClusterID, tenantNS, roles)
+	if err != nil {
 		r.events.warning(ctx, t, ReasonClusterRolesUnbindingFailed, err.Error())
 		return err
 	}

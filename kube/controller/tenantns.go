@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -18,9 +19,18 @@ import (
 type tenantNamespaces struct {
 	c      *kube.Cluster
 	lister corelisters.NamespaceLister // namespaces labelled liqo.io/tenant-namespace
+	index  cache.Indexer               // the same, indexed byRemoteID; nil: scan the lister
 }
 
 func (n tenantNamespaces) cached(remoteClusterID string) *corev1.Namespace {
+	if n.index != nil {
+		list, err := n.index.ByIndex(byRemoteID, remoteClusterID)
+		if err != nil || len(list) != 1 {
+			return nil
+		}
+		ns, _ := list[0].(*corev1.Namespace)
+		return ns
+	}
 	list, err := n.lister.List(labels.SelectorFromSet(labels.Set{kube.RemoteClusterIDLabel: remoteClusterID}))
 	if err != nil || len(list) != 1 {
 		return nil

@@ -7,8 +7,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -16,8 +18,14 @@ import (
 )
 
 // Index of Tenants by spec.clusterID, to find the Tenant a nonce Secret or
-// a tenant namespace is about.
-const byClusterID = "clusterID"
+// a tenant namespace is about; by name, to find namesakes (placement); and
+// of replicated ResourceSlices by their consumer.
+const (
+	byClusterID = "clusterID"
+	byName      = "name"
+	byOrigin    = "originID"
+	byRemoteID  = "remoteClusterID"
+)
 
 // run holds the informers and loops of one Manager.Run.
 type run struct {
@@ -27,6 +35,7 @@ type run struct {
 	loops     []*loop
 	stopLiqo  context.CancelFunc
 	liqoDone  sync.WaitGroup
+	closers   []func() // run once the workers stopped
 }
 
 // wire builds the informers and loops of the enabled sides. Every informer
@@ -34,6 +43,9 @@ type run struct {
 func (m *Manager) wire(ev *events) (*run, error) {
 	r := &run{}
 	namespaces := r.factory(m.c, kube.TenantNamespaceLabel).Core().V1().Namespaces()
+	if err := namespaces.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
+		return nil, err
+	}
 	if err := r.watch(namespaces.Informer(), nil); err != nil {
 		return nil, err
 	}
@@ -52,18 +64,50 @@ func (m *Manager) wire(ev *events) (*run, error) {
 
 func (m *Manager) wireProvider(r *run, ev *events, nsInformer cache.SharedIndexInformer, nsLister corelisters.NamespaceLister) error {
 	nonces := r.factory(m.c, kube.NonceLabel).Core().V1().Secrets()
+	if err := nonces.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
+		return err
+	}
 	tenantClient := m.c.Liqo.Tenants("")
 	tenants := r.liqoInformer(kube.ListWatch(tenantClient.List, tenantClient.Watch, all), &authv1beta1.Tenant{},
-		cache.Indexers{byClusterID: func(obj any) ([]string, error) {
-			return []string{obj.(*authv1beta1.Tenant).Spec.ClusterID}, nil
-		}})
+		cache.Indexers{
+			byClusterID: func(obj any) ([]string, error) {
+				return []string{obj.(*authv1beta1.Tenant).Spec.ClusterID}, nil
+			},
+			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
+			byName: func(obj any) ([]string, error) {
+				return []string{obj.(*authv1beta1.Tenant).Name}, nil
+			},
+		})
+	// What the Tenant reconciler reads on every pass comes from caches: the
+	// ClusterRoles to bind, the bindings made, the certificate cache
+	// Secrets and the CSRs being signed. Our own writes are remembered
+	// until the informers show them (mutation caches), so the pass that
+	// a write triggers finds nothing to do and asks the API server nothing.
+	roles := r.factory(m.c, tenantRolesSelector).Rbac().V1().ClusterRoles()
+	bindings := r.factory(m.c, kube.ManagedByLabel+"="+kube.LiqoManagedByValue).Rbac().V1()
+	certSecrets := r.factoryWith(m.c, func(o *metav1.ListOptions) {
+		o.FieldSelector = "metadata.name=" + kube.RemoteCertSecretName
+	}).Core().V1().Secrets()
+	csrs := r.factory(m.c, kube.RemoteTenantCSRLabel).Certificates().V1().CertificateSigningRequests()
+	tracker := newCSRTracker(m.c, csrs.Lister(), m.o.KeepCSRs)
+	caches := &tenantCaches{
+		tenants: newMutationCache(tenants.GetIndexer(), false),
+		roles:   roles.Lister(),
+		rbs:     bindings.RoleBindings().Lister(),
+		crbs:    bindings.ClusterRoleBindings().Lister(),
+		created: utilcache.NewLRUExpireCache(mutationCacheSize),
+		certs:   newMutationCache(certSecrets.Informer().GetStore(), true),
+		csrs:    tracker,
+		slices:  m.resourceSliceInformer(r),
+	}
 
-	tenantNS := tenantNamespaces{c: m.c, lister: nsLister}
+	tenantNS := tenantNamespaces{c: m.c, lister: nsLister, index: nsInformer.GetIndexer()}
 	creator := r.loop("nonce-creator", (&nonceCreator{c: m.c, events: ev, secrets: nonces.Lister(), namespaces: tenantNS}).sync, m.afterSync)
 	tenantLoop := r.loop("tenant", (&tenantReconciler{
 		c: m.c, o: m.o, events: ev, dyn: m.dyn, tenants: tenants.GetIndexer(), namespaces: tenantNS,
-		nonces: nonces.Lister(),
+		nonces: nonces.Informer().GetIndexer(), caches: caches,
 	}).sync, m.afterSync)
+	r.closers = append(r.closers, tracker.flush)
 
 	tenantsOf := func(obj any) {
 		if id := remoteClusterID(obj); id != "" {
@@ -72,7 +116,7 @@ func (m *Manager) wireProvider(r *run, ev *events, nsInformer cache.SharedIndexI
 	}
 	noncesOf := func(obj any) {
 		if id := remoteClusterID(obj); id != "" {
-			enqueueMatching(creator, nonces.Lister(), id)
+			enqueueMatching(creator, nonces.Informer().GetIndexer(), id)
 		}
 	}
 	if err := r.watch(nonces.Informer(), creator.handler()); err != nil {
@@ -86,11 +130,21 @@ func (m *Manager) wireProvider(r *run, ev *events, nsInformer cache.SharedIndexI
 	if err := r.watch(nsInformer, handlerFunc(func(obj any) { noncesOf(obj); tenantsOf(obj) })); err != nil {
 		return err
 	}
-	if err := r.watch(tenants, tenantLoop.handler()); err != nil {
+	if err := r.watch(tenants, caches.tenants.handler(tenantLoop.handler())); err != nil {
+		return err
+	}
+	for _, inf := range []cache.SharedIndexInformer{roles.Informer(), bindings.RoleBindings().Informer(), bindings.ClusterRoleBindings().Informer()} {
+		if err := r.watch(inf, nil); err != nil {
+			return err
+		}
+	}
+	if err := r.watch(certSecrets.Informer(), caches.certs.handler(nil)); err != nil {
+		return err
+	}
+	if err := r.watch(csrs.Informer(), tracker.handler()); err != nil {
 		return err
 	}
 	if !m.o.KeepCSRs {
-		csrs := r.factory(m.c, kube.RemoteTenantCSRLabel).Certificates().V1().CertificateSigningRequests()
 		cleaner := r.loop("csr-cleaner", (&csrCleaner{c: m.c, csrs: csrs.Lister(), grace: m.o.CertificateTimeout + csrCleanupMargin}).sync, m.afterSync)
 		if err := r.watch(csrs.Informer(), cleaner.handler()); err != nil {
 			return err
@@ -99,14 +153,40 @@ func (m *Manager) wireProvider(r *run, ev *events, nsInformer cache.SharedIndexI
 	return nil
 }
 
+// resourceSliceInformer caches the metadata of the ResourceSlices
+// replicated from consumers (cordoning reads them on every Tenant pass).
+// The run does not wait for it: until it synced, or when the API is not
+// served or not watchable, the reconciler lists live as before.
+func (m *Manager) resourceSliceInformer(r *run) cache.SharedIndexInformer {
+	if !m.slicesServed || m.meta == nil {
+		return nil
+	}
+	inf := metadatainformer.NewFilteredMetadataInformer(m.meta, authv1beta1.ResourceSliceGroupVersionResource, "", 0,
+		cache.Indexers{byOrigin: func(obj any) ([]string, error) {
+			if o := objectMeta(obj); o != nil {
+				if id := o.GetLabels()[originIDLabel]; id != "" {
+					return []string{id}, nil
+				}
+			}
+			return nil, nil
+		}},
+		func(o *metav1.ListOptions) { o.LabelSelector = replicatedLabel + "=true" }).Informer()
+	_ = inf.SetTransform(stripManagedFields)
+	r.informers = append(r.informers, inf)
+	return inf
+}
+
 func (m *Manager) wireConsumer(r *run, ev *events, nsInformer cache.SharedIndexInformer, nsLister corelisters.NamespaceLister) error {
 	signed := r.factory(m.c, kube.SignedNonceLabel).Core().V1().Secrets()
+	if err := signed.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
+		return err
+	}
 	kubeconfigs := r.factory(m.c, kube.IdentityTypeLabel).Core().V1().Secrets()
 	identityClient := m.c.Liqo.Identities("")
 	identities := r.liqoInformer(kube.ListWatch(identityClient.List, identityClient.Watch, all), &authv1beta1.Identity{}, cache.Indexers{})
 
 	signer := r.loop("nonce-signer", (&nonceSigner{c: m.c, events: ev, secrets: signed.Lister(),
-		namespaces: tenantNamespaces{c: m.c, lister: nsLister}}).sync, m.afterSync)
+		namespaces: tenantNamespaces{c: m.c, lister: nsLister, index: nsInformer.GetIndexer()}}).sync, m.afterSync)
 	identityLoop := r.loop("identity", (&identityReconciler{
 		c: m.c, events: ev, identities: identities.GetIndexer(), secrets: kubeconfigs.Lister(),
 	}).sync, m.afterSync)
@@ -116,7 +196,7 @@ func (m *Manager) wireConsumer(r *run, ev *events, nsInformer cache.SharedIndexI
 	}
 	if err := r.watch(nsInformer, handlerFunc(func(obj any) {
 		if id := remoteClusterID(obj); id != "" {
-			enqueueMatching(signer, signed.Lister(), id)
+			enqueueMatching(signer, signed.Informer().GetIndexer(), id)
 		}
 	})); err != nil {
 		return err
@@ -138,16 +218,23 @@ func (m *Manager) wireConsumer(r *run, ev *events, nsInformer cache.SharedIndexI
 func all(*metav1.ListOptions) {}
 
 // factory returns a new informer factory whose informers only see objects
-// carrying the label key.
-func (r *run) factory(c *kube.Cluster, labelKey string) informers.SharedInformerFactory {
-	f := informers.NewSharedInformerFactoryWithOptions(c.Kube, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = labelKey }))
+// matching the label selector (often just a label key).
+func (r *run) factory(c *kube.Cluster, labelSelector string) informers.SharedInformerFactory {
+	return r.factoryWith(c, func(o *metav1.ListOptions) { o.LabelSelector = labelSelector })
+}
+
+// factoryWith returns a new informer factory whose lists and watches are
+// narrowed by tweak.
+func (r *run) factoryWith(c *kube.Cluster, tweak func(*metav1.ListOptions)) informers.SharedInformerFactory {
+	f := informers.NewSharedInformerFactoryWithOptions(c.Kube, 0, informers.WithTweakListOptions(tweak),
+		informers.WithTransform(stripManagedFields))
 	r.factories = append(r.factories, f)
 	return f
 }
 
 func (r *run) liqoInformer(lw cache.ListerWatcher, obj runtime.Object, indexers cache.Indexers) cache.SharedIndexInformer {
 	inf := cache.NewSharedIndexInformer(lw, obj, 0, indexers)
+	_ = inf.SetTransform(stripManagedFields) // before it runs: cannot fail
 	r.informers = append(r.informers, inf)
 	return inf
 }
@@ -191,8 +278,12 @@ func (r *run) shutDownQueues() {
 	}
 }
 
-// stop stops the informers and waits for their goroutines.
+// stop finishes what the workers left under way, stops the informers and
+// waits for their goroutines.
 func (r *run) stop() {
+	for _, c := range r.closers {
+		c()
+	}
 	if r.stopLiqo != nil {
 		r.stopLiqo()
 	}
@@ -200,6 +291,16 @@ func (r *run) stop() {
 	for _, f := range r.factories {
 		f.Shutdown()
 	}
+}
+
+// stripManagedFields drops the managed fields of the objects the informers
+// keep: nobody here reads them, and they are a good part of each object.
+// (An update sent without them keeps the server's.)
+func stripManagedFields(obj any) (any, error) {
+	if o := objectMeta(obj); o != nil {
+		o.SetManagedFields(nil)
+	}
+	return obj, nil
 }
 
 // handlerFunc calls f on every add, real update and delete.
@@ -246,12 +347,38 @@ func enqueueIndexed(l *loop, idx cache.Indexer, value string) {
 	}
 }
 
-func enqueueMatching(l *loop, lister corelisters.SecretLister, remoteID string) {
-	secrets, err := lister.List(labels.SelectorFromSet(labels.Set{kube.RemoteClusterIDLabel: remoteID}))
+func enqueueMatching(l *loop, idx cache.Indexer, remoteID string) {
+	objs, err := idx.ByIndex(byRemoteID, remoteID)
 	if err != nil {
 		return
 	}
-	for _, s := range secrets {
-		l.add(s)
+	for _, obj := range objs {
+		l.add(obj)
 	}
+}
+
+// byRemoteIDIndexers index objects by their liqo.io/remote-cluster-id label:
+// a lookup per reconcile must not scan every tenant namespace or nonce.
+var byRemoteIDIndexers = cache.Indexers{byRemoteID: func(obj any) ([]string, error) {
+	if id := remoteClusterID(obj); id != "" {
+		return []string{id}, nil
+	}
+	return nil, nil
+}}
+
+// byRemoteIDMatching returns the objects of idx labelled with remoteID and
+// matching set.
+func byRemoteIDMatching(idx cache.Indexer, remoteID string, set labels.Set) ([]any, error) {
+	objs, err := idx.ByIndex(byRemoteID, remoteID)
+	if err != nil {
+		return nil, err
+	}
+	sel := labels.SelectorFromSet(set)
+	out := objs[:0:0]
+	for _, obj := range objs {
+		if o := objectMeta(obj); o != nil && sel.Matches(labels.Set(o.GetLabels())) {
+			out = append(out, obj)
+		}
+	}
+	return out, nil
 }

@@ -1,0 +1,75 @@
+package batch_test
+
+import (
+	"errors"
+	"net"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
+)
+
+// The detect screen's install offer: the wizard's backend installs the
+// in-cluster controller like `install controller`, and reports what changed.
+func TestWizardBackendInstallsController(t *testing.T) {
+	ctx := labtest.Context(t)
+	b := batch.NewWizardBackend()
+	const ns = "liqo-wizard-install"
+	ref := tui.ClusterRef{Kubeconfig: clusters[1].KubeconfigPath, Namespace: ns}
+
+	res, err := b.InstallController(ctx, ref, "")
+	require.NoError(t, err)
+	assert.Equal(t, kube.ControllerImage, res.Image)
+	assert.Contains(t, res.Changes, "Namespace "+ns+" created")
+	assert.Contains(t, res.Changes, "ServiceAccount liqo-auth-controller created")
+	assert.Contains(t, res.Changes, "Deployment liqo-auth-controller created")
+
+	c, err := kube.Connect(kube.KubeconfigOptions{Path: ref.Kubeconfig, LiqoNamespace: ns})
+	require.NoError(t, err)
+	dep, err := c.Kube.AppsV1().Deployments(ns).Get(ctx, "liqo-auth-controller", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, kube.ControllerImage, dep.Spec.Template.Spec.Containers[0].Image)
+
+	// Installing again changes nothing, and says so.
+	again, err := b.InstallController(ctx, ref, "")
+	require.NoError(t, err)
+	assert.Empty(t, again.Changes)
+	assert.Contains(t, again.Unchanged, "Deployment liqo-auth-controller")
+	assert.Equal(t, len(res.Changes)+len(res.Unchanged), len(again.Unchanged))
+
+	// The lab runs no Pods: the probe still finds no controller, so the
+	// wizard keeps serving this cluster in-process.
+	info, err := b.Probe(ctx, ref)
+	require.NoError(t, err)
+	assert.False(t, info.Controller)
+}
+
+func TestWizardBackendInstallFailureIsExplained(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	l.Close()
+	cfg := rest.CopyConfig(clusters[0].Config)
+	cfg.Host = "https://" + addr
+	kc := filepath.Join(t.TempDir(), "down.kubeconfig")
+	require.NoError(t, lab.WriteKubeconfig(kc, "down", cfg))
+
+	res, err := batch.NewWizardBackend().InstallController(labtest.Context(t), tui.ClusterRef{Kubeconfig: kc}, "")
+	require.Error(t, err)
+	var f *tui.Failure
+	require.True(t, errors.As(err, &f), "%T: %v", err, err)
+	assert.Contains(t, f.Reason, "https://"+addr)
+	assert.Contains(t, f.Reason, "connection refused")
+	assert.Contains(t, f.Hint, "0 object(s) were applied before the failure")
+	require.NotNil(t, res)
+	assert.Empty(t, res.Changes)
+}

@@ -1,0 +1,100 @@
+package kube_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+)
+
+// CreateCertificateSecret stores a first certificate with one Create; a
+// Secret that appeared meanwhile for the same CSR is updated, one for
+// another CSR is left alone. UpdateCertificateSecret refuses a stale view.
+func TestCreateCertificateSecret(t *testing.T) {
+	ctx := labtest.Context(t)
+	c, err := kube.NewCluster(clusters[0].Config, "")
+	require.NoError(t, err)
+	const consumer = "cert-create-consumer"
+	ns, _, err := c.EnsureTenantNamespace(ctx, consumer)
+	require.NoError(t, err)
+	csr := newCSR(t, consumer)
+
+	s, err := c.CreateCertificateSecret(ctx, ns.Name, consumer, csr, []byte("cert-1"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string][]byte{"csr": csr, "certificate": []byte("cert-1")}, s.Data)
+	assert.Equal(t, consumer, s.Labels[kube.RemoteClusterIDLabel])
+
+	again, err := c.CreateCertificateSecret(ctx, ns.Name, consumer, csr, []byte("cert-2"))
+	require.NoError(t, err)
+	assert.Equal(t, []byte("cert-2"), again.Data["certificate"])
+
+	_, err = c.CreateCertificateSecret(ctx, ns.Name, consumer, newCSR(t, consumer), []byte("cert-3"))
+	require.ErrorIs(t, err, kube.ErrStoredCSRMismatch)
+	cached, err := c.CachedCertificate(ctx, ns.Name, csr)
+	require.NoError(t, err)
+	assert.Equal(t, []byte("cert-2"), cached)
+
+	_, err = c.UpdateCertificateSecret(ctx, ns.Name, consumer, csr, []byte("cert-4"), s) // s is stale
+	assert.True(t, apierrors.IsConflict(err), "%v", err)
+	renewed, err := c.UpdateCertificateSecret(ctx, ns.Name, consumer, csr, []byte("cert-4"), again)
+	require.NoError(t, err)
+	assert.Equal(t, []byte("cert-4"), renewed.Data["certificate"])
+}
+
+func newCSR(t *testing.T, cn string) []byte {
+	t.Helper()
+	key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
+	require.NoError(t, err)
+	csr, err := authcrypto.NewCSR(key, cn)
+	require.NoError(t, err)
+	return csr
+}
+
+// The Known variants of the bindings take the caller's word for what
+// exists (no Get) and create the rest; AlreadyExists counts as there.
+func TestBindTenantKnown(t *testing.T) {
+	ctx := labtest.Context(t)
+	c, err := kube.NewCluster(clusters[0].Config, "rbac-known-test")
+	require.NoError(t, err)
+	_, err = c.Init(ctx, kube.InitOptions{ClusterID: "rbac-known-provider"})
+	require.NoError(t, err)
+	const consumer = "rbac-known-consumer"
+	ns, _, err := c.EnsureTenantNamespace(ctx, consumer)
+	require.NoError(t, err)
+	key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
+	require.NoError(t, err)
+	forged, err := kube.ForgeTenant(consumer, ns.Name, key, []byte("sig"), "")
+	require.NoError(t, err)
+	tenant, _, err := c.ApplyTenant(ctx, forged)
+	require.NoError(t, err)
+	roles := []string{kube.RemoteControlPlaneClusterRole}
+	crbName := kube.ClusterRoleBindingName(kube.RemoteClusterWideClusterRole, consumer)
+	defer func() {
+		_ = c.Kube.RbacV1().ClusterRoleBindings().Delete(ctx, crbName, metav1.DeleteOptions{})
+	}()
+
+	there := func(string, string) bool { return true }
+	missing := func(string, string) bool { return false }
+	changes, err := c.BindTenantNamespaceKnown(ctx, tenant, ns.Name, roles, there)
+	require.NoError(t, err)
+	assert.Equal(t, kube.Unchanged, changes[0].Action)
+	_, err = c.Kube.RbacV1().RoleBindings(ns.Name).Get(ctx, kube.RoleBindingName(roles[0]), metav1.GetOptions{})
+	assert.True(t, kube.IsNotFound(err), "taken at its word: %v", err)
+
+	for _, want := range []kube.Action{kube.Created, kube.Unchanged} {
+		changes, err = c.BindTenantNamespaceKnown(ctx, tenant, ns.Name, roles, missing)
+		require.NoError(t, err)
+		assert.Equal(t, want, changes[0].Action)
+		changes, err = c.BindTenantClusterWideKnown(ctx, consumer, []string{kube.RemoteClusterWideClusterRole}, func(string) bool { return false })
+		require.NoError(t, err)
+		assert.Equal(t, want, changes[0].Action)
+	}
+	_, err = c.Kube.RbacV1().RoleBindings(ns.Name).Get(ctx, kube.RoleBindingName(roles[0]), metav1.GetOptions{})
+	require.NoError(t, err)
+}

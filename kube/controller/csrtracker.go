@@ -1,0 +1,205 @@
+package controller
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	certv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	certlisters "k8s.io/client-go/listers/certificates/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// csrBatchLabel groups the CSRs this controller issues, so that finished
+// ones go away with one deletecollection instead of one delete each.
+const csrBatchLabel = "auth.liqo-auth-tui.io/csr-batch"
+
+// maxCSRBatch bounds a batch: a long burst of Tenants gets its CSRs
+// deleted in steps rather than all at its end.
+const maxCSRBatch = 256
+
+// csrDeleteTimeout bounds a batch deletion made in the background.
+const csrDeleteTimeout = 30 * time.Second
+
+// csrTracker serves the certificate waits of the Tenant reconciler from the
+// shared CSR informer (no watch per issuance) and deletes the CSRs it
+// issued once their certificate is stored, in batches: a batch collects
+// the CSRs issued while it is open and is deleted in one request once
+// none of its issuances is in flight. Alone, a Tenant's CSR is deleted
+// right after its certificate is stored, as before; in a burst, the
+// workers' issuances overlap, so a batch fills up (to maxCSRBatch) before
+// it is deleted: one deletecollection for many CSRs instead of one delete
+// each.
+type csrTracker struct {
+	c      *kube.Cluster
+	lister certlisters.CertificateSigningRequestLister
+	keep   bool // Options.KeepCSRs: nothing is deleted
+
+	mu       sync.Mutex
+	waiters  map[string]map[chan struct{}]struct{} // by CSR name
+	run      string                                // random, per Manager run
+	seq      int
+	open     *csrBatch
+	deleting sync.WaitGroup
+}
+
+type csrBatch struct {
+	id       string
+	size     int
+	inflight int
+	names    []string // for the fallback, one delete each
+}
+
+func newCSRTracker(c *kube.Cluster, lister certlisters.CertificateSigningRequestLister, keep bool) *csrTracker {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return &csrTracker{c: c, lister: lister, keep: keep, waiters: map[string]map[chan struct{}]struct{}{}, run: hex.EncodeToString(b)}
+}
+
+// handler wakes the waiters of a CSR on each of its events.
+func (t *csrTracker) handler() cache.ResourceEventHandler {
+	wake := func(obj any) {
+		o := objectMeta(obj)
+		if o == nil {
+			return
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for ch := range t.waiters[o.GetName()] {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+	return cache.ResourceEventHandlerFuncs{AddFunc: wake, UpdateFunc: func(_, cur any) { wake(cur) }, DeleteFunc: wake}
+}
+
+// wait returns the CSR once signed (kube.CSRRequest.Wait), bounded by ctx.
+func (t *csrTracker) wait(ctx context.Context, name string) (*certv1.CertificateSigningRequest, error) {
+	ch := make(chan struct{}, 1)
+	t.mu.Lock()
+	if t.waiters[name] == nil {
+		t.waiters[name] = map[chan struct{}]struct{}{}
+	}
+	t.waiters[name][ch] = struct{}{}
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.waiters[name], ch)
+		if len(t.waiters[name]) == 0 {
+			delete(t.waiters, name)
+		}
+		t.mu.Unlock()
+	}()
+	for {
+		// Registered first, then looked at: no event is missed.
+		if csr, err := t.lister.Get(name); err == nil {
+			signed, err := kube.CSRSigned(csr)
+			if err != nil {
+				return nil, err
+			}
+			if signed {
+				return csr, nil
+			}
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %s", kube.ErrWaitTimeout, kube.CSRWaitWhat(name))
+		}
+	}
+}
+
+// begin registers an issuance and returns the labels of its CSR.
+func (t *csrTracker) begin() (*csrBatch, map[string]string) {
+	l := map[string]string{kube.RemoteTenantCSRLabel: "true"}
+	if t.keep {
+		return nil, l
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.open == nil || t.open.size >= maxCSRBatch {
+		t.seq++
+		t.open = &csrBatch{id: t.run + "-" + strconv.Itoa(t.seq)}
+	}
+	b := t.open
+	b.size++
+	b.inflight++
+	l[csrBatchLabel] = b.id
+	return b, l
+}
+
+// created records the name of a batch's CSR.
+func (t *csrTracker) created(b *csrBatch, name string) {
+	if b == nil {
+		return
+	}
+	t.mu.Lock()
+	b.names = append(b.names, name)
+	t.mu.Unlock()
+}
+
+// finish ends an issuance (its certificate stored, or given up): the last
+// one of a batch deletes the batch's CSRs.
+func (t *csrTracker) finish(ctx context.Context, b *csrBatch) {
+	if b == nil {
+		return
+	}
+	t.mu.Lock()
+	b.inflight--
+	done := b.inflight == 0
+	if done && t.open == b {
+		t.open = nil // closed: later issuances start a new batch
+	}
+	t.mu.Unlock()
+	if done {
+		t.delete(ctx, b)
+	}
+}
+
+// flush waits for the batch deletions under way (the run is ending).
+func (t *csrTracker) flush() { t.deleting.Wait() }
+
+// delete removes a batch's CSRs: a single one at once (a lone handshake
+// finds its CSR gone with its status), several in one request in the
+// background. Failing to is not fatal: the CSR cleaner and the API server
+// collect leftovers.
+func (t *csrTracker) delete(ctx context.Context, b *csrBatch) {
+	switch len(b.names) {
+	case 0:
+		return
+	case 1:
+		t.deleteEach(ctx, b)
+		return
+	}
+	t.deleting.Go(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), csrDeleteTimeout)
+		defer cancel()
+		sel := labels.Set{kube.RemoteTenantCSRLabel: "true", csrBatchLabel: b.id}.String()
+		err := t.c.Kube.CertificatesV1().CertificateSigningRequests().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sel})
+		if err == nil {
+			return
+		}
+		klog.FromContext(ctx).V(4).Info("Deleting a batch of CSRs failed, deleting them one by one", "batch", b.id, "err", err.Error())
+		t.deleteEach(ctx, b)
+	})
+}
+
+func (t *csrTracker) deleteEach(ctx context.Context, b *csrBatch) {
+	csrs := t.c.Kube.CertificatesV1().CertificateSigningRequests()
+	for _, name := range b.names {
+		if err := csrs.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+			klog.FromContext(ctx).V(4).Info("Deleting a CSR failed", "csr", name, "err", err.Error())
+		}
+	}
+}
