@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,19 +34,9 @@ func (r *nonceSigner) sync(ctx context.Context, key string) (time.Duration, erro
 	if err != nil {
 		return 0, err
 	}
-	clusterID := s.Labels[kube.RemoteClusterIDLabel]
-	if clusterID == "" {
-		r.events.warning(ctx, s, ReasonMissingRemoteClusterID, fmt.Sprintf("Missing label %s", kube.RemoteClusterIDLabel))
-		return 0, nil
-	}
-	tenantNS, err := r.namespaces.get(ctx, clusterID)
-	if err != nil {
-		r.events.warning(ctx, s, ReasonTenantNamespaceNotFound, fmt.Sprintf("Tenant namespace of cluster %s not found: %v", clusterID, err))
+	clusterID, ok, err := r.namespaces.placed(ctx, r.events, s, ReasonMissingRemoteClusterID)
+	if !ok {
 		return 0, err
-	}
-	if tenantNS.Name != s.Namespace {
-		r.events.warning(ctx, s, ReasonWrongNamespace, fmt.Sprintf("Secret is not in the tenant namespace of cluster %s (%s)", clusterID, tenantNS.Name))
-		return 0, nil
 	}
 	nonce, err := kube.NonceOf(s)
 	if err != nil {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -54,4 +55,26 @@ func (n tenantNamespaces) ensure(ctx context.Context, remoteClusterID string) (*
 	}
 	ns, _, err := n.c.EnsureTenantNamespace(ctx, remoteClusterID)
 	return ns, err
+}
+
+// placed checks that a nonce or signed-nonce Secret names its remote
+// cluster and lives in that cluster's tenant namespace (§3.3, §4.3),
+// emitting Liqo's Warning otherwise. ok is false when the reconcile must
+// stop; err is then set when it must be retried.
+func (n tenantNamespaces) placed(ctx context.Context, ev *events, s *corev1.Secret, missingReason string) (clusterID string, ok bool, err error) {
+	clusterID = s.Labels[kube.RemoteClusterIDLabel]
+	if clusterID == "" {
+		ev.warning(ctx, s, missingReason, fmt.Sprintf("Missing label %s", kube.RemoteClusterIDLabel))
+		return "", false, nil
+	}
+	tenantNS, err := n.get(ctx, clusterID)
+	if err != nil {
+		ev.warning(ctx, s, ReasonTenantNamespaceNotFound, fmt.Sprintf("Tenant namespace of cluster %s not found: %v", clusterID, err))
+		return "", false, err
+	}
+	if tenantNS.Name != s.Namespace {
+		ev.warning(ctx, s, ReasonWrongNamespace, fmt.Sprintf("Secret is not in the tenant namespace of cluster %s (%s)", clusterID, tenantNS.Name))
+		return "", false, nil
+	}
+	return clusterID, true, nil
 }
