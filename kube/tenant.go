@@ -4,6 +4,7 @@ import (
 	"context"
 	stdcrypto "crypto"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,10 +109,24 @@ func (c *Cluster) TenantFor(ctx context.Context, namespace, consumerID string) (
 	return nil, fmt.Errorf("multiple resources of type {tenants} found for cluster {%s}, when only one was expected", consumerID)
 }
 
-// ApplyTenant creates the Tenant or replaces the labels, annotations and spec
-// of the existing one (like liqoctl), reporting whether anything changed.
+// TenantToCreate is the Tenant as this tool creates it on the provider: t
+// with the provider's finalizer already in place. The provider's controller
+// (ours or Liqo's) adds it with an Update before anything else when it is
+// missing; creating the Tenant with it saves that write. The artifact a
+// consumer hands over stays as Liqo makes it (§5.1, no finalizers).
+func TenantToCreate(t *authv1beta1.Tenant) *authv1beta1.Tenant {
+	out := t.DeepCopy()
+	if !slices.Contains(out.Finalizers, TenantFinalizer) {
+		out.Finalizers = append(out.Finalizers, TenantFinalizer)
+	}
+	return out
+}
+
+// ApplyTenant creates the Tenant (see TenantToCreate) or replaces the
+// labels, annotations and spec of the existing one (like liqoctl),
+// reporting whether anything changed.
 func (c *Cluster) ApplyTenant(ctx context.Context, t *authv1beta1.Tenant) (*authv1beta1.Tenant, Change, error) {
-	return replaceObject(ctx, c.Liqo.Tenants(t.Namespace), authv1beta1.TenantKind, t, func(existing, want *authv1beta1.Tenant) {
+	return replaceObject(ctx, c.Liqo.Tenants(t.Namespace), authv1beta1.TenantKind, TenantToCreate(t), func(existing, want *authv1beta1.Tenant) {
 		spec := want.Spec
 		if spec.AuthzPolicy == "" { // keep server defaults: they are not a change
 			spec.AuthzPolicy = existing.Spec.AuthzPolicy

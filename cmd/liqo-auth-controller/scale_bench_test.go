@@ -82,19 +82,26 @@ func BenchmarkScale1000Tenants(b *testing.B) {
 	require.NoError(b, err)
 	_, err = admin.InstallController(ctx, "")
 	require.NoError(b, err)
+	sa := serviceAccountConfig(b, ctx, admin, cs[0])
 
 	for i := range b.N {
-		s := &scaleRun{b: b, ctx: ctx, admin: admin, lab: cs[0], labPIDs: labPIDs, n: n, conc: conc, prefix: fmt.Sprintf("scale%d", i)}
+		s := &scaleRun{b: b, ctx: ctx, admin: admin, sa: sa, lab: cs[0], labPIDs: labPIDs, n: n, conc: conc, prefix: fmt.Sprintf("scale%d", i)}
+		s.floorBefore = s.floorPhase("b", s.sa)
 		s.controllerPhase()
-		s.floorPhase()
+		s.floorAfter = s.floorPhase("f", s.sa)
+		s.adminFloor = s.floorPhase("a", s.admin.Config)
 		s.report()
 	}
 }
 
 type scaleRun struct {
-	b      *testing.B
-	ctx    context.Context
-	admin  *kube.Cluster
+	b     *testing.B
+	ctx   context.Context
+	admin *kube.Cluster
+	// sa authenticates as the controller's ServiceAccount: the controller
+	// and the floor's plain client both use it, so that both pay the same
+	// authentication, authorization and priority-and-fairness path.
+	sa     *rest.Config
 	lab    *lab.Cluster
 	n      int
 	conc   int
@@ -102,18 +109,37 @@ type scaleRun struct {
 	// labPIDs are the scale lab's processes, whose CPU is reported per phase.
 	labPIDs []int
 
-	labCPU, floorLabCPU map[string]time.Duration // by command name
-
 	// controller phase
-	total, floorTotal         time.Duration
-	latencies, floorLatencies []time.Duration
-	requests, startupRequests map[string]float64 // verb resource -> count
-	leaseRequests             float64
+	total                     time.Duration
+	latencies                 []time.Duration
+	labCPU                    map[string]time.Duration // by command name
+	machine                   machineCPU               // until the last status
+	requests, startupRequests map[string]float64       // verb resource -> count
 	cpu                       time.Duration
 	rssKiB                    int64
-	floorRequests             int64
 	reconciles                float64
 	controllerArgs            string
+
+	// The reference of the ratio is the mean of two floors as the
+	// controller's ServiceAccount, one before and one after the controller
+	// phase: they bracket the cluster it saw (its ClusterRoleBindings, which
+	// every authorization walks, grow from none to n during it), and two
+	// samples halve the noise of a shared 2-CPU machine. adminFloor is the
+	// same work as cluster-admin, whose requests skip authorization and
+	// priority and fairness: shown, not compared with.
+	floorBefore, floorAfter, adminFloor floorRun
+}
+
+// floorTime is the reference of the ratio.
+func (s *scaleRun) floorTime() time.Duration { return (s.floorBefore.total + s.floorAfter.total) / 2 }
+
+// floorRun is what one floor phase measured.
+type floorRun struct {
+	total     time.Duration
+	latencies []time.Duration
+	labCPU    map[string]time.Duration
+	machine   machineCPU
+	requests  int64
 }
 
 func (s *scaleRun) ids(kind string) []string {
@@ -146,9 +172,11 @@ func (s *scaleRun) controllerPhase() {
 			return err
 		}
 		ns := kube.TenantNamespaceName(id)
-		if tenants[i], err = kube.ForgeTenant(id, ns, key, sig, ""); err != nil {
+		forged, err := kube.ForgeTenant(id, ns, key, sig, "")
+		if err != nil {
 			return err
 		}
+		tenants[i] = kube.TenantToCreate(forged) // as `apply tenant` creates it
 		if _, err := s.admin.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 			Name: ns, Labels: kube.TenantNamespaceLabels(id)}}, metav1.CreateOptions{}); err != nil {
 			return err
@@ -199,7 +227,7 @@ func (s *scaleRun) controllerPhase() {
 	require.True(b, cache.WaitForCacheSync(infCtx.Done(), inf.HasSynced))
 
 	created := make([]time.Time, s.n)
-	lab0 := processCPU(s.labPIDs)
+	lab0, machine0 := processCPU(s.labPIDs), readMachineCPU(b)
 	profiled := s.profile(ctl, "controller")
 	b.StartTimer()
 	start := time.Now()
@@ -210,6 +238,7 @@ func (s *scaleRun) controllerPhase() {
 	})
 	select {
 	case <-all:
+		s.machine = readMachineCPU(b).since(machine0)
 	case <-time.After(15 * time.Minute):
 		mu.Lock()
 		got := len(filled)
@@ -249,12 +278,13 @@ func (s *scaleRun) controllerPhase() {
 	require.GreaterOrEqual(b, len(crbs.Items), s.n, "ClusterRoleBindings")
 }
 
-// floorPhase measures the raw work on a fresh set of names: per tenant a
-// CSR create + approve + wait for the certificate (one shared watch, started
-// before the clock) + a Secret + a RoleBinding, with the same concurrency.
-func (s *scaleRun) floorPhase() {
+// floorPhase measures the raw work on a fresh set of names (kind tells
+// them apart): per tenant a CSR create + approve + wait for the certificate
+// (one shared watch, started before the clock) + a Secret + a RoleBinding,
+// with the same concurrency, by a plain client authenticated by as.
+func (s *scaleRun) floorPhase(kind string, as *rest.Config) floorRun {
 	b, ctx := s.b, s.ctx
-	ids := s.ids("f")
+	ids := s.ids(kind)
 	csrs := make([][]byte, s.n)
 	parallel(b, s.conc, s.n, func(i int) error {
 		key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
@@ -271,7 +301,7 @@ func (s *scaleRun) floorPhase() {
 
 	// A plain client, counted.
 	var count atomic.Int64
-	cfg := rest.CopyConfig(s.admin.Config)
+	cfg := rest.CopyConfig(as)
 	cfg.QPS = -1
 	cfg.WrapTransport = transport.Wrappers(cfg.WrapTransport, func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) { count.Add(1); return rt.RoundTrip(r) })
@@ -284,7 +314,7 @@ func (s *scaleRun) floorPhase() {
 	waiting := map[string]chan []byte{}
 	certs := map[string][]byte{}
 	csrClient := c.Kube.CertificatesV1().CertificateSigningRequests()
-	inf := cache.NewSharedIndexInformer(kube.ListWatch(csrClient.List, csrClient.Watch, kube.BySelector(floorLabel+"="+s.prefix)),
+	inf := cache.NewSharedIndexInformer(kube.ListWatch(csrClient.List, csrClient.Watch, kube.BySelector(floorLabel+"="+s.prefix+kind)),
 		&certv1.CertificateSigningRequest{}, 0, nil)
 	check := func(obj any) {
 		csr, ok := obj.(*certv1.CertificateSigningRequest)
@@ -308,16 +338,17 @@ func (s *scaleRun) floorPhase() {
 	require.True(b, cache.WaitForCacheSync(infCtx.Done(), inf.HasSynced))
 	count.Store(0)
 
-	s.floorLatencies = make([]time.Duration, s.n)
-	lab0 := processCPU(s.labPIDs)
-	profiled := s.profile(nil, "floor")
+	var f floorRun
+	f.latencies = make([]time.Duration, s.n)
+	lab0, machine0 := processCPU(s.labPIDs), readMachineCPU(b)
+	profiled := s.profile(nil, "floor-"+kind)
 	defer profiled.Wait()
 	start := time.Now()
 	parallel(b, s.conc, s.n, func(i int) error {
 		t0 := time.Now()
 		ns := kube.TenantNamespaceName(ids[i])
 		created, err := csrClient.Create(ctx, &certv1.CertificateSigningRequest{
-			ObjectMeta: metav1.ObjectMeta{GenerateName: "floor-", Labels: map[string]string{floorLabel: s.prefix}},
+			ObjectMeta: metav1.ObjectMeta{GenerateName: "floor-", Labels: map[string]string{floorLabel: s.prefix + kind}},
 			Spec: certv1.CertificateSigningRequestSpec{Request: csrs[i], SignerName: kube.KubeAPIServerClientSignerName,
 				Usages: []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageKeyEncipherment, certv1.UsageClientAuth}},
 		}, metav1.CreateOptions{})
@@ -357,12 +388,46 @@ func (s *scaleRun) floorPhase() {
 		}, metav1.CreateOptions{}); err != nil {
 			return err
 		}
-		s.floorLatencies[i] = time.Since(t0)
+		f.latencies[i] = time.Since(t0)
 		return nil
 	})
-	s.floorTotal = time.Since(start)
-	s.floorLabCPU = diffCPU(processCPU(s.labPIDs), lab0)
-	s.floorRequests = count.Load()
+	f.total = time.Since(start)
+	f.machine = readMachineCPU(b).since(machine0)
+	f.labCPU = diffCPU(processCPU(s.labPIDs), lab0)
+	f.requests = count.Load()
+	return f
+}
+
+// machineCPU is what this machine's CPUs did so far (/proc/stat, all
+// CPUs): busy, idle, and steal, the time the hypervisor gave to others while
+// they wanted it, which shows when a slow run was a busy host.
+type machineCPU struct{ busy, idle, steal time.Duration }
+
+func readMachineCPU(b testing.TB) machineCPU {
+	raw, err := os.ReadFile("/proc/stat")
+	require.NoError(b, err)
+	line, _, _ := strings.Cut(string(raw), "\n")
+	fields := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	require.GreaterOrEqual(b, len(fields), 9, "/proc/stat")
+	tick := func(i int) time.Duration {
+		n, err := strconv.ParseInt(fields[i], 10, 64)
+		require.NoError(b, err)
+		return time.Duration(n) * 10 * time.Millisecond // USER_HZ = 100
+	}
+	return machineCPU{busy: tick(1) + tick(2) + tick(3) + tick(6) + tick(7), idle: tick(4) + tick(5), steal: tick(8)}
+}
+
+func (m machineCPU) since(before machineCPU) machineCPU {
+	return machineCPU{busy: m.busy - before.busy, idle: m.idle - before.idle, steal: m.steal - before.steal}
+}
+
+// busyShare is the share of the CPUs' time spent working.
+func (m machineCPU) busyShare() float64 {
+	total := m.busy + m.idle + m.steal
+	if total <= 0 {
+		return 0
+	}
+	return float64(m.busy) / float64(total)
 }
 
 // profile, when LIQO_AUTH_SCALE_PROFILE names a folder, writes CPU
@@ -427,39 +492,75 @@ func (s *scaleRun) report() {
 	}
 	perTenant := (reqTotal - reqLease) / n
 	watchPerTenant := reqWatch / n
-	p50, p95, max := percentiles(s.latencies)
-	f50, f95, fmax := percentiles(s.floorLatencies)
-	ratio := s.total.Seconds() / s.floorTotal.Seconds()
+	ratio := s.total.Seconds() / s.floorTime().Seconds()
 	var startup float64
 	for _, v := range s.startupRequests {
 		startup += v
 	}
-
+	// The columns: the controller, then the floors in the order they ran.
 	w := bufio.NewWriter(os.Stdout)
+	ctl := floorRun{total: s.total, latencies: s.latencies, labCPU: s.labCPU, machine: s.machine}
+	cols := []floorRun{ctl, s.floorBefore, s.floorAfter, s.adminFloor}
+	line := func(label string, cell func(i int, r floorRun) string) {
+		fmt.Fprintf(w, "%-44s", label)
+		for i, r := range cols {
+			fmt.Fprintf(w, " %13s", cell(i, r))
+		}
+		fmt.Fprintln(w)
+	}
+	text := func(ctlCell string) func(int, floorRun) string {
+		return func(i int, _ floorRun) string {
+			if i == 0 {
+				return ctlCell
+			}
+			return "-"
+		}
+	}
+	latency := func(q int) func(int, floorRun) string {
+		return func(_ int, r floorRun) string {
+			p50, p95, max := percentiles(r.latencies)
+			return fmt.Sprintf("%.0fms", ms([]time.Duration{p50, p95, max}[q]))
+		}
+	}
+
 	fmt.Fprintf(w, "\n== scale: %d Tenants applied at once to one lab provider (client concurrency %d) ==\n", s.n, s.conc)
 	fmt.Fprintf(w, "controller: %s\n", s.controllerArgs)
-	fmt.Fprintf(w, "%-44s %12s %12s\n", "", "controller", "raw floor")
-	fmt.Fprintf(w, "%-44s %11.2fs %11.2fs\n", "time until the last status / last binding", s.total.Seconds(), s.floorTotal.Seconds())
-	fmt.Fprintf(w, "%-44s %12s %12s\n", "per-tenant latency (controller: created →", "", "")
-	fmt.Fprintf(w, "%-44s %12s %12s\n", "  status filled; floor: its own sequence)", "", "")
-	fmt.Fprintf(w, "%-44s %10.0fms %10.0fms\n", "per-tenant latency p50", ms(p50), ms(f50))
-	fmt.Fprintf(w, "%-44s %10.0fms %10.0fms\n", "per-tenant latency p95", ms(p95), ms(f95))
-	fmt.Fprintf(w, "%-44s %10.0fms %10.0fms\n", "per-tenant latency max", ms(max), ms(fmax))
-	fmt.Fprintf(w, "%-44s %12.2f %12.2f\n", "API requests per tenant (all but the Lease)", perTenant, float64(s.floorRequests)/n)
-	fmt.Fprintf(w, "%-44s %12.2f %12s\n", "  of which watches", watchPerTenant, "")
-	fmt.Fprintf(w, "%-44s %12.2f %12s\n", "  reads and writes (the rest)", perTenant-watchPerTenant, "")
-	fmt.Fprintf(w, "%-44s %11.2fs %12s\n", "controller CPU (user+sys) during the run", s.cpu.Seconds(), "-")
-	fmt.Fprintf(w, "%-44s %10.2fms %12s\n", "controller CPU per tenant", ms(s.cpu)/n, "-")
-	fmt.Fprintf(w, "%-44s %9.1fMiB %12s\n", "controller peak RSS (VmHWM)", float64(s.rssKiB)/1024, "-")
-	fmt.Fprintf(w, "%-44s %12.2f %12s\n", "Tenant reconciles per tenant", s.reconciles/n, "-")
-	var labTotal, floorLabTotal time.Duration
+	fmt.Fprintf(w, "raw floor: a plain client as the controller's ServiceAccount before and after the controller (their mean is the reference), then as cluster-admin\n")
+	fmt.Fprintf(w, "%-44s %13s %13s %13s %13s\n", "", "controller", "floor SA (1)", "floor SA (2)", "floor admin")
+	line("time until the last status / last binding", func(_ int, r floorRun) string { return fmt.Sprintf("%.2fs", r.total.Seconds()) })
+	fmt.Fprintln(w, "per-tenant latency (controller: created → status filled; floor: its own sequence)")
+	line("per-tenant latency p50", latency(0))
+	line("per-tenant latency p95", latency(1))
+	line("per-tenant latency max", latency(2))
+	line("API requests per tenant (all but the Lease)", func(i int, r floorRun) string {
+		if i == 0 {
+			return fmt.Sprintf("%.2f", perTenant)
+		}
+		return fmt.Sprintf("%.2f", float64(r.requests)/n)
+	})
+	line("  of which watches", text(fmt.Sprintf("%.2f", watchPerTenant)))
+	line("  reads and writes (the rest)", text(fmt.Sprintf("%.2f", perTenant-watchPerTenant)))
+	line("controller CPU (user+sys) during the run", text(fmt.Sprintf("%.2fs", s.cpu.Seconds())))
+	line("controller CPU per tenant", text(fmt.Sprintf("%.2fms", ms(s.cpu)/n)))
+	line("controller peak RSS (VmHWM)", text(fmt.Sprintf("%.1fMiB", float64(s.rssKiB)/1024)))
+	line("Tenant reconciles per tenant", text(fmt.Sprintf("%.2f", s.reconciles/n)))
 	for _, name := range []string{"kube-apiserver", "etcd", "kube-controller"} {
-		fmt.Fprintf(w, "%-44s %11.2fs %11.2fs\n", "lab "+name+" CPU", s.labCPU[name].Seconds(), s.floorLabCPU[name].Seconds())
-		labTotal += s.labCPU[name]
-		floorLabTotal += s.floorLabCPU[name]
+		line("lab "+name+" CPU", func(_ int, r floorRun) string { return fmt.Sprintf("%.2fs", r.labCPU[name].Seconds()) })
 	}
-	fmt.Fprintf(w, "%-44s %10.1fms %10.1fms\n", "lab + controller CPU per tenant", ms(labTotal+s.cpu)/n, ms(floorLabTotal)/n)
-	fmt.Fprintf(w, "%-44s %11.2fx %12s\n", "controller time / floor time (target ≤ 2)", ratio, "")
+	line("lab (+ controller) CPU per tenant", func(i int, r floorRun) string {
+		var sum time.Duration
+		for _, v := range r.labCPU {
+			sum += v
+		}
+		if i == 0 {
+			sum += s.cpu
+		}
+		return fmt.Sprintf("%.1fms", ms(sum)/n)
+	})
+	line("machine CPUs busy (until the last status)", func(_ int, r floorRun) string { return fmt.Sprintf("%.0f%%", 100*r.machine.busyShare()) })
+	line("CPU stolen by the host (steal, all CPUs)", func(_ int, r floorRun) string { return fmt.Sprintf("%.2fs", r.machine.steal.Seconds()) })
+	fmt.Fprintf(w, "%-44s %12.2fx\n", "controller time / floor admin time", s.total.Seconds()/s.adminFloor.total.Seconds())
+	fmt.Fprintf(w, "%-44s %12.2fx\n", "controller time / mean floor SA time (target ≤ 2)", ratio)
 	fmt.Fprintf(w, "%-44s %12.3f %12s\n", "requests per tenant (target ≤ 8)", perTenant, "")
 	fmt.Fprintf(w, "%-44s %12.3f %12s\n", "  without watches", perTenant-watchPerTenant, "")
 	fmt.Fprintf(w, "controller API requests during the run (after its start-up: %.0f requests, lists and watches):\n", startup)
@@ -475,12 +576,13 @@ func (s *scaleRun) report() {
 	}
 	_ = w.Flush()
 
+	p50, p95, _ := percentiles(s.latencies)
 	b.ReportMetric(s.total.Seconds(), "s-last-status")
 	b.ReportMetric(ms(p50), "ms-p50")
 	b.ReportMetric(ms(p95), "ms-p95")
 	b.ReportMetric(perTenant, "req/tenant")
 	b.ReportMetric(perTenant-watchPerTenant, "rw/tenant")
-	b.ReportMetric(s.floorTotal.Seconds(), "s-floor")
+	b.ReportMetric(s.floorTime().Seconds(), "s-floor")
 	b.ReportMetric(ratio, "x-floor")
 	b.ReportMetric(s.cpu.Seconds(), "s-cpu")
 	b.ReportMetric(float64(s.rssKiB)/1024, "MiB-rss")
@@ -544,17 +646,23 @@ type scaleController struct {
 	log        string
 }
 
-func (s *scaleRun) startController() *scaleController {
-	b, ctx := s.b, s.ctx
+// serviceAccountConfig authenticates as the controller's ServiceAccount,
+// with a token from the TokenRequest API.
+func serviceAccountConfig(b testing.TB, ctx context.Context, admin *kube.Cluster, l *lab.Cluster) *rest.Config {
 	expiry := int64(3600)
-	tr, err := s.admin.Kube.CoreV1().ServiceAccounts(s.admin.Namespace).CreateToken(ctx, "liqo-auth-controller",
+	tr, err := admin.Kube.CoreV1().ServiceAccounts(admin.Namespace).CreateToken(ctx, "liqo-auth-controller",
 		&authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
 	require.NoError(b, err)
-	cfg := rest.AnonymousClientConfig(s.lab.Config)
+	cfg := rest.AnonymousClientConfig(l.Config)
 	cfg.BearerToken = tr.Status.Token
+	return cfg
+}
+
+func (s *scaleRun) startController() *scaleController {
+	b := s.b
 	dir := b.TempDir()
 	kubeconfig := filepath.Join(dir, "sa.kubeconfig")
-	require.NoError(b, lab.WriteKubeconfig(kubeconfig, "scale", cfg))
+	require.NoError(b, lab.WriteKubeconfig(kubeconfig, "scale", s.sa))
 
 	health, metrics := freeAddrTB(b), freeAddrTB(b)
 	args := []string{"--liqo-namespace", s.admin.Namespace, "--identity", "scale-0",

@@ -23,8 +23,8 @@ import (
 // ones go away with one deletecollection instead of one delete each.
 const csrBatchLabel = "auth.liqo-auth-tui.io/csr-batch"
 
-// maxCSRBatch bounds a batch: a long burst of Tenants gets its CSRs
-// deleted in steps rather than all at its end.
+// maxCSRBatch bounds a batch, that is the CSRs one deletecollection
+// removes.
 const maxCSRBatch = 256
 
 // csrDeleteTimeout bounds a batch deletion made in the background.
@@ -32,13 +32,13 @@ const csrDeleteTimeout = 30 * time.Second
 
 // csrTracker serves the certificate waits of the Tenant reconciler from the
 // shared CSR informer (no watch per issuance) and deletes the CSRs it
-// issued once their certificate is stored, in batches: a batch collects
-// the CSRs issued while it is open and is deleted in one request once
-// none of its issuances is in flight. Alone, a Tenant's CSR is deleted
-// right after its certificate is stored, as before; in a burst, the
-// workers' issuances overlap, so a batch fills up (to maxCSRBatch) before
-// it is deleted: one deletecollection for many CSRs instead of one delete
-// each.
+// issued once their certificate is stored. Deleting is housekeeping, so it
+// waits until no issuance is in flight: alone, a Tenant's CSR is deleted
+// right after its certificate is stored; in a burst, the workers'
+// issuances overlap and the CSRs are deleted when the burst is over, in
+// batches (one deletecollection per maxCSRBatch CSRs), so that the burst
+// does not pay for it. A controller that is never idle leaves them to the
+// CSR cleaner (deleted once past the certificate timeout).
 type csrTracker struct {
 	c      *kube.Cluster
 	lister certlisters.CertificateSigningRequestLister
@@ -48,15 +48,16 @@ type csrTracker struct {
 	waiters  map[string]map[chan struct{}]struct{} // by CSR name
 	run      string                                // random, per Manager run
 	seq      int
-	open     *csrBatch
+	inflight int         // issuances under way
+	open     *csrBatch   // the batch new issuances join
+	pending  []*csrBatch // batches waiting for an idle moment, open included
 	deleting sync.WaitGroup
 }
 
 type csrBatch struct {
-	id       string
-	size     int
-	inflight int
-	names    []string // for the fallback, one delete each
+	id    string
+	size  int
+	names []string // for the fallback, one delete each
 }
 
 func newCSRTracker(c *kube.Cluster, lister certlisters.CertificateSigningRequestLister, keep bool) *csrTracker {
@@ -131,10 +132,11 @@ func (t *csrTracker) begin() (*csrBatch, map[string]string) {
 	if t.open == nil || t.open.size >= maxCSRBatch {
 		t.seq++
 		t.open = &csrBatch{id: t.run + "-" + strconv.Itoa(t.seq)}
+		t.pending = append(t.pending, t.open)
 	}
 	b := t.open
 	b.size++
-	b.inflight++
+	t.inflight++
 	l[csrBatchLabel] = b.id
 	return b, l
 }
@@ -150,19 +152,19 @@ func (t *csrTracker) created(b *csrBatch, name string) {
 }
 
 // finish ends an issuance (its certificate stored, or given up): the last
-// one of a batch deletes the batch's CSRs.
+// one in flight deletes the CSRs of the pending batches.
 func (t *csrTracker) finish(ctx context.Context, b *csrBatch) {
 	if b == nil {
 		return
 	}
 	t.mu.Lock()
-	b.inflight--
-	done := b.inflight == 0
-	if done && t.open == b {
-		t.open = nil // closed: later issuances start a new batch
+	t.inflight--
+	var idle []*csrBatch
+	if t.inflight == 0 {
+		idle, t.pending, t.open = t.pending, nil, nil // later issuances start a new batch
 	}
 	t.mu.Unlock()
-	if done {
+	for _, b := range idle {
 		t.delete(ctx, b)
 	}
 }

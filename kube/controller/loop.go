@@ -27,6 +27,8 @@ type loop struct {
 	sync  syncFunc
 	// afterSync, when set (tests), is told about every finished sync.
 	afterSync func(loop, key string, err error)
+	// activity, when set, counts the syncs under way across the run.
+	activity *activity
 }
 
 func newLoop(name string, sync syncFunc, afterSync func(string, string, error)) *loop {
@@ -81,6 +83,8 @@ func (l *loop) next(ctx context.Context) bool {
 		return false
 	}
 	defer l.queue.Done(key)
+	l.activity.begin()
+	defer l.activity.end()
 	start := time.Now()
 	after, err := l.sync(ctx, key)
 	observeSync(l.name, time.Since(start), err)

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -77,10 +78,10 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // A Tenant costs the provider's controller its writes and nothing else:
 // every read comes from the informers (and from its own writes until they
 // show), the finalizer does not cost a queue pass, and a pass over a
-// reconciled Tenant asks the API server nothing.
+// reconciled Tenant asks the API server nothing. A Tenant this tool applies
+// comes with the finalizer; one applied like liqoctl does costs its Update.
 func TestTenantRequests(t *testing.T) {
 	p := providerCluster(t)
-	ctx := labtest.Context(t)
 	counted, reqs := countedCluster(t, p)
 	m, err := New(counted, Options{Provider: true})
 	require.NoError(t, err)
@@ -89,47 +90,69 @@ func TestTenantRequests(t *testing.T) {
 	stop := runManager(t, m)
 	defer stop()
 
-	// The nonce is there already (the nonce creator is not measured).
-	cs := newConsumer(t, "few-requests")
-	ns, _, err := p.EnsureTenantNamespace(ctx, cs.id)
-	require.NoError(t, err)
-	nonce, err := authcrypto.NewNonce()
-	require.NoError(t, err)
-	_, err = p.Kube.CoreV1().Secrets(ns.Name).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: kube.NonceSecretName, Labels: map[string]string{kube.RemoteClusterIDLabel: cs.id, kube.NonceLabel: "true"}},
-		Data:       map[string][]byte{kube.NonceField: []byte(nonce)},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	cs.nonce = nonce
-	syncs.waitSync(t, "nonce-creator", ns.Name+"/"+kube.NonceSecretName)
+	for _, tc := range []struct {
+		name       string
+		apply      func(ctx context.Context, tn *authv1beta1.Tenant) error
+		finalizers int
+	}{
+		{"applied by liqo-auth-tui", func(ctx context.Context, tn *authv1beta1.Tenant) error {
+			_, _, err := p.ApplyTenant(ctx, tn)
+			return err
+		}, 0},
+		{"applied like liqoctl", func(ctx context.Context, tn *authv1beta1.Tenant) error {
+			_, err := p.Liqo.Tenants(tn.Namespace).Create(ctx, tn, metav1.CreateOptions{})
+			return err
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := labtest.Context(t)
+			// The nonce is there already (the nonce creator is not measured).
+			cs := newConsumer(t, "few-requests-"+strconv.Itoa(tc.finalizers))
+			ns, _, err := p.EnsureTenantNamespace(ctx, cs.id)
+			require.NoError(t, err)
+			nonce, err := authcrypto.NewNonce()
+			require.NoError(t, err)
+			_, err = p.Kube.CoreV1().Secrets(ns.Name).Create(ctx, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Name: kube.NonceSecretName, Labels: map[string]string{kube.RemoteClusterIDLabel: cs.id, kube.NonceLabel: "true"}},
+				Data:       map[string][]byte{kube.NonceField: []byte(nonce)},
+			}, metav1.CreateOptions{})
+			require.NoError(t, err)
+			cs.nonce = nonce
+			syncs.waitSync(t, "nonce-creator", ns.Name+"/"+kube.NonceSecretName)
 
-	before := reqs.snapshot()
-	_, _, err = p.ApplyTenant(ctx, cs.tenant(t, ns.Name, nonce))
-	require.NoError(t, err)
-	waitTenant(t, p, ns.Name, cs.id, statusFilled)
-	waitEvent(t, p, authv1beta1.TenantKind, ns.Name, cs.id, ReasonReconciled)
-	assert.Equal(t, map[string]int{
-		"update tenants":                             1, // the finalizer
-		"create certificatesigningrequests":          1,
-		"update certificatesigningrequests/approval": 1,
-		"delete certificatesigningrequests":          1, // alone: at once
-		"create secrets":                             1, // the certificate cache
-		"create rolebindings":                        1,
-		"create clusterrolebindings":                 1,
-		"update tenants/status":                      1,
-		"create events":                              1, // Reconciled
-	}, reqs.since(before))
+			before := reqs.snapshot()
+			require.NoError(t, tc.apply(ctx, cs.tenant(t, ns.Name, nonce)))
+			waitTenant(t, p, ns.Name, cs.id, statusFilled)
+			waitEvent(t, p, authv1beta1.TenantKind, ns.Name, cs.id, ReasonReconciled)
+			want := map[string]int{
+				"update tenants":                             tc.finalizers,
+				"create certificatesigningrequests":          1,
+				"update certificatesigningrequests/approval": 1,
+				"delete certificatesigningrequests":          1, // alone: at once
+				"create secrets":                             1, // the certificate cache
+				"create rolebindings":                        1,
+				"create clusterrolebindings":                 1,
+				"update tenants/status":                      1,
+				"create events":                              1, // Reconciled
+			}
+			if tc.finalizers == 0 {
+				delete(want, "update tenants")
+			}
+			assert.Equal(t, want, reqs.since(before))
+			got, err := p.Liqo.Tenants(ns.Name).Get(ctx, cs.id, metav1.GetOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, []string{kube.TenantFinalizer}, got.Finalizers)
 
-	// Touching the Tenant brings it back: nothing to do, nothing asked.
-	seen := syncs.count()
-	before = reqs.snapshot()
-	got, err := p.Liqo.Tenants(ns.Name).Get(ctx, cs.id, metav1.GetOptions{})
-	require.NoError(t, err)
-	got.Annotations = map[string]string{"example.com/touched": "yes"}
-	_, err = p.Liqo.Tenants(ns.Name).Update(ctx, got, metav1.UpdateOptions{})
-	require.NoError(t, err)
-	syncs.waitSyncAfter(t, seen, "tenant", ns.Name+"/"+cs.id)
-	assert.Empty(t, reqs.since(before))
+			// Touching the Tenant brings it back: nothing to do, nothing asked.
+			seen := syncs.count()
+			before = reqs.snapshot()
+			got.Annotations = map[string]string{"example.com/touched": "yes"}
+			_, err = p.Liqo.Tenants(ns.Name).Update(ctx, got, metav1.UpdateOptions{})
+			require.NoError(t, err)
+			syncs.waitSyncAfter(t, seen, "tenant", ns.Name+"/"+cs.id)
+			assert.Empty(t, reqs.since(before))
+		})
+	}
 }
 
 func (s *syncLog) count() int {

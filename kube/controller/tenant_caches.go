@@ -43,12 +43,46 @@ type tenantCaches struct {
 }
 
 // mutationCache is client-go's MutationCache kept up to date by the
-// informer it sits on.
-type mutationCache struct{ cache.MutationCache }
+// informer it sits on. It also knows the resourceVersions of our own
+// writes, whose echo from the informer is not passed on: the pass that
+// wrote an object already converged it, so another pass would find nothing
+// to do (and a burst of Tenants would pay for it).
+type mutationCache struct {
+	cache.MutationCache
+	own *utilcache.LRUExpireCache // key -> resourceVersion written by us
+}
 
 func newMutationCache(store cache.Store, includeAdds bool) *mutationCache {
-	return &mutationCache{cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), store,
-		cache.MutationCacheOptions{TTL: ownWriteTTL, IncludeAdds: includeAdds, MaxCacheSize: mutationCacheSize})}
+	return &mutationCache{
+		MutationCache: cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), store,
+			cache.MutationCacheOptions{TTL: ownWriteTTL, IncludeAdds: includeAdds, MaxCacheSize: mutationCacheSize}),
+		own: utilcache.NewLRUExpireCache(mutationCacheSize),
+	}
+}
+
+// wrote records obj, just returned by a write of ours.
+func (m *mutationCache) wrote(obj runtime.Object) {
+	m.Mutation(obj)
+	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+		if o := objectMeta(obj); o != nil {
+			m.own.Add(key, o.GetResourceVersion(), ownWriteTTL)
+		}
+	}
+}
+
+// echo tells (once) whether obj is the informer showing a write of ours.
+func (m *mutationCache) echo(obj any) bool {
+	o := objectMeta(obj)
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if o == nil || err != nil {
+		return false
+	}
+	rv, ok := m.own.Get(key)
+	if !ok || rv != o.GetResourceVersion() {
+		return false
+	}
+	m.own.Remove(key)
+	return true
 }
 
 // handler tells the cache what the informer saw, then passes it on to next
@@ -67,7 +101,7 @@ func (m *mutationCache) handler(next cache.ResourceEventHandler) cache.ResourceE
 			if o, ok := cur.(runtime.Object); ok {
 				m.OnAddOrUpdate(o)
 			}
-			if next != nil {
+			if next != nil && !m.echo(cur) {
 				next.OnUpdate(old, cur)
 			}
 		},
@@ -159,7 +193,7 @@ func (r *tenantReconciler) tenant(key string) (*authv1beta1.Tenant, bool, error)
 // wrote remembers a Tenant we updated.
 func (r *tenantReconciler) wrote(t *authv1beta1.Tenant) {
 	if r.caches != nil && r.caches.tenants != nil {
-		r.caches.tenants.Mutation(t.DeepCopy())
+		r.caches.tenants.wrote(t.DeepCopy())
 	}
 }
 

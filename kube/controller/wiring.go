@@ -36,12 +36,13 @@ type run struct {
 	stopLiqo  context.CancelFunc
 	liqoDone  sync.WaitGroup
 	closers   []func() // run once the workers stopped
+	activity  *activity
 }
 
 // wire builds the informers and loops of the enabled sides. Every informer
 // is narrowed by a label selector to the few objects Liqo cares about.
 func (m *Manager) wire(ev *events) (*run, error) {
-	r := &run{}
+	r := &run{activity: ev.activity}
 	namespaces := r.factory(m.c, kube.TenantNamespaceLabel).Core().V1().Namespaces()
 	if err := namespaces.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return nil, err
@@ -241,6 +242,7 @@ func (r *run) liqoInformer(lw cache.ListerWatcher, obj runtime.Object, indexers 
 
 func (r *run) loop(name string, sync syncFunc, afterSync func(string, string, error)) *loop {
 	l := newLoop(name, sync, afterSync)
+	l.activity = r.activity
 	r.loops = append(r.loops, l)
 	return l
 }
