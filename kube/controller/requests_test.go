@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -247,4 +248,22 @@ func TestCSRBatches(t *testing.T) {
 	b3, _ := tracker.begin()
 	assert.NotSame(t, b1, b3, "a deleted batch takes no more CSRs")
 	tracker.finish(ctx, b3)
+
+	// A burst: batches fill up to maxCSRBatch and wait until no issuance
+	// is in flight, then go one deletecollection each.
+	before = reqs.snapshot()
+	burst := make([]*csrBatch, maxCSRBatch+2)
+	for i := range burst {
+		burst[i], _ = tracker.begin()
+		tracker.created(burst[i], fmt.Sprintf("burst-%d", i)) // not on the server: nothing to delete
+	}
+	require.NotSame(t, burst[0], burst[maxCSRBatch], "a full batch is closed")
+	for _, b := range burst[1:] {
+		tracker.finish(ctx, b)
+	}
+	tracker.flush()
+	assert.Empty(t, reqs.since(before), "one issuance is still in flight")
+	tracker.finish(ctx, burst[0])
+	tracker.flush()
+	assert.Equal(t, map[string]int{"deletecollection certificatesigningrequests": 2}, reqs.since(before))
 }

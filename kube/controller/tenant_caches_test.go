@@ -1,0 +1,32 @@
+package controller
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// The informer showing a write of ours does not queue the object again;
+// anybody else's change after it does.
+func TestOwnWriteEchoIsNotQueued(t *testing.T) {
+	m := newMutationCache(cache.NewStore(cache.MetaNamespaceKeyFunc), false)
+	var queued []string
+	h := m.handler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, cur any) {
+		queued = append(queued, cur.(*authv1beta1.Tenant).ResourceVersion)
+	}})
+	tenant := func(rv string) *authv1beta1.Tenant {
+		return &authv1beta1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: "liqo-tenant-c1", ResourceVersion: rv}}
+	}
+
+	m.wrote(tenant("5"))
+	h.OnUpdate(tenant("4"), tenant("5")) // our status write
+	h.OnUpdate(tenant("5"), tenant("6")) // somebody else's
+	m.wrote(tenant("7"))
+	h.OnUpdate(tenant("6"), tenant("8")) // another change came first: ours is still pending
+	h.OnUpdate(tenant("8"), tenant("7"))
+	assert.Equal(t, []string{"6", "8"}, queued)
+}
