@@ -17,6 +17,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/rest"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
 	"k8s.io/klog/v2"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -63,8 +65,15 @@ func main() {
 	// would make a burst of Tenants wait for the client, not the server.
 	fs.Float64Var(&o.qps, "kube-api-qps", -1, "client-side rate limit of the requests to the API server, per second (negative: none; the API server's priority and fairness applies)")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of the client-side rate limit (with a positive --kube-api-qps)")
-	klog.InitFlags(fs)
+	// Structured logs, as text (klog's key=value) or JSON for log
+	// pipelines: --logging-format, -v, --vmodule.
+	logging := logsapi.NewLoggingConfiguration()
+	logsapi.AddGoFlags(logging, fs)
 	_ = fs.Parse(os.Args[1:])
+	if err := logsapi.ValidateAndApply(logging, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "liqo-auth-controller:", err)
+		os.Exit(2)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

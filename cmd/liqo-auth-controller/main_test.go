@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -94,6 +95,7 @@ type process struct {
 	identity              string
 	healthURL, metricsURL string
 	exited                chan error
+	log                   string // its stdout and stderr
 }
 
 func freeAddr(t *testing.T) string {
@@ -112,7 +114,7 @@ func (p prepared) start(t *testing.T, kubeconfig, identity string, extra ...stri
 	require.NoError(t, err)
 	cmd.Stdout, cmd.Stderr = log, log
 	require.NoError(t, cmd.Start())
-	pr := &process{cmd: cmd, identity: identity, healthURL: "http://" + health, metricsURL: "http://" + metrics, exited: make(chan error, 1)}
+	pr := &process{cmd: cmd, identity: identity, healthURL: "http://" + health, metricsURL: "http://" + metrics, exited: make(chan error, 1), log: log.Name()}
 	go func() { pr.exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -159,7 +161,7 @@ func TestControllerAsServiceAccountServesHandshake(t *testing.T) {
 	pk, pcfg := provider.serviceAccountKubeconfig(t)
 	ck, _ := consumer.serviceAccountKubeconfig(t)
 	pp := provider.start(t, pk, "provider-0")
-	consumer.start(t, ck, "consumer-0")
+	cp := consumer.start(t, ck, "consumer-0", "--logging-format=json")
 	provider.leaseHolder(t, ctx, "")
 	consumer.leaseHolder(t, ctx, "")
 
@@ -171,6 +173,20 @@ func TestControllerAsServiceAccountServesHandshake(t *testing.T) {
 	v, err := flows.Verify(ctx, consumer.admin, provider.id)
 	require.NoError(t, err)
 	assert.Equal(t, consumer.id, v.User)
+
+	// Structured logs: with --logging-format=json, one JSON object a line.
+	out, err := os.ReadFile(cp.log)
+	require.NoError(t, err)
+	var messages []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var entry struct {
+			Msg string `json:"msg"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &entry), "log line %q", line)
+		messages = append(messages, entry.Msg)
+	}
+	assert.Contains(t, messages, "Starting")
+	assert.Contains(t, messages, "Leadership changed")
 
 	// Denied what it does not need.
 	sa, err := kube.NewCluster(pcfg, provider.admin.Namespace)
