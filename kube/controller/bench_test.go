@@ -23,17 +23,26 @@ func BenchmarkTenantReconcile(b *testing.B) {
 	p := providerCluster(b)
 	startManager(b, p, Options{Provider: true})
 	filled := watchFilledTenants(b, p)
-	b.ResetTimer()
-	for i := range b.N {
-		b.StopTimer()
-		cs := newConsumer(b, fmt.Sprintf("bench-%d-%d", b.N, i))
+	handshake := func(id string, timed bool) {
+		cs := newConsumer(b, id)
 		ns, nonce := cs.prepareNonce(b, p)
 		tn := cs.tenant(b, ns, nonce)
 		done := filled(cs.id)
-		b.StartTimer()
+		if timed {
+			b.StartTimer()
+			defer b.StopTimer()
+		}
 		_, _, err := p.ApplyTenant(labtest.Context(b), tn)
 		require.NoError(b, err)
 		<-done
+	}
+	// The first handshake on a fresh lab also pays for the API server's
+	// and the CA's first use of each resource (~2 s): not what is measured.
+	handshake(fmt.Sprintf("bench-warm-%d", b.N), false)
+	b.ResetTimer()
+	b.StopTimer()
+	for i := range b.N {
+		handshake(fmt.Sprintf("bench-%d-%d", b.N, i), true)
 	}
 }
 
