@@ -104,12 +104,13 @@ func (e *events) warning(ctx context.Context, obj runtime.Object, reason, messag
 func (e *events) close(timeout time.Duration) {
 	done := e.sink.expect()
 	e.recorder.Event(done.marker, corev1.EventTypeNormal, "Flush", "flush")
-	deadline := time.After(timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
 	select {
 	case <-done.ch:
-	case <-deadline:
+	case <-ctx.Done():
 	}
-	e.sink.stopHolding(deadline)
+	e.sink.stopHolding(ctx.Done())
 	e.broadcaster.Shutdown()
 }
 
@@ -241,7 +242,7 @@ func (s *flushingSink) writeHeld() {
 
 // stopHolding ends writeWhenIdle, after the batch it is writing (bounded
 // by deadline).
-func (s *flushingSink) stopHolding(deadline <-chan time.Time) {
+func (s *flushingSink) stopHolding(deadline <-chan struct{}) {
 	if s.stop == nil {
 		return
 	}

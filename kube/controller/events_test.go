@@ -106,3 +106,25 @@ func TestNormalEventsWaitForIdle(t *testing.T) {
 	ev.close(5 * time.Second)
 	assert.Len(t, sink.reasons(), 20)
 }
+
+// blockedSink never answers, like an API server gone away.
+type blockedSink struct{ memorySink }
+
+func (s *blockedSink) Create(e *corev1.Event) (*corev1.Event, error) { select {} }
+
+// Closing is bounded by its timeout even when the held Events cannot be
+// written.
+func TestCloseIsBoundedWhenEventsCannotBeWritten(t *testing.T) {
+	act := &activity{}
+	ev := newEventsTo(&blockedSink{}, act, time.Hour)
+	act.begin()
+	ev.normal(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns"}}, ReasonReconciled, "done")
+	act.end() // the writer starts, and blocks
+	closed := make(chan struct{})
+	go func() { ev.close(200 * time.Millisecond); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("close did not return")
+	}
+}
