@@ -80,28 +80,7 @@ func (s *syncLog) record(loop, key string, err error) {
 // waitSync waits for a successful sync of key by loop.
 func (s *syncLog) waitSync(t testing.TB, loop, key string) {
 	t.Helper()
-	ctx := labtest.Context(t)
-	seen := 0
-	for {
-		s.mu.Lock()
-		for _, e := range s.entries[seen:] {
-			if e.loop == loop && e.key == key && e.err == nil {
-				s.mu.Unlock()
-				return
-			}
-		}
-		seen = len(s.entries)
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("no successful sync of %s by %s", key, loop)
-		}
-	}
+	s.waitSyncAfter(t, 0, loop, key)
 }
 
 // startManager runs a Manager until the test ends and waits for its caches.

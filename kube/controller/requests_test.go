@@ -184,7 +184,7 @@ func (s *syncLog) waitSyncAfter(t testing.TB, seen int, loop, key string) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			t.Fatalf("no new successful sync of %s by %s", key, loop)
+			t.Fatalf("no successful sync of %s by %s", key, loop)
 		}
 	}
 }
