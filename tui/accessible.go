@@ -210,6 +210,20 @@ func (u *lineUI) confirmQuit() (bool, error) {
 		"What is done so far stays on the clusters, and every step is re-runnable: run liqo-auth-tui again to resume where it stopped.")
 }
 
+// pick shows a menu in which "q" quits after confirmation: a confirmed
+// quit comes back as a tea.QuitMsg, a cancelled one as an empty key (show
+// the menu again).
+func (u *lineUI) pick(title string, choices []choice) (string, tea.Msg, error) {
+	k, err := u.menu(title, choices)
+	if err != nil || k != "q" {
+		return k, nil, err
+	}
+	if ok, err := u.confirmQuit(); ok || err != nil {
+		return "", tea.QuitMsg{}, err
+	}
+	return "", nil, nil
+}
+
 // choice is a menu entry: the keys of a screen's binding and what it does.
 type choice struct {
 	keys  []string
@@ -453,14 +467,11 @@ func (u *lineUI) detect() (tea.Msg, error) {
 		u.println("")
 		u.println(plain(d.View(lineWidth, 1000)))
 		choices := append(bindingChoices(d.Keys().ShortHelp()), quitChoice)
-		k, err := u.menu("What next?", choices)
-		if err != nil {
-			return nil, err
+		k, quit, err := u.pick("What next?", choices)
+		if quit != nil || err != nil {
+			return quit, err
 		}
-		if k == "q" {
-			if ok, err := u.confirmQuit(); ok || err != nil {
-				return tea.QuitMsg{}, err
-			}
+		if k == "" {
 			continue
 		}
 		if k == "enter" && u.s.mode == ModeAutomated {
@@ -644,16 +655,13 @@ func (u *lineUI) receive(kind ArtifactKind) (tea.Msg, error) {
 		quitChoice,
 	}
 	for {
-		k, err := u.menu(fmt.Sprintf("How do you give the %s?", kind), choices)
-		if err != nil {
-			return nil, err
+		k, quit, err := u.pick(fmt.Sprintf("How do you give the %s?", kind), choices)
+		if quit != nil || err != nil {
+			return quit, err
 		}
 		var cmd tea.Cmd
 		switch k {
-		case "q":
-			if ok, err := u.confirmQuit(); ok || err != nil {
-				return tea.QuitMsg{}, err
-			}
+		case "":
 			continue
 		case "esc":
 			return u.press(r, "esc")
@@ -739,14 +747,11 @@ func (u *lineUI) failure(err error, retry tea.Cmd) (tea.Msg, error) {
 	u.logLine("ERRO", NoScope, "Something failed: "+reason)
 	u.println("What to do: " + hint)
 	for {
-		k, err := u.menu("What next?", append(bindingChoices(e.Keys().ShortHelp()), quitChoice))
-		if err != nil {
-			return nil, err
+		k, quit, err := u.pick("What next?", append(bindingChoices(e.Keys().ShortHelp()), quitChoice))
+		if quit != nil || err != nil {
+			return quit, err
 		}
-		if k == "q" {
-			if ok, err := u.confirmQuit(); ok || err != nil {
-				return tea.QuitMsg{}, err
-			}
+		if k == "" {
 			continue
 		}
 		if nav, err := u.press(e, k); nav != nil || err != nil {
