@@ -84,12 +84,7 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 func TestTenantRequests(t *testing.T) {
 	p := providerCluster(t)
 	counted, reqs := countedCluster(t, p)
-	m, err := New(counted, Options{Provider: true})
-	require.NoError(t, err)
-	syncs := &syncLog{}
-	m.afterSync = syncs.record
-	stop := runManager(t, m)
-	defer stop()
+	_, syncs := startManager(t, counted, Options{Provider: true})
 
 	for _, tc := range []struct {
 		name       string
