@@ -117,7 +117,7 @@ func (e *events) close(timeout time.Duration) {
 // flushingSink writes Events to the API server, except flush markers,
 // which it answers once everything before them is written. With holdFor,
 // Normal Events created while syncs are under way are held and written by
-// writeHeld when the syncs are over, or after hold.
+// writeWhenIdle when the syncs are over, or after hold.
 type flushingSink struct {
 	record.EventSink
 	mu      sync.Mutex
