@@ -1,7 +1,6 @@
 package batch_test
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/client-go/rest"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
@@ -69,14 +67,7 @@ func TestBadInputsFailClearlyAndWriteNothing(t *testing.T) {
 	wrongCNCSR, err := authcrypto.NewCSR(strangerKey, "not-the-consumer")
 	require.NoError(t, err)
 
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	deadAddr := closed.Addr().String()
-	closed.Close()
-	deadCfg := rest.CopyConfig(clusters[0].Config)
-	deadCfg.Host = "https://" + deadAddr
-	deadKubeconfig := filepath.Join(dir, "dead.kubeconfig")
-	require.NoError(t, lab.WriteKubeconfig(deadKubeconfig, "dead", deadCfg))
+	deadKubeconfig, _ := unreachableKubeconfig(t)
 	nobodyCfg, err := clusters[0].AddUser("nobody-at-all")
 	require.NoError(t, err)
 	nobodyKubeconfig := filepath.Join(dir, "nobody.kubeconfig")

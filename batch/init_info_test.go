@@ -49,15 +49,23 @@ func TestInitTwiceThenInfo(t *testing.T) {
 	assert.NotContains(t, out, "PRIVATE KEY")
 }
 
-func TestInfoOnUnreachableServerFailsWithOneLine(t *testing.T) {
+// unreachableKubeconfig writes a kubeconfig with a lab cluster's
+// credentials and an address nothing listens on (returned too).
+func unreachableKubeconfig(t *testing.T) (path, addr string) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	l.Close()
+	addr = l.Addr().String()
+	require.NoError(t, l.Close())
 	cfg := rest.CopyConfig(clusters[0].Config)
 	cfg.Host = "https://" + addr
-	kc := filepath.Join(t.TempDir(), "down.kubeconfig")
-	require.NoError(t, lab.WriteKubeconfig(kc, "down", cfg))
+	path = filepath.Join(t.TempDir(), "down.kubeconfig")
+	require.NoError(t, lab.WriteKubeconfig(path, "down", cfg))
+	return path, addr
+}
+
+func TestInfoOnUnreachableServerFailsWithOneLine(t *testing.T) {
+	kc, addr := unreachableKubeconfig(t)
 
 	code, out, errOut := run("info", "--kubeconfig", kc)
 	assert.Equal(t, batch.ExitFailure, code)

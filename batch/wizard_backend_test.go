@@ -2,18 +2,14 @@ package batch_test
 
 import (
 	"errors"
-	"net"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
@@ -54,14 +50,7 @@ func TestWizardBackendInstallsController(t *testing.T) {
 }
 
 func TestWizardBackendInstallFailureIsExplained(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	l.Close()
-	cfg := rest.CopyConfig(clusters[0].Config)
-	cfg.Host = "https://" + addr
-	kc := filepath.Join(t.TempDir(), "down.kubeconfig")
-	require.NoError(t, lab.WriteKubeconfig(kc, "down", cfg))
+	kc, addr := unreachableKubeconfig(t)
 
 	res, err := batch.NewWizardBackend().InstallController(labtest.Context(t), tui.ClusterRef{Kubeconfig: kc}, "")
 	require.Error(t, err)

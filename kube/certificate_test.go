@@ -57,10 +57,7 @@ func TestTenantCertificateCache(t *testing.T) {
 	const consumer = "cert-cache-consumer"
 	ns, _, err := c.EnsureTenantNamespace(ctx, consumer)
 	require.NoError(t, err)
-	key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
-	require.NoError(t, err)
-	csr, err := authcrypto.NewCSR(key, consumer)
-	require.NoError(t, err)
+	csr := newCSR(t, consumer)
 
 	cached, err := c.CachedCertificate(ctx, ns.Name, csr)
 	require.NoError(t, err)

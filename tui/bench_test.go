@@ -176,7 +176,7 @@ func BenchmarkKeypressToFrame(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			h := c.setup(b)
-			m, k := h.m, keyMsg(c.key)
+			m, k := h.m, keyPress(c.key)
 			for b.Loop() {
 				m.Update(k)
 				benchSink = m.View().Content

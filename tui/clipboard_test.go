@@ -42,7 +42,7 @@ func handoffFor(t *testing.T, o Options, art *Artifact) (*handoffScreen, *sessio
 
 func TestCopyOSC52SaysSentNotCopied(t *testing.T) {
 	h, _ := handoffFor(t, Options{Clipboard: ClipboardOSC52, Environ: []string{}}, &Artifact{Kind: KindTenant, Data: []byte(tenantYAML)})
-	_, cmd := h.Update(keyMsg("c"))
+	_, cmd := h.Update(keyPress("c"))
 	if cmd == nil {
 		t.Fatal("no OSC52 command")
 	}
@@ -55,7 +55,7 @@ func TestNativeCopyFailureFallsBackToOSC52(t *testing.T) {
 	o := Options{Clipboard: ClipboardAuto, Environ: []string{"DISPLAY=:0"}}
 	o.nativeCopy = func(string) error { return errors.New("xclip: not found") }
 	h, _ := handoffFor(t, o, &Artifact{Kind: KindTenant, Data: []byte(tenantYAML)})
-	_, cmd := h.Update(keyMsg("c"))
+	_, cmd := h.Update(keyPress("c"))
 	msg := cmd()
 	if _, ok := msg.(copiedMsg); !ok {
 		t.Fatalf("native copy returned %T", msg)
@@ -84,7 +84,7 @@ func TestSensitiveIdentityIsNeverCopied(t *testing.T) {
 	if h.keys.Copy.Enabled() {
 		t.Fatal("copy offered for credentials")
 	}
-	_, cmd := h.Update(keyMsg("c"))
+	_, cmd := h.Update(keyPress("c"))
 	if cmd != nil || copied {
 		t.Fatal("credentials copied")
 	}
@@ -101,7 +101,7 @@ func TestClipboardOffSaysSo(t *testing.T) {
 	if h.keys.Copy.Enabled() {
 		t.Fatal("copy offered with --clipboard off")
 	}
-	h.Update(keyMsg("c"))
+	h.Update(keyPress("c"))
 	if !strings.Contains(h.status, "--clipboard off") {
 		t.Fatalf("status %q", h.status)
 	}
@@ -132,7 +132,7 @@ func TestRunScreenEventsAndCommandPanel(t *testing.T) {
 	if strings.Contains(v, "stale run") {
 		t.Fatal("event of an old run shown")
 	}
-	r.Update(keyMsg("tab"))
+	r.Update(keyPress("tab"))
 	if strings.Contains(r.View(100, 20), "Equivalent command") {
 		t.Fatal("tab does not hide the command panel")
 	}

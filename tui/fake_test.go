@@ -280,7 +280,7 @@ func (h *harness) send(msg tea.Msg) { h.t.Helper(); h.process(msg, 0) }
 func (h *harness) key(keys ...string) {
 	h.t.Helper()
 	for _, k := range keys {
-		h.send(keyMsg(k))
+		h.send(keyPress(k))
 	}
 }
 
@@ -288,29 +288,6 @@ func (h *harness) typeText(s string) {
 	for _, r := range s {
 		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
-}
-
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	case "ctrl+s":
-		return tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl}
-	case "ctrl+l":
-		return tea.KeyPressMsg{Code: 'l', Mod: tea.ModCtrl}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
 }
 
 func (h *harness) process(msg tea.Msg, depth int) {

@@ -186,7 +186,7 @@ func TestErrorScreenBack(t *testing.T) {
 	if e.keys.Retry.Enabled() {
 		t.Fatal("retry offered without a retry")
 	}
-	_, cmd := e.Update(keyMsg("b"))
+	_, cmd := e.Update(keyPress("b"))
 	if _, ok := cmd().(gotoDetectMsg); !ok {
 		t.Fatal("b does not go back to detection")
 	}
