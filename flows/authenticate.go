@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-
 	corev1 "k8s.io/api/core/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -38,7 +38,7 @@ type Result struct {
 // Authenticate runs the 14 steps of `liqoctl authenticate` (§9.1), with
 // event-driven waits that fail at once on a controller Warning. Every step
 // is idempotent, so an interrupted run completes when started again.
-func Authenticate(ctx context.Context, o AuthenticateOptions, sink Sink) (*Result, error) {
+func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sink) (*Result, error) {
 	var eng engines
 	defer eng.stop()
 	res := &Result{}
@@ -49,7 +49,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink Sink) (*Resul
 	var identity *authv1beta1.Identity
 	consumer, provider := o.Consumer, o.Provider
 	steps := []Step{
-		{ID: "cluster-ids", Scope: NoScope, Title: "Retrieving cluster IDs", Success: "Cluster IDs retrieved",
+		{ID: "cluster-ids", Scope: handshake.NoScope, Title: "Retrieving cluster IDs", Success: "Cluster IDs retrieved",
 			Failure: "an error occurred while retrieving cluster id", Command: "kubectl get configmap -n liqo -l app.kubernetes.io/name=clusterid-configmap",
 			Run: func(ctx context.Context) (err error) {
 				if res.ConsumerID, err = consumer.ClusterID(ctx); err != nil {
@@ -63,53 +63,53 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink Sink) (*Resul
 				}
 				return nil
 			}},
-		{ID: "engines", Scope: NoScope, Title: "Checking the controllers of both clusters", Success: "Controllers ready",
+		{ID: "engines", Scope: handshake.NoScope, Title: "Checking the controllers of both clusters", Success: "Controllers ready",
 			Failure: "Unable to start the controllers",
 			Run: func(ctx context.Context) error {
 				// Both sides at once: in-process controllers take a moment to
 				// sync their caches, which then overlaps the next steps.
 				var g errgroup.Group
 				g.Go(func() (err error) {
-					if res.ConsumerEngine, err = eng.ensure(ctx, consumer, Consumer, o.Engine, sink, Local); err != nil {
+					if res.ConsumerEngine, err = eng.ensure(ctx, consumer, Consumer, o.Engine, sink, handshake.Local); err != nil {
 						return fmt.Errorf("(local) %w", err)
 					}
 					return nil
 				})
 				g.Go(func() (err error) {
-					if res.ProviderEngine, err = eng.ensure(ctx, provider, Provider, o.Engine, sink, Remote); err != nil {
+					if res.ProviderEngine, err = eng.ensure(ctx, provider, Provider, o.Engine, sink, handshake.Remote); err != nil {
 						return fmt.Errorf("(remote) %w", err)
 					}
 					return nil
 				})
 				return g.Wait()
 			}},
-		ensureTenantNamespaceStep(Local, consumer, func() string { return res.ProviderID }, &consumerNS),
-		ensureTenantNamespaceStep(Remote, provider, func() string { return res.ConsumerID }, &providerNS),
+		ensureTenantNamespaceStep(handshake.Local, consumer, func() string { return res.ProviderID }, &consumerNS),
+		ensureTenantNamespaceStep(handshake.Remote, provider, func() string { return res.ConsumerID }, &providerNS),
 		ensureNonceSecretStep(provider, func() string { return providerNS.Name }, func() string { return res.ConsumerID }),
 		waitNonceStep(provider, sink, o.StepTimeout, func() string { return providerNS.Name }, func() string { return res.ConsumerID }, &nonce),
-		{ID: "retrieve-nonce", Scope: Remote, Title: "Retrieving nonce", Success: "Nonce retrieved", Failure: "Unable to retrieve nonce",
+		{ID: "retrieve-nonce", Scope: handshake.Remote, Title: "Retrieving nonce", Success: "Nonce retrieved", Failure: "Unable to retrieve nonce",
 			Command: "liqoctl get nonce --remote-cluster-id <consumer>",
 			Run:     func(ctx context.Context) error { return authcrypto.ValidateNonce(nonce) }},
 		ensureSignedNonceStep(consumer, func() string { return consumerNS.Name }, func() string { return res.ProviderID }, func() string { return nonce }),
 		waitSignatureStep(consumer, sink, o.StepTimeout, func() string { return consumerNS.Name }, func() string { return res.ProviderID }, &signature),
-		{ID: "retrieve-signature", Scope: Local, Title: "Retrieving signed nonce", Success: "Signed nonce retrieved",
+		{ID: "retrieve-signature", Scope: handshake.Local, Title: "Retrieving signed nonce", Success: "Signed nonce retrieved",
 			Failure: "Unable to retrieve signed nonce", Run: func(context.Context) error { return nil }},
 		generateTenantStep(consumer, func() string { return res.ConsumerID }, func() string { return providerNS.Name },
 			func() []byte { return signature }, o.ProxyURL, &tenant, &res.ConsumerFingerprint),
-		{ID: "apply-tenant", Scope: Remote, Title: "Applying tenant on provider cluster", Success: "Tenant correctly applied on provider cluster",
+		{ID: "apply-tenant", Scope: handshake.Remote, Title: "Applying tenant on provider cluster", Success: "Tenant correctly applied on provider cluster",
 			Failure: "Unable to apply tenant on provider cluster", Command: "kubectl apply -f tenant.yaml -n liqo-tenant-<consumer>",
 			Run: func(ctx context.Context) (err error) {
 				tenant, _, err = provider.ApplyTenant(ctx, tenant)
 				return err
 			}},
 		waitTenantStatusStep(provider, sink, o.StepTimeout, func() *authv1beta1.Tenant { return tenant }, &tenant),
-		{ID: "generate-identity", Scope: Remote, Title: "Generating identity", Success: "Identity correctly generated",
+		{ID: "generate-identity", Scope: handshake.Remote, Title: "Generating identity", Success: "Identity correctly generated",
 			Failure: "An error occurred while generating identity", Command: "liqoctl generate identity --remote-cluster-id <consumer>",
 			Run: func(context.Context) (err error) {
 				identity, err = kube.ForgeIdentity(res.ProviderID, consumerNS.Name, tenant)
 				return err
 			}},
-		{ID: "apply-identity", Scope: Local, Title: "Applying identity on consumer cluster", Success: "Identity correctly applied on consumer cluster",
+		{ID: "apply-identity", Scope: handshake.Local, Title: "Applying identity on consumer cluster", Success: "Identity correctly applied on consumer cluster",
 			Failure: "Unable to apply identity on consumer cluster", Command: "kubectl apply -f identity.yaml -n liqo-tenant-<provider>",
 			Run: func(ctx context.Context) (err error) {
 				identity, _, err = consumer.ApplyIdentity(ctx, identity)

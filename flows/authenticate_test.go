@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
@@ -20,11 +21,11 @@ import (
 // stepLines collects the success lines of a flow, with their scope.
 type recorder struct{ done, notes []string }
 
-func (r *recorder) sink(ev flows.Event) {
+func (r *recorder) sink(ev handshake.Event) {
 	switch ev.Kind {
-	case flows.StepDone:
+	case handshake.StepDone:
 		r.done = append(r.done, "("+string(ev.Scope)+") "+ev.Message)
-	case flows.Note:
+	case handshake.Note:
 		r.notes = append(r.notes, ev.Message)
 	}
 }
@@ -158,8 +159,8 @@ func TestInterruptedAuthenticateCompletesWhenRerun(t *testing.T) {
 	for _, stopAfter := range []string{"nonce-secret", "signed-nonce-secret", "apply-tenant", "apply-identity"} {
 		t.Run(stopAfter, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(labtest.Context(t))
-			_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, func(ev flows.Event) {
-				if ev.Kind == flows.StepDone && ev.Step == stopAfter {
+			_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, func(ev handshake.Event) {
+				if ev.Kind == handshake.StepDone && ev.Step == stopAfter {
 					cancel()
 				}
 			})

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -33,8 +34,8 @@ func BenchmarkAuthenticate(b *testing.B) {
 		consumer := benchCluster(b, ctx, 1, id+"-c")
 		b.StartTimer()
 		start := time.Now()
-		_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, func(ev flows.Event) {
-			if ev.Kind == flows.StepDone {
+		_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, func(ev handshake.Event) {
+			if ev.Kind == handshake.StepDone {
 				key := fmt.Sprintf("%02d %-8s %s", ev.Index, "("+string(ev.Scope)+")", ev.Message)
 				if _, seen := perStep[key]; !seen {
 					order = append(order, key)

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -27,7 +28,7 @@ type ConsumerOptions struct {
 
 // GenerateTenant signs the provider's nonce with the consumer's key and
 // builds the Tenant to send to the provider (§9.2 step 2).
-func GenerateTenant(ctx context.Context, o ConsumerOptions, sink Sink) (*authv1beta1.Tenant, error) {
+func GenerateTenant(ctx context.Context, o ConsumerOptions, sink handshake.Sink) (*authv1beta1.Tenant, error) {
 	if err := authcrypto.ValidateClusterID(o.ProviderID); err != nil {
 		return nil, fmt.Errorf("--remote-cluster-id: %w", err)
 	}
@@ -50,7 +51,7 @@ func GenerateTenant(ctx context.Context, o ConsumerOptions, sink Sink) (*authv1b
 				}
 				return err
 			}},
-		ensureTenantNamespaceStep(Local, o.Consumer, func() string { return o.ProviderID }, &ns),
+		ensureTenantNamespaceStep(handshake.Local, o.Consumer, func() string { return o.ProviderID }, &ns),
 		ensureSignedNonceStep(o.Consumer, func() string { return ns.Name }, func() string { return o.ProviderID }, func() string { return o.Nonce }),
 		engineStep(&eng, o.Consumer, Consumer, o.Engine, sink),
 		waitSignatureStep(o.Consumer, sink, o.StepTimeout, func() string { return ns.Name }, func() string { return o.ProviderID }, &signature),
@@ -133,7 +134,7 @@ func checkIssuedTo(ctx context.Context, consumer *kube.Cluster, certPEM []byte, 
 
 // ApplyIdentity validates the Identity (CheckIdentity), applies it in the
 // tenant namespace of its provider and waits for the kubeconfig Secret.
-func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Identity, sink Sink) (*authv1beta1.Identity, error) {
+func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Identity, sink handshake.Sink) (*authv1beta1.Identity, error) {
 	placed, err := CheckIdentity(ctx, o.Consumer, id)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Ident
 	var ns *corev1.Namespace
 	providerID := placed.Spec.ClusterID
 	steps := []Step{
-		ensureTenantNamespaceStep(Local, o.Consumer, func() string { return providerID }, &ns),
+		ensureTenantNamespaceStep(handshake.Local, o.Consumer, func() string { return providerID }, &ns),
 		engineStep(&eng, o.Consumer, Consumer, o.Engine, sink),
 		{ID: "apply-identity", Title: "Applying identity", Success: "Identity correctly applied",
 			Failure: "Unable to apply identity", Command: "kubectl apply -f identity.yaml -n liqo-tenant-" + providerID,

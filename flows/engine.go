@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
@@ -51,7 +52,7 @@ type engines struct {
 
 // ensure makes sure something serves role on c: real Liqo, the in-cluster
 // controller, or reconcilers run here for the flow's duration.
-func (e *engines) ensure(ctx context.Context, c *kube.Cluster, role Role, o EngineOptions, sink Sink, scope Scope) (Engine, error) {
+func (e *engines) ensure(ctx context.Context, c *kube.Cluster, role Role, o EngineOptions, sink handshake.Sink, scope handshake.Scope) (Engine, error) {
 	engine, err := detectEngine(ctx, c)
 	if err != nil {
 		return "", err
@@ -66,7 +67,7 @@ func (e *engines) ensure(ctx context.Context, c *kube.Cluster, role Role, o Engi
 		engine = EngineInProcess
 	}
 	if sink != nil {
-		sink(Event{Kind: Note, Scope: scope, Message: fmt.Sprintf("%s side served by %s", role, engine)})
+		sink(handshake.Event{Kind: handshake.Note, Scope: scope, Message: fmt.Sprintf("%s side served by %s", role, engine)})
 	}
 	return engine, nil
 }

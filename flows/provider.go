@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -23,7 +24,7 @@ type ProviderOptions struct {
 
 // CreateNonce ensures the tenant namespace and the nonce Secret for the
 // consumer and returns the nonce (§3.4). Re-running returns the same nonce.
-func CreateNonce(ctx context.Context, o ProviderOptions, sink Sink) (string, error) {
+func CreateNonce(ctx context.Context, o ProviderOptions, sink handshake.Sink) (string, error) {
 	if err := authcrypto.ValidateClusterID(o.ConsumerID); err != nil {
 		return "", fmt.Errorf("--remote-cluster-id: %w", err)
 	}
@@ -33,7 +34,7 @@ func CreateNonce(ctx context.Context, o ProviderOptions, sink Sink) (string, err
 	var nonce string
 	steps := []Step{
 		providerIDStep(o.Provider, o.ConsumerID),
-		ensureTenantNamespaceStep(Local, o.Provider, func() string { return o.ConsumerID }, &ns),
+		ensureTenantNamespaceStep(handshake.Local, o.Provider, func() string { return o.ConsumerID }, &ns),
 		ensureNonceSecretStep(o.Provider, func() string { return ns.Name }, func() string { return o.ConsumerID }),
 		engineStep(&eng, o.Provider, Provider, o.Engine, sink),
 		waitNonceStep(o.Provider, sink, o.StepTimeout, func() string { return ns.Name }, func() string { return o.ConsumerID }, &nonce),
@@ -114,7 +115,7 @@ func CheckTenant(ctx context.Context, provider *kube.Cluster, t *authv1beta1.Ten
 
 // ApplyTenant validates the Tenant (CheckTenant), applies it and waits for
 // the provider to fill its status.
-func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, sink Sink) (*authv1beta1.Tenant, error) {
+func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, sink handshake.Sink) (*authv1beta1.Tenant, error) {
 	var eng engines
 	defer eng.stop()
 	placed, err := CheckTenant(ctx, o.Provider, t)
@@ -124,7 +125,7 @@ func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, 
 	var applied *authv1beta1.Tenant
 	steps := []Step{
 		engineStep(&eng, o.Provider, Provider, o.Engine, sink),
-		{ID: "apply-tenant", Scope: Local, Title: "Applying tenant", Success: "Tenant correctly applied",
+		{ID: "apply-tenant", Scope: handshake.Local, Title: "Applying tenant", Success: "Tenant correctly applied",
 			Failure: "Unable to apply tenant", Command: "kubectl apply -f tenant.yaml -n " + placed.Namespace,
 			Run: func(ctx context.Context) (err error) {
 				applied, _, err = o.Provider.ApplyTenant(ctx, placed)
@@ -169,10 +170,10 @@ func providerIDStep(provider *kube.Cluster, consumerID string) Step {
 		}}
 }
 
-func engineStep(eng *engines, c *kube.Cluster, role Role, o EngineOptions, sink Sink) Step {
+func engineStep(eng *engines, c *kube.Cluster, role Role, o EngineOptions, sink handshake.Sink) Step {
 	return Step{ID: "engine", Title: "Checking the controller", Success: "Controller ready", Failure: "Unable to start the controller",
 		Run: func(ctx context.Context) error {
-			_, err := eng.ensure(ctx, c, role, o, sink, Local)
+			_, err := eng.ensure(ctx, c, role, o, sink, handshake.Local)
 			return err
 		}}
 }
@@ -180,6 +181,6 @@ func engineStep(eng *engines, c *kube.Cluster, role Role, o EngineOptions, sink 
 // localScope marks every step of a one-cluster flow as (local).
 func localScope(steps []Step) {
 	for i := range steps {
-		steps[i].Scope = Local
+		steps[i].Scope = handshake.Local
 	}
 }

@@ -5,13 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // Step is one unit of a flow. Run must be idempotent: re-running a flow
 // re-runs every step and finds the work done.
 type Step struct {
 	ID      string
-	Scope   Scope
+	Scope   handshake.Scope
 	Title   string // spinner text: "Waiting for nonce to be generated"
 	Success string // success line: "Nonce generated successfully"
 	Failure string // failure prefix: "Failed waiting for nonce to be generated"
@@ -25,7 +27,7 @@ type Step struct {
 // through a StepFailed event.
 type StepError struct {
 	Step  string
-	Scope Scope
+	Scope handshake.Scope
 	Line  string // "Failed waiting for ...: cause"
 	Err   error
 }
@@ -35,24 +37,24 @@ func (e *StepError) Unwrap() error { return e.Err }
 
 // run executes steps in order, reporting each to sink, and stops at the
 // first failure.
-func run(ctx context.Context, sink Sink, steps []Step) error {
+func run(ctx context.Context, sink handshake.Sink, steps []Step) error {
 	if sink == nil {
-		sink = Discard
+		sink = handshake.Discard
 	}
 	for i, s := range steps {
-		ev := Event{Step: s.ID, Index: i + 1, Total: len(steps), Scope: s.Scope, Command: s.Command}
+		ev := handshake.Event{Step: s.ID, Index: i + 1, Total: len(steps), Scope: s.Scope, Command: s.Command}
 		start := time.Now()
-		ev.Kind, ev.Message, ev.Time = StepStarted, s.Title, start
+		ev.Kind, ev.Message, ev.Time = handshake.StepStarted, s.Title, start
 		sink(ev)
 		err := runOne(ctx, s)
 		ev.Elapsed, ev.Time = time.Since(start), time.Now()
 		if err != nil {
-			ev.Kind, ev.Err = StepFailed, err
+			ev.Kind, ev.Err = handshake.StepFailed, err
 			ev.Message = fmt.Sprintf("%s: %v", s.Failure, err)
 			sink(ev)
 			return &StepError{Step: s.ID, Scope: s.Scope, Line: ev.Message, Err: err}
 		}
-		ev.Kind, ev.Message = StepDone, s.Success
+		ev.Kind, ev.Message = handshake.StepDone, s.Success
 		sink(ev)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -15,7 +16,7 @@ import (
 // The step builders below are shared by the automated and manual flows.
 // Values known only once earlier steps ran are passed as getters.
 
-func ensureTenantNamespaceStep(scope Scope, c *kube.Cluster, remoteID func() string, out **corev1.Namespace) Step {
+func ensureTenantNamespaceStep(scope handshake.Scope, c *kube.Cluster, remoteID func() string, out **corev1.Namespace) Step {
 	return Step{ID: "tenant-namespace-" + string(scope), Scope: scope, Title: "Ensuring tenant namespace",
 		Success: "Tenant namespace correctly ensured", Failure: "Unable to ensure tenant namespace",
 		Command: "kubectl create namespace liqo-tenant-<remote cluster ID> (labelled liqo.io/tenant-namespace=true)",
@@ -26,7 +27,7 @@ func ensureTenantNamespaceStep(scope Scope, c *kube.Cluster, remoteID func() str
 }
 
 func ensureNonceSecretStep(provider *kube.Cluster, ns, consumerID func() string) Step {
-	return Step{ID: "nonce-secret", Scope: Remote, Title: "Ensuring nonce secret", Success: "Nonce secret ensured",
+	return Step{ID: "nonce-secret", Scope: handshake.Remote, Title: "Ensuring nonce secret", Success: "Nonce secret ensured",
 		Failure: "Unable to create nonce secret", Command: "liqoctl create nonce --remote-cluster-id <consumer>",
 		Run: func(ctx context.Context) error {
 			_, err := provider.EnsureNonceSecret(ctx, ns(), consumerID())
@@ -34,13 +35,13 @@ func ensureNonceSecretStep(provider *kube.Cluster, ns, consumerID func() string)
 		}}
 }
 
-func waitNonceStep(provider *kube.Cluster, sink Sink, timeout time.Duration, ns, consumerID func() string, out *string) Step {
-	return Step{ID: "wait-nonce", Scope: Remote, Title: "Waiting for nonce to be generated", Success: "Nonce generated successfully",
+func waitNonceStep(provider *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, consumerID func() string, out *string) Step {
+	return Step{ID: "wait-nonce", Scope: handshake.Remote, Title: "Waiting for nonce to be generated", Success: "Nonce generated successfully",
 		Failure: "Failed waiting for nonce to be generated", Timeout: timeout,
 		Command: "kubectl get secret liqo-nonce -n liqo-tenant-<consumer> -o jsonpath='{.data.nonce}'",
 		Run: func(ctx context.Context) error {
 			secrets := provider.Kube.CoreV1().Secrets(ns())
-			s, err := waitWithEvents(ctx, provider, sink, Remote, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.NonceSecretName},
+			s, err := waitWithEvents(ctx, provider, sink, handshake.Remote, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.NonceSecretName},
 				kube.ListWatch(secrets.List, secrets.Watch, kube.BySelector(kube.NonceSelector(consumerID()))), "nonce to be generated",
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.NonceField]) > 0, nil })
 			if err != nil {
@@ -52,7 +53,7 @@ func waitNonceStep(provider *kube.Cluster, sink Sink, timeout time.Duration, ns,
 }
 
 func ensureSignedNonceStep(consumer *kube.Cluster, ns, providerID, nonce func() string) Step {
-	return Step{ID: "signed-nonce-secret", Scope: Local, Title: "Ensuring signed nonce", Success: "Signed nonce secret ensured",
+	return Step{ID: "signed-nonce-secret", Scope: handshake.Local, Title: "Ensuring signed nonce", Success: "Signed nonce secret ensured",
 		Failure: "Unable to ensure signed nonce secret", Command: "kubectl create secret generic liqo-signed-nonce -n liqo-tenant-<provider> --from-literal=nonce=<nonce>",
 		Run: func(ctx context.Context) error {
 			_, _, err := consumer.EnsureSignedNonceSecret(ctx, ns(), providerID(), nonce())
@@ -60,13 +61,13 @@ func ensureSignedNonceStep(consumer *kube.Cluster, ns, providerID, nonce func() 
 		}}
 }
 
-func waitSignatureStep(consumer *kube.Cluster, sink Sink, timeout time.Duration, ns, providerID func() string, out *[]byte) Step {
-	return Step{ID: "wait-signature", Scope: Local, Title: "Waiting for nonce to be signed", Success: "Nonce is signed",
+func waitSignatureStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, providerID func() string, out *[]byte) Step {
+	return Step{ID: "wait-signature", Scope: handshake.Local, Title: "Waiting for nonce to be signed", Success: "Nonce is signed",
 		Failure: "Failed waiting for nonce to be signed", Timeout: timeout,
 		Command: "kubectl get secret liqo-signed-nonce -n liqo-tenant-<provider> -o jsonpath='{.data.signedNonce}'",
 		Run: func(ctx context.Context) error {
 			secrets := consumer.Kube.CoreV1().Secrets(ns())
-			s, err := waitWithEvents(ctx, consumer, sink, Local, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.SignedNonceSecretName},
+			s, err := waitWithEvents(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.SignedNonceSecretName},
 				kube.ListWatch(secrets.List, secrets.Watch, kube.BySelector(kube.SignedNonceSelector(providerID()))), "nonce to be signed",
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.SignedNonceField]) > 0, nil })
 			if err != nil {
@@ -79,7 +80,7 @@ func waitSignatureStep(consumer *kube.Cluster, sink Sink, timeout time.Duration,
 
 func generateTenantStep(consumer *kube.Cluster, consumerID func() string, providerNS func() string, signature func() []byte,
 	proxyURL string, out **authv1beta1.Tenant, fingerprint *string) Step {
-	return Step{ID: "generate-tenant", Scope: Local, Title: "Generating tenant", Success: "Tenant correctly generated",
+	return Step{ID: "generate-tenant", Scope: handshake.Local, Title: "Generating tenant", Success: "Tenant correctly generated",
 		Failure: "Unable to generate tenant", Command: "liqoctl generate tenant --remote-cluster-id <provider> --nonce <nonce>",
 		Run: func(ctx context.Context) error {
 			key, _, err := consumer.PrivateKey(ctx)
@@ -98,14 +99,14 @@ func generateTenantStep(consumer *kube.Cluster, consumerID func() string, provid
 		}}
 }
 
-func waitTenantStatusStep(provider *kube.Cluster, sink Sink, timeout time.Duration, applied func() *authv1beta1.Tenant, out **authv1beta1.Tenant) Step {
-	return Step{ID: "wait-tenant-status", Scope: Remote, Title: "Waiting for tenant status to be filled", Success: "Tenant status is filled",
+func waitTenantStatusStep(provider *kube.Cluster, sink handshake.Sink, timeout time.Duration, applied func() *authv1beta1.Tenant, out **authv1beta1.Tenant) Step {
+	return Step{ID: "wait-tenant-status", Scope: handshake.Remote, Title: "Waiting for tenant status to be filled", Success: "Tenant status is filled",
 		Failure: "Failed waiting for tenant status to be updated", Timeout: timeout,
 		Command: "kubectl get tenant <consumer> -n liqo-tenant-<consumer> -o yaml",
 		Run: func(ctx context.Context) error {
 			t := applied()
 			tenants := provider.Liqo.Tenants(t.Namespace)
-			got, err := waitWithEvents(ctx, provider, sink, Remote, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
+			got, err := waitWithEvents(ctx, provider, sink, handshake.Remote, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
 				kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name)), "tenant status to be filled",
 				func(got *authv1beta1.Tenant) (bool, error) { return tenantStatusFilled(got, t), nil })
 			if err != nil {
@@ -126,14 +127,14 @@ func tenantStatusFilled(got, sent *authv1beta1.Tenant) bool {
 	return string(got.Spec.CSR) == string(sent.Spec.CSR)
 }
 
-func waitIdentityStatusStep(consumer *kube.Cluster, sink Sink, timeout time.Duration, providerID func() string, io **authv1beta1.Identity) Step {
-	return Step{ID: "wait-identity-status", Scope: Local, Title: "Waiting for identity status to be filled", Success: "Identity status is filled",
+func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, providerID func() string, io **authv1beta1.Identity) Step {
+	return Step{ID: "wait-identity-status", Scope: handshake.Local, Title: "Waiting for identity status to be filled", Success: "Identity status is filled",
 		Failure: "Failed waiting for identity status to be updated", Timeout: timeout,
 		Command: "kubectl get identity controlplane-<provider> -n liqo-tenant-<provider> -o yaml",
 		Run: func(ctx context.Context) error {
 			id := *io
 			identities := consumer.Liqo.Identities(id.Namespace)
-			got, err := waitWithEvents(ctx, consumer, sink, Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: id.Namespace, Name: id.Name},
+			got, err := waitWithEvents(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: id.Namespace, Name: id.Name},
 				kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), "identity status to be filled",
 				func(got *authv1beta1.Identity) (bool, error) {
 					return got.Status.KubeconfigSecretRef != nil && got.Status.KubeconfigSecretRef.Name != "", nil

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -24,7 +25,7 @@ type UnauthenticateOptions struct {
 // with it) and the provider's Tenant, and waits until the provider has
 // removed the consumer's bindings. Tenant namespaces, nonces and the cached
 // certificate stay, so a later authenticate reuses them, as with Liqo.
-func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink Sink) error {
+func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake.Sink) error {
 	var eng engines
 	defer eng.stop()
 	var consumerID, providerID string
@@ -40,7 +41,7 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink Sink) err
 				}
 				return nil
 			}},
-		{ID: "leftover-resourceslices", Scope: Local, Title: "Checking for leftover ResourceSlices", Success: "No leftover resourceslices on consumer cluster",
+		{ID: "leftover-resourceslices", Scope: handshake.Local, Title: "Checking for leftover ResourceSlices", Success: "No leftover resourceslices on consumer cluster",
 			Failure: "Unable to unauthenticate", Command: "kubectl get resourceslices -A -l liqo.io/replication=true,liqo.io/remoteID=<provider>",
 			Run: func(ctx context.Context) error {
 				sel := labels.Set{"liqo.io/replication": "true", "liqo.io/remoteID": providerID}.String()
@@ -54,7 +55,7 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink Sink) err
 				}
 				return nil
 			}},
-		{ID: "delete-identity", Scope: Local, Timeout: o.StepTimeout, Title: "Deleting identity control plane", Success: "Identity control plane correctly deleted",
+		{ID: "delete-identity", Scope: handshake.Local, Timeout: o.StepTimeout, Title: "Deleting identity control plane", Success: "Identity control plane correctly deleted",
 			Failure: "Unable to delete identity control plane", Command: "kubectl delete identity controlplane-<provider> -n liqo-tenant-<provider>",
 			Run: func(ctx context.Context) error {
 				id, err := consumer.ControlPlaneIdentityFor(ctx, providerID)
@@ -74,12 +75,12 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink Sink) err
 				return kube.WaitForDeletion(ctx, kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), &authv1beta1.Identity{},
 					fmt.Sprintf("Identity %s/%s is still there: is the garbage collector of the consumer's kube-controller-manager running?", id.Namespace, id.Name))
 			}},
-		{ID: "engine", Scope: Remote, Title: "Checking the provider's controller", Success: "Controller ready", Failure: "Unable to start the controller",
+		{ID: "engine", Scope: handshake.Remote, Title: "Checking the provider's controller", Success: "Controller ready", Failure: "Unable to start the controller",
 			Run: func(ctx context.Context) error {
-				_, err := eng.ensure(ctx, provider, Provider, o.Engine, sink, Remote)
+				_, err := eng.ensure(ctx, provider, Provider, o.Engine, sink, handshake.Remote)
 				return err
 			}},
-		{ID: "delete-tenant", Scope: Remote, Title: "Deleting tenant", Success: "Tenant correctly deleted", Failure: "Unable to delete tenant",
+		{ID: "delete-tenant", Scope: handshake.Remote, Title: "Deleting tenant", Success: "Tenant correctly deleted", Failure: "Unable to delete tenant",
 			Timeout: o.StepTimeout, Command: "kubectl delete tenant <consumer> -n liqo-tenant-<consumer>",
 			Run: func(ctx context.Context) error { return deleteTenant(ctx, provider, sink, consumerID) }},
 	}
@@ -88,7 +89,7 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink Sink) err
 
 // deleteTenant deletes the consumer's Tenant and waits until it is gone, so
 // the provider's finalizer has removed the cluster-wide binding.
-func deleteTenant(ctx context.Context, provider *kube.Cluster, sink Sink, consumerID string) error {
+func deleteTenant(ctx context.Context, provider *kube.Cluster, sink handshake.Sink, consumerID string) error {
 	ns, err := provider.TenantNamespace(ctx, consumerID)
 	if kube.IsNotFound(err) {
 		return nil

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -37,7 +38,7 @@ func (e *WarningError) Error() string {
 // while also watching the Events of ref: Events are forwarded to sink as
 // they arrive, and a Warning fails the wait at once with its reason instead
 // of letting it run into the timeout.
-func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink Sink, scope Scope, ref objectRef,
+func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef,
 	lw cache.ListerWatcher, what string, cond func(T) (bool, error)) (T, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -62,7 +63,7 @@ func eventSelector(ref objectRef) string {
 	return fields.Set{"involvedObject.kind": ref.Kind, "involvedObject.name": ref.Name}.String()
 }
 
-func watchEvents(ctx context.Context, c *kube.Cluster, sink Sink, scope Scope, ref objectRef, rv string, fail context.CancelCauseFunc) {
+func watchEvents(ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef, rv string, fail context.CancelCauseFunc) {
 	w, err := c.Kube.CoreV1().Events(ref.Namespace).Watch(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref), ResourceVersion: rv})
 	if err != nil {
 		return // the wait itself still runs and times out with its own message
@@ -78,7 +79,7 @@ func watchEvents(ctx context.Context, c *kube.Cluster, sink Sink, scope Scope, r
 		}
 		warning := ev.Type == corev1.EventTypeWarning
 		if sink != nil {
-			sink(Event{Kind: ClusterEvent, Scope: scope, Reason: ev.Reason, Warning: warning, Time: time.Now(),
+			sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Reason: ev.Reason, Warning: warning, Time: time.Now(),
 				Message: fmt.Sprintf("%s %s: %s", ref.Kind, ref.Name, ev.Message)})
 		}
 		if warning {

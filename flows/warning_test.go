@@ -11,6 +11,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
@@ -21,11 +22,11 @@ import (
 func TestWarningEventFailsStepAtOnce(t *testing.T) {
 	ctx := labtest.Context(t)
 	provider, consumer := pair(t, "warn-provider", "warn-consumer")
-	var failed flows.Event
+	var failed handshake.Event
 	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 45 * time.Second},
-		func(ev flows.Event) {
+		func(ev handshake.Event) {
 			switch {
-			case ev.Kind == flows.StepDone && ev.Step == "generate-tenant":
+			case ev.Kind == handshake.StepDone && ev.Step == "generate-tenant":
 				ns := kube.TenantNamespaceName("warn-consumer")
 				s, err := provider.Kube.CoreV1().Secrets(ns).Get(ctx, kube.NonceSecretName, metav1.GetOptions{})
 				require.NoError(t, err)
@@ -34,7 +35,7 @@ func TestWarningEventFailsStepAtOnce(t *testing.T) {
 				s.Data[kube.NonceField] = []byte(fresh)
 				_, err = provider.Kube.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{})
 				require.NoError(t, err)
-			case ev.Kind == flows.StepFailed:
+			case ev.Kind == handshake.StepFailed:
 				failed = ev
 			}
 		})

@@ -16,6 +16,8 @@ import (
 	"charm.land/huh/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // Accessible mode (ACCESSIBLE=1 or TERM=dumb): the same wizard as plain
@@ -114,16 +116,16 @@ func (u *lineUI) println(s string) {
 func (u *lineUI) printf(format string, args ...any) { u.println(fmt.Sprintf(format, args...)) }
 
 // logLine prints a batch-style progress line: " INFO   (local) message".
-func (u *lineUI) logLine(level string, scope Scope, msg string) {
+func (u *lineUI) logLine(level string, scope handshake.Scope, msg string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.writeLog(level, scope, msg)
 }
 
 // writeLog writes a progress line; u.mu is held.
-func (u *lineUI) writeLog(level string, scope Scope, msg string) {
+func (u *lineUI) writeLog(level string, scope handshake.Scope, msg string) {
 	msg = oneLine(msg)
-	if scope != NoScope {
+	if scope != handshake.NoScope {
 		msg = "(" + string(scope) + ") " + msg
 	}
 	fmt.Fprintf(u.out, " %-6s %s\n", level, msg)
@@ -148,20 +150,20 @@ func plain(s string) string {
 
 // progress is a Sink printing one line per step done or failed, controller
 // Event and note. stop drops the events that come after the phase ended.
-func (u *lineUI) progress() (sink Sink, stop func()) {
+func (u *lineUI) progress() (sink handshake.Sink, stop func()) {
 	var closed bool
-	sink = func(ev Event) {
+	sink = func(ev handshake.Event) {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		if closed {
 			return
 		}
 		switch ev.Kind {
-		case StepDone, Note:
+		case handshake.StepDone, handshake.Note:
 			u.writeLog("INFO", ev.Scope, ev.Message)
-		case StepFailed:
+		case handshake.StepFailed:
 			u.writeLog("ERRO", ev.Scope, ev.Message)
-		case ClusterEvent:
+		case handshake.ClusterEvent:
 			level := "INFO"
 			if ev.Warning {
 				level = "WARN"
@@ -515,7 +517,7 @@ func (u *lineUI) peer() (tea.Msg, error) {
 				if peer.ID == s.peerID {
 					id = peer.ID
 				}
-				opts = append(opts, huh.NewOption(peer.ID+" ("+peer.Stage.String()+")", peer.ID))
+				opts = append(opts, huh.NewOption(peer.ID+" ("+peer.Stage.Describe()+")", peer.ID))
 			}
 			opts = append(opts, huh.NewOption("another "+string(other)+": type its cluster ID", ""))
 			if err := u.ask(huh.NewSelect[string]().Title(fmt.Sprintf("This %s has handshake objects for these %ss:", s.selfRole(), other)).
@@ -744,7 +746,7 @@ func (u *lineUI) failure(err error, retry tea.Cmd) (tea.Msg, error) {
 	e := newErrorScreen(u.s, err, retry)
 	reason, hint := explain(err)
 	u.println("")
-	u.logLine("ERRO", NoScope, "Something failed: "+reason)
+	u.logLine("ERRO", handshake.NoScope, "Something failed: "+reason)
 	u.println("What to do: " + hint)
 	for {
 		k, quit, err := u.pick("What next?", append(bindingChoices(e.Keys().ShortHelp()), quitChoice))

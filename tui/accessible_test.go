@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // runLines runs the wizard in accessible mode on an in-memory terminal:
@@ -151,8 +153,8 @@ func TestAccessibleConsumerManualFlow(t *testing.T) {
 
 func TestAccessibleProviderManualSide(t *testing.T) {
 	f := newFake()
-	f.peers = []Peer{{ID: "consumer-1", Stage: StageNonceCreated}}
-	f.stages["provider/consumer-1"] = StageNonceCreated
+	f.peers = []Peer{{ID: "consumer-1", Stage: handshake.StageAwaitTenant}}
+	f.stages["provider/consumer-1"] = handshake.StageAwaitTenant
 	dir := t.TempDir()
 	noncePath := filepath.Join(dir, "nonce.txt")
 	if err := os.WriteFile(noncePath, []byte("old"), 0o600); err != nil {

@@ -1,73 +1,15 @@
 // Package tui is the interactive wizard of liqo-auth-tui. It talks to the
-// clusters only through the Backend interface (implemented in batch with
-// flows and kube), so this package stays free of client-go and can be
+// clusters only through the Backend interface (implemented with flows and kube
+// by cmd/liqo-auth-tui/wizardbackend), so this package stays free of client-go and can be
 // tested with a fake backend.
 package tui
 
 import (
 	"context"
-	"fmt"
 	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
-
-// Role is the side a cluster plays in the handshake.
-type Role string
-
-const (
-	RoleUnknown  Role = ""
-	RoleConsumer Role = "consumer"
-	RoleProvider Role = "provider"
-)
-
-// Other is the opposite role.
-func (r Role) Other() Role {
-	switch r {
-	case RoleConsumer:
-		return RoleProvider
-	case RoleProvider:
-		return RoleConsumer
-	}
-	return RoleUnknown
-}
-
-// Scope says which cluster a step acts on, as liqoctl's (local)/(remote).
-type Scope string
-
-const (
-	NoScope Scope = ""
-	Local   Scope = "local"
-	Remote  Scope = "remote"
-)
-
-// EventKind classifies progress events (mirrors flows.EventKind).
-type EventKind int
-
-const (
-	StepStarted EventKind = iota
-	StepDone
-	StepFailed
-	ClusterEvent
-	Note
-)
-
-// Event is one progress report of a running operation (mirrors flows.Event).
-type Event struct {
-	Kind    EventKind
-	Step    string
-	Index   int
-	Total   int
-	Scope   Scope
-	Message string
-	Command string
-	Reason  string
-	Warning bool
-	Err     error
-	Elapsed time.Duration
-	Time    time.Time
-}
-
-// Sink receives events from an operation's goroutine; it must not block long.
-type Sink func(Event)
 
 // ClusterRef selects one cluster like kubectl's flags do.
 type ClusterRef struct {
@@ -179,39 +121,10 @@ func (a *Artifact) Shown() string {
 	return string(a.Data)
 }
 
-// Stage is how far the handshake with one peer got, read from the cluster.
-type Stage int
-
-const (
-	StageNew Stage = iota
-	// Provider stages.
-	StageNonceCreated
-	StageTenantAccepted
-	// Consumer stages.
-	StageNonceSigned
-	StageAuthenticated
-)
-
-func (s Stage) String() string {
-	switch s {
-	case StageNew:
-		return "nothing yet"
-	case StageNonceCreated:
-		return "nonce created, waiting for the Tenant"
-	case StageTenantAccepted:
-		return "Tenant accepted, Identity to send"
-	case StageNonceSigned:
-		return "nonce signed, Tenant sent: waiting for the Identity"
-	case StageAuthenticated:
-		return "authenticated (kubeconfig Secret present)"
-	}
-	return fmt.Sprintf("stage %d", int(s))
-}
-
 // Peer is another cluster this one has handshake objects for.
 type Peer struct {
 	ID    string
-	Stage Stage
+	Stage handshake.Stage
 }
 
 // AuthResult is what a completed consumer side produced.
@@ -255,24 +168,24 @@ type Backend interface {
 	// run. On failure the result (if not nil) lists what was applied before.
 	InstallController(ctx context.Context, c ClusterRef, image string) (*InstallResult, error)
 	// Peers lists the clusters this one has handshake objects for, in role.
-	Peers(ctx context.Context, c ClusterRef, role Role) ([]Peer, error)
+	Peers(ctx context.Context, c ClusterRef, role handshake.Role) ([]Peer, error)
 	// Stage tells how far the handshake with peer got on this cluster.
-	Stage(ctx context.Context, c ClusterRef, role Role, peerID string) (Stage, error)
+	Stage(ctx context.Context, c ClusterRef, role handshake.Role, peerID string) (handshake.Stage, error)
 
 	// Authenticate runs the automated flow (both clusters reachable).
-	Authenticate(ctx context.Context, consumer, provider ClusterRef, sink Sink) (*AuthResult, error)
+	Authenticate(ctx context.Context, consumer, provider ClusterRef, sink handshake.Sink) (*AuthResult, error)
 
 	// Provider, manual mode.
-	CreateNonce(ctx context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error)
+	CreateNonce(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
 	CheckTenant(ctx context.Context, provider ClusterRef, data []byte) (*Artifact, error)
-	ApplyTenant(ctx context.Context, provider ClusterRef, data []byte, sink Sink) (*Artifact, error)
-	GenerateIdentity(ctx context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error)
+	ApplyTenant(ctx context.Context, provider ClusterRef, data []byte, sink handshake.Sink) (*Artifact, error)
+	GenerateIdentity(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
 
 	// Consumer, manual mode. An empty nonce reuses the one already signed.
 	CheckNonce(data []byte) (*Artifact, error)
-	GenerateTenant(ctx context.Context, consumer ClusterRef, providerID, nonce string, sink Sink) (*Artifact, error)
+	GenerateTenant(ctx context.Context, consumer ClusterRef, providerID, nonce string, sink handshake.Sink) (*Artifact, error)
 	CheckIdentity(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
-	ApplyIdentity(ctx context.Context, consumer ClusterRef, data []byte, sink Sink) (*AuthResult, error)
+	ApplyIdentity(ctx context.Context, consumer ClusterRef, data []byte, sink handshake.Sink) (*AuthResult, error)
 	Verify(ctx context.Context, consumer ClusterRef, providerID string) (*Verification, error)
 }
 
@@ -281,7 +194,7 @@ type Backend interface {
 type Failure struct {
 	Reason  string
 	Hint    string
-	Scope   Scope
+	Scope   handshake.Scope
 	Timeout bool
 	Err     error
 }

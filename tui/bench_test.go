@@ -11,6 +11,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // Benchmarks of what the admin feels: how long the wizard takes to show
@@ -131,18 +133,18 @@ func runScreenWith16Steps(b *testing.B) *harness {
 	r.phases[0].state = stateRunning
 	t0 := fixedNow.Add(-5 * time.Second)
 	for i := 1; i <= 16; i++ {
-		scope := Local
+		scope := handshake.Local
 		if i%2 == 0 {
-			scope = Remote
+			scope = handshake.Remote
 		}
 		id := fmt.Sprintf("step-%d", i)
-		r.record(Event{Kind: StepStarted, Step: id, Index: i, Total: 16, Scope: scope, Time: t0,
+		r.record(handshake.Event{Kind: handshake.StepStarted, Step: id, Index: i, Total: 16, Scope: scope, Time: t0,
 			Message: fmt.Sprintf("Step %d of the handshake", i), Command: fmt.Sprintf("kubectl get tenant consumer-1 -n liqo-tenant-consumer-1 # %d", i)})
 		if i%4 == 0 {
-			r.record(Event{Kind: ClusterEvent, Scope: scope, Reason: "CSRIssued", Message: "Tenant consumer-1: certificate issued"})
+			r.record(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Reason: "CSRIssued", Message: "Tenant consumer-1: certificate issued"})
 		}
 		if i < 16 {
-			r.record(Event{Kind: StepDone, Step: id, Index: i, Total: 16, Scope: scope, Message: fmt.Sprintf("Step %d done", i), Elapsed: 120 * time.Millisecond})
+			r.record(handshake.Event{Kind: handshake.StepDone, Step: id, Index: i, Total: 16, Scope: scope, Message: fmt.Sprintf("Step %d done", i), Elapsed: 120 * time.Millisecond})
 		}
 	}
 	h.m.cur = r

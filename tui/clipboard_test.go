@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 func TestClipboardPolicyOrder(t *testing.T) {
@@ -36,7 +38,7 @@ func TestClipboardPolicyOrder(t *testing.T) {
 
 func handoffFor(t *testing.T, o Options, art *Artifact) (*handoffScreen, *session) {
 	s := newSession(t.Context(), o)
-	s.localRole, s.mode, s.peerID = RoleConsumer, ModeManual, "provider-1"
+	s.localRole, s.mode, s.peerID = handshake.RoleConsumer, ModeManual, "provider-1"
 	return newHandoffScreen(s, art), s
 }
 
@@ -120,9 +122,9 @@ func TestRunScreenEventsAndCommandPanel(t *testing.T) {
 	r.gen = 7
 	r.phases[0].state = stateRunning
 	r.events = make(chan tea.Msg, 1)
-	r.Update(eventMsg{gen: 7, ev: Event{Kind: StepStarted, Step: "wait", Scope: Remote, Total: 3, Message: "Waiting for nonce", Command: "kubectl get secret liqo-nonce", Time: fixedNow.Add(-1500 * time.Millisecond)}})
-	r.Update(eventMsg{gen: 7, ev: Event{Kind: ClusterEvent, Scope: Remote, Reason: "NonceNotFound", Warning: true, Message: "Secret liqo-nonce: missing"}})
-	r.Update(eventMsg{gen: 6, ev: Event{Kind: StepStarted, Step: "stale", Message: "stale run"}})
+	r.Update(eventMsg{gen: 7, ev: handshake.Event{Kind: handshake.StepStarted, Step: "wait", Scope: handshake.Remote, Total: 3, Message: "Waiting for nonce", Command: "kubectl get secret liqo-nonce", Time: fixedNow.Add(-1500 * time.Millisecond)}})
+	r.Update(eventMsg{gen: 7, ev: handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Reason: "NonceNotFound", Warning: true, Message: "Secret liqo-nonce: missing"}})
+	r.Update(eventMsg{gen: 6, ev: handshake.Event{Kind: handshake.StepStarted, Step: "stale", Message: "stale run"}})
 	v := r.View(100, 20)
 	for _, want := range []string{"(remote) Waiting for nonce", "1.5s", "⚠ Event NonceNotFound", "kubectl get secret liqo-nonce", "○ 2 more step(s)", "○ verify later"} {
 		if !strings.Contains(v, want) {
@@ -136,7 +138,7 @@ func TestRunScreenEventsAndCommandPanel(t *testing.T) {
 	if strings.Contains(r.View(100, 20), "Equivalent command") {
 		t.Fatal("tab does not hide the command panel")
 	}
-	r.Update(eventMsg{gen: 7, ev: Event{Kind: StepFailed, Step: "wait", Scope: Remote, Message: "Failed waiting for nonce"}})
+	r.Update(eventMsg{gen: 7, ev: handshake.Event{Kind: handshake.StepFailed, Step: "wait", Scope: handshake.Remote, Message: "Failed waiting for nonce"}})
 	if !strings.Contains(ansi.Strip(r.View(100, 20)), "✗ (remote) Failed waiting for nonce") {
 		t.Fatalf("failed step not shown:\n%s", r.View(100, 20))
 	}

@@ -9,19 +9,21 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // probeMsg is the result of probing one cluster.
 type probeMsg struct {
 	gen  int
-	side Scope
+	side handshake.Scope
 	info *ClusterInfo
 	err  error
 }
 
 // stageMsg says how far the handshake got, to pick where to resume.
 type stageMsg struct {
-	stage Stage
+	stage handshake.Stage
 	err   error
 }
 
@@ -45,7 +47,7 @@ type detectScreen struct {
 	keys     detectKeys
 	spinner  spinner.Model
 	gen      int
-	pending  map[Scope]bool
+	pending  map[handshake.Scope]bool
 	checking bool // asking the cluster where to resume
 	note     string
 	// confirmInstall: I was pressed, the install waits for y.
@@ -82,16 +84,16 @@ func (d *detectScreen) probe() tea.Cmd {
 	s := d.s
 	s.mode = ModeUndecided
 	s.localInfo, s.remoteInfo, s.localErr, s.remoteErr = nil, nil, nil, nil
-	d.pending = map[Scope]bool{Local: true}
-	cmds := []tea.Cmd{d.probeOne(Local, s.local)}
+	d.pending = map[handshake.Scope]bool{handshake.Local: true}
+	cmds := []tea.Cmd{d.probeOne(handshake.Local, s.local)}
 	if s.remote.Given() {
-		d.pending[Remote] = true
-		cmds = append(cmds, d.probeOne(Remote, s.remote))
+		d.pending[handshake.Remote] = true
+		cmds = append(cmds, d.probeOne(handshake.Remote, s.remote))
 	}
 	return tea.Batch(cmds...)
 }
 
-func (d *detectScreen) probeOne(side Scope, ref ClusterRef) tea.Cmd {
+func (d *detectScreen) probeOne(side handshake.Scope, ref ClusterRef) tea.Cmd {
 	gen, s := d.gen, d.s
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
@@ -111,8 +113,8 @@ func (d *detectScreen) Keys() help.KeyMap {
 	k.Continue.SetEnabled(decided && d.canContinue() == "")
 	k.Mode.SetEnabled(decided && both)
 	k.Side.SetEnabled(decided && both && s.mode == ModeManual)
-	k.Swap.SetEnabled(decided && s.localRole != RoleUnknown && s.mode != ModeUndecided)
-	ask := decided && s.mode == ModeManual && s.localRole == RoleUnknown
+	k.Swap.SetEnabled(decided && s.localRole != handshake.RoleUnknown && s.mode != ModeUndecided)
+	ask := decided && s.mode == ModeManual && s.localRole == handshake.RoleUnknown
 	k.Consumer.SetEnabled(ask)
 	k.Provider.SetEnabled(ask)
 	k.Init.SetEnabled(decided && len(d.unready()) > 0)
@@ -129,7 +131,7 @@ func (d *detectScreen) Keys() help.KeyMap {
 }
 
 // uses tells whether the chosen mode uses the cluster of side.
-func (d *detectScreen) uses(side Scope) bool {
+func (d *detectScreen) uses(side handshake.Scope) bool {
 	s := d.s
 	return s.mode == ModeAutomated || s.mode == ModeManual && s.manualSide == side
 }
@@ -137,12 +139,12 @@ func (d *detectScreen) uses(side Scope) bool {
 // uncontrolled lists the reachable clusters the chosen mode uses that have
 // neither Liqo nor this project's controller (nor one installed by this
 // wizard whose Pods are not running yet): the install offer.
-func (d *detectScreen) uncontrolled() []Scope {
+func (d *detectScreen) uncontrolled() []handshake.Scope {
 	s := d.s
-	var out []Scope
-	for _, side := range []Scope{Local, Remote} {
+	var out []handshake.Scope
+	for _, side := range []handshake.Scope{handshake.Local, handshake.Remote} {
 		info := s.localInfo
-		if side == Remote {
+		if side == handshake.Remote {
 			info = s.remoteInfo
 		}
 		if info == nil || info.LiqoInstalled || info.Controller || !d.uses(side) {
@@ -174,9 +176,9 @@ func (d *detectScreen) installQuestion() string {
 }
 
 // name is how the detect screen names the cluster of side.
-func (d *detectScreen) name(side Scope) string {
+func (d *detectScreen) name(side handshake.Scope) string {
 	ref, info := d.s.local, d.s.localInfo
-	if side == Remote {
+	if side == handshake.Remote {
 		ref, info = d.s.remote, d.s.remoteInfo
 	}
 	switch {
@@ -192,14 +194,14 @@ func (d *detectScreen) name(side Scope) string {
 
 // unready lists the reachable clusters the chosen mode uses that have no
 // cluster ID or keys yet.
-func (d *detectScreen) unready() []Scope {
+func (d *detectScreen) unready() []handshake.Scope {
 	s := d.s
-	var out []Scope
-	if s.localInfo != nil && !s.localInfo.Ready() && d.uses(Local) {
-		out = append(out, Local)
+	var out []handshake.Scope
+	if s.localInfo != nil && !s.localInfo.Ready() && d.uses(handshake.Local) {
+		out = append(out, handshake.Local)
 	}
-	if s.remoteInfo != nil && !s.remoteInfo.Ready() && d.uses(Remote) {
-		out = append(out, Remote)
+	if s.remoteInfo != nil && !s.remoteInfo.Ready() && d.uses(handshake.Remote) {
+		out = append(out, handshake.Remote)
 	}
 	return out
 }
@@ -210,16 +212,16 @@ func (d *detectScreen) decide() {
 	switch {
 	case s.localInfo != nil && s.remoteInfo != nil:
 		s.mode = ModeAutomated
-		if s.localRole == RoleUnknown {
-			s.localRole = RoleConsumer // liqoctl: local consumer, remote provider
+		if s.localRole == handshake.RoleUnknown {
+			s.localRole = handshake.RoleConsumer // liqoctl: local consumer, remote provider
 		}
 	case s.localInfo != nil:
-		s.mode, s.manualSide = ModeManual, Local
+		s.mode, s.manualSide = ModeManual, handshake.Local
 	case s.remoteInfo != nil:
-		s.mode, s.manualSide = ModeManual, Remote
-		if !s.roleGiven && s.localRole == RoleUnknown {
+		s.mode, s.manualSide = ModeManual, handshake.Remote
+		if !s.roleGiven && s.localRole == handshake.RoleUnknown {
 			// --remote-* is the provider by liqoctl's convention.
-			s.localRole = RoleConsumer
+			s.localRole = handshake.RoleConsumer
 		}
 	default:
 		s.mode = ModeUndecided
@@ -234,7 +236,7 @@ func (d *detectScreen) canContinue() string {
 		return "probing…"
 	case s.mode == ModeUndecided:
 		return "no cluster answered: fix the kubeconfig (e) or the cluster, then probe again (r)"
-	case s.mode == ModeManual && s.localRole == RoleUnknown:
+	case s.mode == ModeManual && s.localRole == handshake.RoleUnknown:
 		return "which role does this cluster play? press c (consumer) or p (provider)"
 	case len(d.unready()) > 0:
 		return "a cluster has no cluster ID or keys yet: press i to run init on it"
@@ -258,7 +260,7 @@ func (d *detectScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return d, nil
 		}
 		delete(d.pending, msg.side)
-		if msg.side == Local {
+		if msg.side == handshake.Local {
 			s.localInfo, s.localErr = msg.info, msg.err
 		} else {
 			s.remoteInfo, s.remoteErr = msg.info, msg.err
@@ -273,7 +275,7 @@ func (d *detectScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return d, navigate(gotoErrorMsg{err: msg.err, retry: navigate(gotoDetectMsg{})})
 		}
 		consumer, _ := s.consumer()
-		if msg.stage == StageAuthenticated {
+		if msg.stage == handshake.StageAuthenticated {
 			s.banner = "Already authenticated: the consumer has a kubeconfig Secret for this provider. Checking it."
 			return d, runOp(opVerify(s, consumer, s.providerID()))
 		}
@@ -306,25 +308,25 @@ func (d *detectScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return d, runOp(opInit(s, d.unready()))
 		case key.Matches(msg, k.Mode):
 			if s.mode == ModeAutomated {
-				s.mode, s.manualSide = ModeManual, Local
+				s.mode, s.manualSide = ModeManual, handshake.Local
 			} else {
 				s.mode = ModeAutomated
 			}
 		case key.Matches(msg, k.Side):
-			if s.manualSide == Local {
-				s.manualSide = Remote
+			if s.manualSide == handshake.Local {
+				s.manualSide = handshake.Remote
 			} else {
-				s.manualSide = Local
+				s.manualSide = handshake.Local
 			}
 		case key.Matches(msg, k.Swap):
 			s.localRole = s.localRole.Other()
 		case key.Matches(msg, k.Consumer), key.Matches(msg, k.Provider):
-			role := RoleConsumer
+			role := handshake.RoleConsumer
 			if key.Matches(msg, k.Provider) {
-				role = RoleProvider
+				role = handshake.RoleProvider
 			}
 			// The key names the role of the cluster in use.
-			if s.manualSide == Remote {
+			if s.manualSide == handshake.Remote {
 				role = role.Other()
 			}
 			s.localRole = role
@@ -346,7 +348,7 @@ func (d *detectScreen) next() tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		st, err := s.backend.Stage(ctx, consumer, RoleConsumer, pid)
+		st, err := s.backend.Stage(ctx, consumer, handshake.RoleConsumer, pid)
 		return stageMsg{stage: st, err: err}
 	}
 }
@@ -371,10 +373,10 @@ func (d *detectScreen) View(width, height int) string {
 	}
 	var b strings.Builder
 	b.WriteString(styleHeader.Render("Detecting the clusters") + "\n\n")
-	d.clusterView(&b, width, "Local ", Local, s.local, s.localInfo, s.localErr)
+	d.clusterView(&b, width, "Local ", handshake.Local, s.local, s.localInfo, s.localErr)
 	if s.remote.Given() {
 		b.WriteString("\n")
-		d.clusterView(&b, width, "Remote", Remote, s.remote, s.remoteInfo, s.remoteErr)
+		d.clusterView(&b, width, "Remote", handshake.Remote, s.remote, s.remoteInfo, s.remoteErr)
 	} else {
 		b.WriteString("\n" + styleSubtle.Render("Remote  none given (--remote-kubeconfig/--remote-context): manual mode") + "\n")
 	}
@@ -388,11 +390,11 @@ func (d *detectScreen) View(width, height int) string {
 			string(s.localRole)+", remote the "+string(s.localRole.Other())+".", width) + "\n")
 	case ModeManual:
 		side := "local"
-		if s.manualSide == Remote {
+		if s.manualSide == handshake.Remote {
 			side = "remote"
 		}
 		role := "role to choose"
-		if s.localRole != RoleUnknown {
+		if s.localRole != handshake.RoleUnknown {
 			role = "the " + string(s.selfRole())
 		}
 		b.WriteString(wrap("→ "+styleBold.Render("Manual mode")+": only the "+side+" cluster is used ("+role+"); artifacts travel to the other admin by clipboard, file or print.", width) + "\n")
@@ -406,7 +408,7 @@ func (d *detectScreen) View(width, height int) string {
 	return b.String()
 }
 
-func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, side Scope, ref ClusterRef, info *ClusterInfo, err error) {
+func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, side handshake.Scope, ref ClusterRef, info *ClusterInfo, err error) {
 	name := ref.Context
 	if info != nil && info.Context != "" {
 		name = info.Context

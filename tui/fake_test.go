@@ -13,17 +13,20 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // fakeBackend implements Backend without any cluster: the UI boundary.
 type fakeBackend struct {
-	mu        sync.Mutex
-	calls     []string
-	infos     map[string]*ClusterInfo // by context
-	probeErr  map[string]error
-	contexts  map[string][]string // by kubeconfig path
-	current   string
-	stages    map[string]Stage // by role+"/"+peer
+	mu       sync.Mutex
+	calls    []string
+	infos    map[string]*ClusterInfo // by context
+	probeErr map[string]error
+	contexts map[string][]string // by kubeconfig path
+	current  string
+	stages   map[string]handshake. // by role+"/"+peer
+			Stage
 	peers     []Peer
 	failOp    map[string]error
 	noncePeer string
@@ -48,7 +51,7 @@ func newFake() *fakeBackend {
 		probeErr: map[string]error{},
 		contexts: map[string][]string{"": {"consumer", "provider"}},
 		current:  "consumer",
-		stages:   map[string]Stage{},
+		stages:   map[string]handshake.Stage{},
 		failOp:   map[string]error{},
 	}
 }
@@ -130,43 +133,43 @@ func (f *fakeBackend) InstallController(_ context.Context, c ClusterRef, image s
 	return &InstallResult{Image: image, Changes: installChanges, Unchanged: unchanged}, nil
 }
 
-func (f *fakeBackend) Peers(_ context.Context, c ClusterRef, role Role) ([]Peer, error) {
+func (f *fakeBackend) Peers(_ context.Context, c ClusterRef, role handshake.Role) ([]Peer, error) {
 	return f.peers, f.record("Peers %s %s", c.Context, role)
 }
 
-func (f *fakeBackend) Stage(_ context.Context, c ClusterRef, role Role, peerID string) (Stage, error) {
+func (f *fakeBackend) Stage(_ context.Context, c ClusterRef, role handshake.Role, peerID string) (handshake.Stage, error) {
 	if err := f.record("Stage %s %s %s", c.Context, role, peerID); err != nil {
-		return StageNew, err
+		return handshake.StageCreateNonce, err
 	}
 	return f.stages[string(role)+"/"+peerID], nil
 }
 
-func steps(sink Sink, scope Scope, names ...string) {
+func steps(sink handshake.Sink, scope handshake.Scope, names ...string) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	for i, n := range names {
-		sink(Event{Kind: StepStarted, Step: n, Index: i + 1, Total: len(names), Scope: scope, Message: n, Command: "kubectl " + n, Time: t0})
-		sink(Event{Kind: StepDone, Step: n, Index: i + 1, Total: len(names), Scope: scope, Message: n + " done", Elapsed: 100 * time.Millisecond, Time: t0})
+		sink(handshake.Event{Kind: handshake.StepStarted, Step: n, Index: i + 1, Total: len(names), Scope: scope, Message: n, Command: "kubectl " + n, Time: t0})
+		sink(handshake.Event{Kind: handshake.StepDone, Step: n, Index: i + 1, Total: len(names), Scope: scope, Message: n + " done", Elapsed: 100 * time.Millisecond, Time: t0})
 	}
 }
 
-func (f *fakeBackend) Authenticate(_ context.Context, consumer, provider ClusterRef, sink Sink) (*AuthResult, error) {
+func (f *fakeBackend) Authenticate(_ context.Context, consumer, provider ClusterRef, sink handshake.Sink) (*AuthResult, error) {
 	if err := f.record("Authenticate %s %s", consumer.Context, provider.Context); err != nil {
-		sink(Event{Kind: StepFailed, Step: "wait-tenant-status", Scope: Remote, Message: "Failed waiting for tenant status: " + err.Error(), Err: err})
+		sink(handshake.Event{Kind: handshake.StepFailed, Step: "wait-tenant-status", Scope: handshake.Remote, Message: "Failed waiting for tenant status: " + err.Error(), Err: err})
 		return nil, err
 	}
-	steps(sink, Local, "cluster-ids", "tenant-namespace-local")
-	sink(Event{Kind: Note, Scope: Remote, Message: "provider side served by in-process controller"})
-	sink(Event{Kind: ClusterEvent, Scope: Remote, Reason: "TenantAccepted", Message: "Tenant consumer-1: accepted"})
+	steps(sink, handshake.Local, "cluster-ids", "tenant-namespace-local")
+	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: "provider side served by in-process controller"})
+	sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Reason: "TenantAccepted", Message: "Tenant consumer-1: accepted"})
 	return &AuthResult{ConsumerID: "consumer-1", ProviderID: "provider-1", Identity: "liqo-tenant-provider-1/controlplane-provider-1",
 		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1", ConsumerFingerprint: fpConsumer,
 		CertificateExpiry: fakeExpiry}, nil
 }
 
-func (f *fakeBackend) CreateNonce(_ context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error) {
+func (f *fakeBackend) CreateNonce(_ context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error) {
 	if err := f.record("CreateNonce %s %s", provider.Context, consumerID); err != nil {
 		return nil, err
 	}
-	steps(sink, Local, "cluster-id", "nonce-secret", "wait-nonce")
+	steps(sink, handshake.Local, "cluster-id", "nonce-secret", "wait-nonce")
 	return &Artifact{Kind: KindNonce, Data: []byte(fakeNonce + "\n"), FromID: "provider-1", ForID: consumerID}, nil
 }
 
@@ -183,19 +186,19 @@ func (f *fakeBackend) CheckTenant(_ context.Context, provider ClusterRef, data [
 	return &Artifact{Kind: KindTenant, Data: data, Fingerprint: fpConsumer, FromID: "consumer-1"}, nil
 }
 
-func (f *fakeBackend) ApplyTenant(_ context.Context, provider ClusterRef, data []byte, sink Sink) (*Artifact, error) {
+func (f *fakeBackend) ApplyTenant(_ context.Context, provider ClusterRef, data []byte, sink handshake.Sink) (*Artifact, error) {
 	if err := f.record("ApplyTenant %s", provider.Context); err != nil {
 		return nil, err
 	}
-	steps(sink, Local, "engine", "apply-tenant", "wait-tenant-status")
+	steps(sink, handshake.Local, "engine", "apply-tenant", "wait-tenant-status")
 	return &Artifact{Kind: KindTenant, Data: data, Fingerprint: fpConsumer, FromID: "consumer-1"}, nil
 }
 
-func (f *fakeBackend) GenerateIdentity(_ context.Context, provider ClusterRef, consumerID string, sink Sink) (*Artifact, error) {
+func (f *fakeBackend) GenerateIdentity(_ context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error) {
 	if err := f.record("GenerateIdentity %s %s", provider.Context, consumerID); err != nil {
 		return nil, err
 	}
-	steps(sink, Local, "generate-identity")
+	steps(sink, handshake.Local, "generate-identity")
 	return &Artifact{Kind: KindIdentity, Data: []byte(identityYAML), Fingerprint: fpCA, FromID: "provider-1", ForID: consumerID,
 		APIServer: "https://provider.example:6443", NotAfter: fakeExpiry}, nil
 }
@@ -208,11 +211,11 @@ func (f *fakeBackend) CheckNonce(data []byte) (*Artifact, error) {
 	return &Artifact{Kind: KindNonce, Data: []byte(n)}, nil
 }
 
-func (f *fakeBackend) GenerateTenant(_ context.Context, consumer ClusterRef, providerID, nonce string, sink Sink) (*Artifact, error) {
+func (f *fakeBackend) GenerateTenant(_ context.Context, consumer ClusterRef, providerID, nonce string, sink handshake.Sink) (*Artifact, error) {
 	if err := f.record("GenerateTenant %s %s %s", consumer.Context, providerID, nonce); err != nil {
 		return nil, err
 	}
-	steps(sink, Local, "cluster-id", "signed-nonce-secret", "wait-signature", "generate-tenant")
+	steps(sink, handshake.Local, "cluster-id", "signed-nonce-secret", "wait-signature", "generate-tenant")
 	return &Artifact{Kind: KindTenant, Data: []byte(tenantYAML), Fingerprint: fpConsumer, FromID: "consumer-1", ForID: providerID}, nil
 }
 
@@ -227,11 +230,11 @@ func (f *fakeBackend) CheckIdentity(_ context.Context, consumer ClusterRef, data
 		NotAfter: fakeExpiry}, nil
 }
 
-func (f *fakeBackend) ApplyIdentity(_ context.Context, consumer ClusterRef, data []byte, sink Sink) (*AuthResult, error) {
+func (f *fakeBackend) ApplyIdentity(_ context.Context, consumer ClusterRef, data []byte, sink handshake.Sink) (*AuthResult, error) {
 	if err := f.record("ApplyIdentity %s", consumer.Context); err != nil {
 		return nil, err
 	}
-	steps(sink, Local, "apply-identity", "wait-identity-status")
+	steps(sink, handshake.Local, "apply-identity", "wait-identity-status")
 	return &AuthResult{ConsumerID: "consumer-1", ProviderID: "provider-1", Identity: "liqo-tenant-provider-1/controlplane-provider-1",
 		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1", CertificateExpiry: fakeExpiry}, nil
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // frozen shows a wizard state in a real program without running its
@@ -71,17 +73,17 @@ func TestGoldenRun(t *testing.T) {
 		r := newRunScreen(s, opAuthenticate(s))
 		r.phases[0].state = stateRunning
 		t0 := fixedNow.Add(-3 * time.Second)
-		for _, ev := range []Event{
-			{Kind: StepStarted, Step: "cluster-ids", Total: 14, Message: "Retrieving cluster IDs", Time: t0},
-			{Kind: StepDone, Step: "cluster-ids", Total: 14, Message: "Cluster IDs retrieved", Elapsed: 120 * time.Millisecond},
-			{Kind: StepStarted, Step: "tenant-namespace-local", Scope: Local, Total: 14, Message: "Ensuring tenant namespace", Time: t0},
-			{Kind: StepDone, Step: "tenant-namespace-local", Scope: Local, Total: 14, Message: "Tenant namespace correctly ensured", Elapsed: 80 * time.Millisecond},
-			{Kind: StepStarted, Step: "engines", Total: 14, Message: "Checking the controllers of both clusters", Time: t0},
-			{Kind: Note, Scope: Remote, Message: "provider side served by in-process controller (in-process)"},
-			{Kind: StepDone, Step: "engines", Total: 14, Message: "Controllers ready", Elapsed: 900 * time.Millisecond},
-			{Kind: StepStarted, Step: "wait-tenant-status", Scope: Remote, Total: 14, Message: "Waiting for tenant status to be filled",
+		for _, ev := range []handshake.Event{
+			{Kind: handshake.StepStarted, Step: "cluster-ids", Total: 14, Message: "Retrieving cluster IDs", Time: t0},
+			{Kind: handshake.StepDone, Step: "cluster-ids", Total: 14, Message: "Cluster IDs retrieved", Elapsed: 120 * time.Millisecond},
+			{Kind: handshake.StepStarted, Step: "tenant-namespace-local", Scope: handshake.Local, Total: 14, Message: "Ensuring tenant namespace", Time: t0},
+			{Kind: handshake.StepDone, Step: "tenant-namespace-local", Scope: handshake.Local, Total: 14, Message: "Tenant namespace correctly ensured", Elapsed: 80 * time.Millisecond},
+			{Kind: handshake.StepStarted, Step: "engines", Total: 14, Message: "Checking the controllers of both clusters", Time: t0},
+			{Kind: handshake.Note, Scope: handshake.Remote, Message: "provider side served by in-process controller (in-process)"},
+			{Kind: handshake.StepDone, Step: "engines", Total: 14, Message: "Controllers ready", Elapsed: 900 * time.Millisecond},
+			{Kind: handshake.StepStarted, Step: "wait-tenant-status", Scope: handshake.Remote, Total: 14, Message: "Waiting for tenant status to be filled",
 				Command: "kubectl get tenant consumer-1 -n liqo-tenant-consumer-1 -o yaml", Time: fixedNow.Add(-2300 * time.Millisecond)},
-			{Kind: ClusterEvent, Scope: Remote, Reason: "CSRIssued", Message: "Tenant consumer-1: certificate issued by the kube-apiserver-client signer"},
+			{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Reason: "CSRIssued", Message: "Tenant consumer-1: certificate issued by the kube-apiserver-client signer"},
 		} {
 			r.record(ev)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // phase is one backend call of an operation. Run executes on a goroutine
@@ -13,7 +15,7 @@ import (
 // result on the UI goroutine.
 type phase struct {
 	Title string
-	Run   func(ctx context.Context, sink Sink) (any, error)
+	Run   func(ctx context.Context, sink handshake.Sink) (any, error)
 	Apply func(s *session, v any)
 }
 
@@ -37,23 +39,23 @@ func runOp(op operation) tea.Cmd { return navigate(gotoRunMsg{op: op}) }
 
 // Operations of the wizard, built from the session.
 
-func opInit(s *session, sides []Scope) operation {
+func opInit(s *session, sides []handshake.Scope) operation {
 	op := operation{Title: "Preparing the cluster for the handshake (init)", Then: goTo(gotoDetectMsg{})}
 	for _, side := range sides {
 		ref := s.ref(side)
 		op.Phases = append(op.Phases, phase{
 			Title: fmt.Sprintf("(%s) Initialising %s", side, ref.Describe()),
-			Run: func(ctx context.Context, sink Sink) (any, error) {
-				sink(Event{Kind: StepStarted, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Creating namespace, cluster ID, keys, CRDs and ClusterRoles",
+			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
+				sink(handshake.Event{Kind: handshake.StepStarted, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Creating namespace, cluster ID, keys, CRDs and ClusterRoles",
 					Command: "liqo-auth-tui init --kubeconfig " + orDefault(ref.Kubeconfig, "<default>")})
 				res, err := s.backend.Init(ctx, ref)
 				if err != nil {
 					return nil, err
 				}
 				for _, ch := range res.Changes {
-					sink(Event{Kind: Note, Scope: side, Message: ch})
+					sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: ch})
 				}
-				sink(Event{Kind: StepDone, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Cluster " + res.ClusterID + " is ready for the handshake"})
+				sink(handshake.Event{Kind: handshake.StepDone, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Cluster " + res.ClusterID + " is ready for the handshake"})
 				return res, nil
 			},
 			// The run screen moves on at once: the detect screen says what init did.
@@ -72,7 +74,7 @@ func opInit(s *session, sides []Scope) operation {
 
 // opInstallController installs the in-cluster controller on the clusters
 // of sides. The run screen stays on the list of changes until enter.
-func opInstallController(s *session, sides []Scope) operation {
+func opInstallController(s *session, sides []handshake.Scope) operation {
 	image := s.opts.ControllerImage
 	op := operation{Title: "Installing the in-cluster controller (liqo-auth-controller)", Then: goTo(gotoDetectMsg{}), Review: true}
 	for _, side := range sides {
@@ -86,32 +88,32 @@ func opInstallController(s *session, sides []Scope) operation {
 		}
 		op.Phases = append(op.Phases, phase{
 			Title: fmt.Sprintf("(%s) Installing the controller on %s", side, ref.Describe()),
-			Run: func(ctx context.Context, sink Sink) (any, error) {
-				ev := Event{Kind: StepStarted, Step: "install-controller", Index: 1, Total: 1, Scope: side,
+			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
+				ev := handshake.Event{Kind: handshake.StepStarted, Step: "install-controller", Index: 1, Total: 1, Scope: side,
 					Message: "Applying the controller manifests (CRDs, ClusterRoles, ServiceAccount, RBAC, Deployment)", Command: command}
 				sink(ev)
 				res, err := s.backend.InstallController(ctx, ref, image)
 				if res != nil {
 					for _, ch := range res.Changes {
-						sink(Event{Kind: Note, Scope: side, Message: ch})
+						sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: ch})
 					}
 					if len(res.Unchanged) > 0 {
-						sink(Event{Kind: Note, Scope: side, Message: fmt.Sprintf("%d unchanged: %s", len(res.Unchanged), strings.Join(res.Unchanged, ", "))})
+						sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: fmt.Sprintf("%d unchanged: %s", len(res.Unchanged), strings.Join(res.Unchanged, ", "))})
 					}
 				}
 				if err != nil {
-					ev.Kind, ev.Message, ev.Err = StepFailed, "Installing the controller failed: "+oneLine(err.Error()), err
+					ev.Kind, ev.Message, ev.Err = handshake.StepFailed, "Installing the controller failed: "+oneLine(err.Error()), err
 					sink(ev)
 					return nil, err
 				}
 				// The image's last path element: the whole reference is in
 				// the confirmation and the equivalent command.
-				ev.Kind, ev.Message = StepDone, "Controller installed"
+				ev.Kind, ev.Message = handshake.StepDone, "Controller installed"
 				if short := res.Image[strings.LastIndex(res.Image, "/")+1:]; short != "" {
 					ev.Message += " (" + short + ")"
 				}
 				sink(ev)
-				sink(Event{Kind: Note, Scope: side, Message: "Until its Pods run, the wizard still serves this cluster in-process"})
+				sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: "Until its Pods run, the wizard still serves this cluster in-process"})
 				return res, nil
 			},
 			Apply: func(s *session, v any) {
@@ -134,7 +136,7 @@ func opAuthenticate(s *session) operation {
 		Title: fmt.Sprintf("Authenticating consumer %s with provider %s", idOf(cinfo), idOf(pinfo)),
 		Phases: []phase{
 			{Title: "Authenticate (14 steps)",
-				Run: func(ctx context.Context, sink Sink) (any, error) {
+				Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
 					return s.backend.Authenticate(ctx, consumer, provider, sink)
 				},
 				Apply: func(s *session, v any) { s.auth = v.(*AuthResult) }},
@@ -146,15 +148,15 @@ func opAuthenticate(s *session) operation {
 
 func verifyPhase(s *session, consumer ClusterRef, pid string) phase {
 	return phase{Title: "Verify the kubeconfig Secret against the provider",
-		Run: func(ctx context.Context, sink Sink) (any, error) {
-			sink(Event{Kind: StepStarted, Step: "verify", Index: 1, Total: 1, Scope: Local, Message: "Reaching the provider with the kubeconfig Secret",
+		Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
+			sink(handshake.Event{Kind: handshake.StepStarted, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local, Message: "Reaching the provider with the kubeconfig Secret",
 				Command: "liqo-auth-tui verify --remote-cluster-id " + orDefault(pid, "<provider>")})
 			v, err := s.backend.Verify(ctx, consumer, pid)
 			if err != nil {
-				sink(Event{Kind: StepFailed, Step: "verify", Index: 1, Total: 1, Scope: Local, Message: "Unable to verify: " + err.Error(), Err: err})
+				sink(handshake.Event{Kind: handshake.StepFailed, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local, Message: "Unable to verify: " + err.Error(), Err: err})
 				return nil, err
 			}
-			sink(Event{Kind: StepDone, Step: "verify", Index: 1, Total: 1, Scope: Local,
+			sink(handshake.Event{Kind: handshake.StepDone, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local,
 				Message: fmt.Sprintf("Authenticated as %s: %d allowed, %d denied", v.User, len(v.Allowed), len(v.Denied))})
 			return v, nil
 		},
@@ -175,7 +177,7 @@ func opCreateNonce(s *session) operation {
 	return operation{
 		Title: "Creating the nonce for consumer " + peer,
 		Phases: []phase{{Title: "Create nonce",
-			Run: func(ctx context.Context, sink Sink) (any, error) {
+			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
 				return s.backend.CreateNonce(ctx, self, peer, sink)
 			},
 			Apply: func(s *session, v any) { s.nonce = v.(*Artifact) }}},
@@ -188,7 +190,7 @@ func opGenerateTenant(s *session, nonce string) operation {
 	return operation{
 		Title: "Signing the nonce and generating the Tenant for provider " + peer,
 		Phases: []phase{{Title: "Generate Tenant",
-			Run: func(ctx context.Context, sink Sink) (any, error) {
+			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
 				return s.backend.GenerateTenant(ctx, self, peer, nonce, sink)
 			},
 			Apply: func(s *session, v any) { s.tenant = v.(*Artifact) }}},
@@ -202,7 +204,7 @@ func opApplyTenant(s *session, data []byte) operation {
 		Title: "Applying the Tenant of consumer " + s.peerID,
 		Phases: []phase{
 			{Title: "Apply Tenant",
-				Run: func(ctx context.Context, sink Sink) (any, error) {
+				Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
 					return s.backend.ApplyTenant(ctx, self, data, sink)
 				},
 				Apply: func(s *session, v any) { s.tenant = v.(*Artifact) }},
@@ -215,7 +217,7 @@ func opApplyTenant(s *session, data []byte) operation {
 func identityPhase(s *session) phase {
 	self, peer := s.self(), s.peerID
 	return phase{Title: "Generate Identity",
-		Run: func(ctx context.Context, sink Sink) (any, error) {
+		Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
 			return s.backend.GenerateIdentity(ctx, self, peer, sink)
 		},
 		Apply: func(s *session, v any) { s.identity = v.(*Artifact) }}
@@ -236,7 +238,7 @@ func opApplyIdentity(s *session, data []byte) operation {
 		Title: "Applying the Identity of provider " + peer,
 		Phases: []phase{
 			{Title: "Apply Identity",
-				Run: func(ctx context.Context, sink Sink) (any, error) {
+				Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
 					return s.backend.ApplyIdentity(ctx, self, data, sink)
 				},
 				Apply: func(s *session, v any) { s.auth = v.(*AuthResult) }},

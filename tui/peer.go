@@ -9,6 +9,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 type peersMsg struct {
@@ -18,7 +20,7 @@ type peersMsg struct {
 
 type peerStageMsg struct {
 	id    string
-	stage Stage
+	stage handshake.Stage
 	err   error
 }
 
@@ -159,23 +161,23 @@ func (p *peerScreen) pick() {
 }
 
 // resume goes to the next pending step for a stage read from the cluster.
-func resume(s *session, st Stage) tea.Cmd {
-	if st != StageNew {
-		s.banner = "Resuming: the cluster says " + st.String() + "."
+func resume(s *session, st handshake.Stage) tea.Cmd {
+	if st.Started() {
+		s.banner = "Resuming: the cluster says " + st.Describe() + "."
 	}
 	switch s.selfRole() {
-	case RoleProvider:
+	case handshake.RoleProvider:
 		switch st {
-		case StageTenantAccepted:
+		case handshake.StageGenerateIdentity:
 			return runOp(opGenerateIdentity(s))
 		default: // new or nonce created: (re)create the nonce; it is idempotent
 			return runOp(opCreateNonce(s))
 		}
 	default:
 		switch st {
-		case StageAuthenticated:
+		case handshake.StageAuthenticated:
 			return runOp(opVerify(s, s.self(), s.peerID))
-		case StageNonceSigned:
+		case handshake.StageAwaitIdentity:
 			return runOp(opGenerateTenant(s, ""))
 		default:
 			return navigate(gotoReceiveMsg{kind: KindNonce})
@@ -201,7 +203,7 @@ func (p *peerScreen) View(width, height int) string {
 			if i == p.cursor {
 				cur = styleKey.Render("> ")
 			}
-			b.WriteString(truncate(cur+peer.ID+styleSubtle.Render("  "+peer.Stage.String()), width) + "\n")
+			b.WriteString(truncate(cur+peer.ID+styleSubtle.Render("  "+peer.Stage.Describe()), width) + "\n")
 		}
 	default:
 		b.WriteString(styleSubtle.Render("No known "+string(other)+"s on this cluster: a new handshake.") + "\n")

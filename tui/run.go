@@ -11,6 +11,8 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // Messages from a running phase. gen tells runs apart, so a message from a
@@ -18,7 +20,7 @@ import (
 type (
 	eventMsg struct {
 		gen int
-		ev  Event
+		ev  handshake.Event
 	}
 	phaseDoneMsg struct {
 		gen   int
@@ -39,13 +41,14 @@ const (
 
 type stepRow struct {
 	id      string
-	scope   Scope
+	scope   handshake.Scope
 	title   string // spinner text, then the success or failure line
 	command string
 	state   stepState
 	started time.Time
 	elapsed time.Duration
-	notes   []Event // controller Events and notes, as they arrive
+	notes   []handshake. // controller Events and notes, as they arrive
+		Event
 }
 
 type phaseRow struct {
@@ -117,7 +120,7 @@ func (r *runScreen) start(i int) tea.Cmd {
 	done := make(chan struct{})
 	r.events, r.done = ch, done
 	gen, ph := r.gen, r.op.Phases[i]
-	sink := func(ev Event) {
+	sink := func(ev handshake.Event) {
 		select {
 		case ch <- eventMsg{gen: gen, ev: ev}:
 		case <-done: // the phase is over: late Events are dropped
@@ -220,7 +223,7 @@ func (r *runScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 }
 
 // record applies one flow event to the step list.
-func (r *runScreen) record(ev Event) {
+func (r *runScreen) record(ev handshake.Event) {
 	p := r.phases[r.current]
 	if ev.Total > 0 {
 		p.total = ev.Total
@@ -234,7 +237,7 @@ func (r *runScreen) record(ev Event) {
 		return nil
 	}
 	switch ev.Kind {
-	case StepStarted:
+	case handshake.StepStarted:
 		st := find()
 		if st == nil {
 			st = &stepRow{id: ev.Step, scope: ev.Scope}
@@ -245,7 +248,7 @@ func (r *runScreen) record(ev Event) {
 		if st.started.IsZero() {
 			st.started = r.s.now()
 		}
-	case StepDone, StepFailed:
+	case handshake.StepDone, handshake.StepFailed:
 		st := find()
 		if st == nil {
 			st = &stepRow{id: ev.Step, scope: ev.Scope, command: ev.Command}
@@ -253,10 +256,10 @@ func (r *runScreen) record(ev Event) {
 		}
 		st.title, st.elapsed = ev.Message, ev.Elapsed
 		st.state = stateDone
-		if ev.Kind == StepFailed {
+		if ev.Kind == handshake.StepFailed {
 			st.state = stateFailed
 		}
-	case ClusterEvent, Note:
+	case handshake.ClusterEvent, handshake.Note:
 		var st *stepRow
 		for i := len(p.steps) - 1; i >= 0; i-- {
 			if p.steps[i].state == stateRunning {
@@ -356,7 +359,7 @@ func (r *runScreen) stepLine(st *stepRow, width int) string {
 		icon = styleErr.Render(iconFailed)
 	}
 	text := st.title
-	if st.scope != NoScope {
+	if st.scope != handshake.NoScope {
 		text = "(" + string(st.scope) + ") " + text
 	}
 	right := styleSubtle.Render(formatElapsed(elapsed))
@@ -369,11 +372,11 @@ func (r *runScreen) stepLine(st *stepRow, width int) string {
 	return icon + " " + text + strings.Repeat(" ", gap) + right
 }
 
-func noteLine(ev Event, width int) string {
+func noteLine(ev handshake.Event, width int) string {
 	switch {
-	case ev.Kind == ClusterEvent && ev.Warning:
+	case ev.Kind == handshake.ClusterEvent && ev.Warning:
 		return "    " + styleWarn.Render(truncate(iconWarn+" Event "+ev.Reason+": "+ev.Message, width-4))
-	case ev.Kind == ClusterEvent:
+	case ev.Kind == handshake.ClusterEvent:
 		return "    " + styleSubtle.Render(truncate(iconInfo+" Event "+ev.Reason+": "+ev.Message, width-4))
 	}
 	return "    " + styleSubtle.Render(truncate(iconInfo+" "+ev.Message, width-4))

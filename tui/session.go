@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/atotto/clipboard"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // Mode is how the handshake runs.
@@ -40,7 +42,7 @@ type Options struct {
 	// --remote-kubeconfig/--remote-context; Remote may be empty.
 	Local, Remote ClusterRef
 	// Role of the local cluster (--role); RoleUnknown = ask or infer.
-	Role Role
+	Role handshake.Role
 	// PeerID is the other cluster's ID (--remote-cluster-id), manual mode.
 	PeerID string
 	// Clipboard is the copy policy (--clipboard).
@@ -78,10 +80,10 @@ type session struct {
 	localErr, remoteErr   error
 	// localRole is the role of the local cluster (the remote one plays the
 	// other role). In manual mode, manualSide says which cluster is used.
-	localRole  Role
+	localRole  handshake.Role
 	roleGiven  bool
 	mode       Mode
-	manualSide Scope
+	manualSide handshake.Scope
 	peerID     string
 
 	nonce, tenant, identity *Artifact
@@ -117,13 +119,13 @@ func newSession(ctx context.Context, o Options) *session {
 		}
 	}
 	return &session{ctx: ctx, backend: o.Backend, opts: o, env: env,
-		local: o.Local, remote: o.Remote, localRole: o.Role, roleGiven: o.Role != RoleUnknown, peerID: o.PeerID,
+		local: o.Local, remote: o.Remote, localRole: o.Role, roleGiven: o.Role != handshake.RoleUnknown, peerID: o.PeerID,
 		installed: map[ClusterRef]string{}}
 }
 
 // ref is the cluster of a side.
-func (s *session) ref(side Scope) ClusterRef {
-	if side == Remote {
+func (s *session) ref(side handshake.Scope) ClusterRef {
+	if side == handshake.Remote {
 		return s.remote
 	}
 	return s.local
@@ -141,21 +143,21 @@ func (s *session) opContext() (context.Context, context.CancelFunc) {
 
 // self is the cluster used in manual mode, and its role and info.
 func (s *session) self() ClusterRef {
-	if s.manualSide == Remote {
+	if s.manualSide == handshake.Remote {
 		return s.remote
 	}
 	return s.local
 }
 
 func (s *session) selfInfo() *ClusterInfo {
-	if s.manualSide == Remote {
+	if s.manualSide == handshake.Remote {
 		return s.remoteInfo
 	}
 	return s.localInfo
 }
 
-func (s *session) selfRole() Role {
-	if s.manualSide == Remote {
+func (s *session) selfRole() handshake.Role {
+	if s.manualSide == handshake.Remote {
 		return s.localRole.Other()
 	}
 	return s.localRole
@@ -163,22 +165,22 @@ func (s *session) selfRole() Role {
 
 // consumer and provider in automated mode.
 func (s *session) consumer() (ClusterRef, *ClusterInfo) {
-	if s.localRole == RoleProvider {
+	if s.localRole == handshake.RoleProvider {
 		return s.remote, s.remoteInfo
 	}
 	return s.local, s.localInfo
 }
 
 func (s *session) provider() (ClusterRef, *ClusterInfo) {
-	if s.localRole == RoleProvider {
+	if s.localRole == handshake.RoleProvider {
 		return s.local, s.localInfo
 	}
 	return s.remote, s.remoteInfo
 }
 
 // scopeOf names a side for (local)/(remote) labels.
-func (s *session) roleOf(side Scope) Role {
-	if side == Remote {
+func (s *session) roleOf(side handshake.Scope) handshake.Role {
+	if side == handshake.Remote {
 		return s.localRole.Other()
 	}
 	return s.localRole

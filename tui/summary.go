@@ -11,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 type summaryKeys struct {
@@ -52,7 +54,7 @@ func (s *session) consumerRef() *ClusterRef {
 	case s.mode == ModeAutomated:
 		c, _ := s.consumer()
 		return &c
-	case s.mode == ModeManual && s.selfRole() == RoleConsumer:
+	case s.mode == ModeManual && s.selfRole() == handshake.RoleConsumer:
 		c := s.self()
 		return &c
 	}
@@ -66,7 +68,7 @@ func (s *session) providerID() string {
 	case s.mode == ModeAutomated:
 		_, p := s.provider()
 		return idOf(p)
-	case s.selfRole() == RoleConsumer:
+	case s.selfRole() == handshake.RoleConsumer:
 		return s.peerID
 	}
 	return s.ownID()
@@ -157,7 +159,7 @@ func (m *summaryScreen) View(width, height int) string {
 	if s.banner != "" {
 		b.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n\n")
 	}
-	if s.mode == ModeManual && s.selfRole() == RoleProvider {
+	if s.mode == ModeManual && s.selfRole() == handshake.RoleProvider {
 		b.WriteString(styleOK.Render(iconDone+" Provider side done") + "\n\n")
 		row("Consumer:", s.peerID)
 		if s.tenant != nil && s.tenant.Fingerprint != "" {

@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 func TestSummaryShowsCertificateExpiry(t *testing.T) {
@@ -18,7 +20,7 @@ func TestSummaryShowsCertificateExpiry(t *testing.T) {
 
 func TestSummaryExpiryFromVerifyWhenResuming(t *testing.T) {
 	f := newFake()
-	f.stages["consumer/provider-1"] = StageAuthenticated
+	f.stages["consumer/provider-1"] = handshake.StageAuthenticated
 	h := newHarness(t, f, consumerOnly())
 	h.key("enter", "enter")
 	screenIs[*summaryScreen](t, h)
@@ -30,7 +32,7 @@ func TestSummaryExpiryFromVerifyWhenResuming(t *testing.T) {
 
 func TestProviderSummaryShowsCertificateExpiry(t *testing.T) {
 	f := newFake()
-	f.stages["provider/consumer-1"] = StageTenantAccepted
+	f.stages["provider/consumer-1"] = handshake.StageGenerateIdentity
 	o := providerOnly()
 	o.PeerID = "consumer-1"
 	h := newHarness(t, f, o)

@@ -13,6 +13,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // screen is one step of the wizard: a small model with its own keys.
@@ -42,7 +44,7 @@ type (
 	// setFieldsMsg carries what the start screen collected.
 	startDoneMsg struct {
 		local, remote ClusterRef
-		role          Role
+		role          handshake.Role
 	}
 )
 
@@ -128,7 +130,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case startDoneMsg:
 		m.s.local, m.s.remote = msg.local, msg.remote
-		if msg.role != RoleUnknown {
+		if msg.role != handshake.RoleUnknown {
 			m.s.localRole, m.s.roleGiven = msg.role, true
 		}
 		return m.show(newDetectScreen(m.s))
@@ -263,7 +265,7 @@ func (m *Model) header(w int) string {
 		title += styleSubtle.Render(" · ") + styleBold.Render("manual: "+string(s.selfRole()))
 	}
 	var parts []string
-	describe := func(label string, ref ClusterRef, info *ClusterInfo, role Role) string {
+	describe := func(label string, ref ClusterRef, info *ClusterInfo, role handshake.Role) string {
 		name := ref.Context
 		if info != nil && info.Context != "" {
 			name = info.Context
@@ -275,16 +277,16 @@ func (m *Model) header(w int) string {
 		if info != nil && info.ClusterID != "" {
 			out += " (" + info.ClusterID + ")"
 		}
-		if role != RoleUnknown {
+		if role != handshake.RoleUnknown {
 			out += " → " + string(role)
 		}
 		return out
 	}
 	if _, ok := m.cur.(*startScreen); !ok {
-		if s.mode != ModeManual || s.manualSide != Remote {
+		if s.mode != ModeManual || s.manualSide != handshake.Remote {
 			parts = append(parts, describe("local:", s.local, s.localInfo, s.localRole))
 		}
-		if s.remote.Given() && (s.mode != ModeManual || s.manualSide == Remote) {
+		if s.remote.Given() && (s.mode != ModeManual || s.manualSide == handshake.Remote) {
 			parts = append(parts, describe("remote:", s.remote, s.remoteInfo, s.localRole.Other()))
 		}
 	}

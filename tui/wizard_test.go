@@ -9,6 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 func both() Options {
@@ -18,7 +20,7 @@ func both() Options {
 func TestStartSkippedWhenFlagsSayEverything(t *testing.T) {
 	h := newHarness(t, newFake(), both())
 	d := screenIs[*detectScreen](t, h)
-	if h.m.s.mode != ModeAutomated || h.m.s.localRole != RoleConsumer {
+	if h.m.s.mode != ModeAutomated || h.m.s.localRole != handshake.RoleConsumer {
 		t.Fatalf("mode %v role %v, want automated consumer", h.m.s.mode, h.m.s.localRole)
 	}
 	if why := d.canContinue(); why != "" {
@@ -68,14 +70,14 @@ func TestDetectUnreachableRemoteGoesManualAndAsksRole(t *testing.T) {
 	h := newHarness(t, f, both())
 	d := screenIs[*detectScreen](t, h)
 	s := h.m.s
-	if s.mode != ModeManual || s.manualSide != Local || s.localRole != RoleUnknown {
+	if s.mode != ModeManual || s.manualSide != handshake.Local || s.localRole != handshake.RoleUnknown {
 		t.Fatalf("mode %v side %v role %v", s.mode, s.manualSide, s.localRole)
 	}
 	h.mustSee("connection refused", "Manual mode", "press c (consumer) or p (provider)")
 	h.key("enter") // not yet: the role is unknown
 	screenIs[*detectScreen](t, h)
 	h.key("p")
-	if s.selfRole() != RoleProvider || d.canContinue() != "" {
+	if s.selfRole() != handshake.RoleProvider || d.canContinue() != "" {
 		t.Fatalf("role %v, can continue: %q", s.selfRole(), d.canContinue())
 	}
 	h.key("enter")
@@ -87,7 +89,7 @@ func TestDetectOnlyRemoteReachableUsesItAsProvider(t *testing.T) {
 	f.probeErr["consumer"] = errors.New("cannot use the API server https://x:6443: 401 unauthorized: Unauthorized")
 	h := newHarness(t, f, both())
 	s := h.m.s
-	if s.mode != ModeManual || s.manualSide != Remote || s.selfRole() != RoleProvider {
+	if s.mode != ModeManual || s.manualSide != handshake.Remote || s.selfRole() != handshake.RoleProvider {
 		t.Fatalf("mode %v side %v role %v", s.mode, s.manualSide, s.selfRole())
 	}
 }
@@ -96,15 +98,15 @@ func TestDetectOverrideModeAndSwapRoles(t *testing.T) {
 	h := newHarness(t, newFake(), both())
 	s := h.m.s
 	h.key("m")
-	if s.mode != ModeManual || s.manualSide != Local {
+	if s.mode != ModeManual || s.manualSide != handshake.Local {
 		t.Fatalf("m: mode %v side %v", s.mode, s.manualSide)
 	}
 	h.key("tab")
-	if s.manualSide != Remote || s.selfRole() != RoleProvider {
+	if s.manualSide != handshake.Remote || s.selfRole() != handshake.RoleProvider {
 		t.Fatalf("tab: side %v role %v", s.manualSide, s.selfRole())
 	}
 	h.key("s")
-	if s.localRole != RoleProvider {
+	if s.localRole != handshake.RoleProvider {
 		t.Fatalf("s: local role %v", s.localRole)
 	}
 	h.key("m")
@@ -157,7 +159,7 @@ func TestAutomatedFlowEndsOnSummary(t *testing.T) {
 
 func TestAutomatedAlreadyAuthenticatedGoesToSummary(t *testing.T) {
 	f := newFake()
-	f.stages["consumer/provider-1"] = StageAuthenticated
+	f.stages["consumer/provider-1"] = handshake.StageAuthenticated
 	h := newHarness(t, f, both())
 	h.key("enter")
 	screenIs[*summaryScreen](t, h)
@@ -193,13 +195,13 @@ func TestErrorScreenBack(t *testing.T) {
 }
 
 func providerOnly() Options {
-	return Options{Local: ClusterRef{Context: "provider"}, Role: RoleProvider}
+	return Options{Local: ClusterRef{Context: "provider"}, Role: handshake.RoleProvider}
 }
 
 func TestProviderManualFlow(t *testing.T) {
 	f := newFake()
-	f.peers = []Peer{{ID: "consumer-1", Stage: StageNonceCreated}}
-	f.stages["provider/consumer-1"] = StageNonceCreated
+	f.peers = []Peer{{ID: "consumer-1", Stage: handshake.StageAwaitTenant}}
+	f.stages["provider/consumer-1"] = handshake.StageAwaitTenant
 	h := newHarness(t, f, providerOnly())
 	h.mustSee("Manual mode", "the provider")
 	h.key("enter")
@@ -256,7 +258,7 @@ func TestProviderManualFlow(t *testing.T) {
 
 func TestProviderResumesAtGenerateIdentity(t *testing.T) {
 	f := newFake()
-	f.stages["provider/consumer-1"] = StageTenantAccepted
+	f.stages["provider/consumer-1"] = handshake.StageGenerateIdentity
 	o := providerOnly()
 	o.PeerID = "consumer-1"
 	h := newHarness(t, f, o)
@@ -270,7 +272,7 @@ func TestProviderResumesAtGenerateIdentity(t *testing.T) {
 }
 
 func consumerOnly() Options {
-	return Options{Local: ClusterRef{Context: "consumer"}, Role: RoleConsumer, PeerID: "provider-1"}
+	return Options{Local: ClusterRef{Context: "consumer"}, Role: handshake.RoleConsumer, PeerID: "provider-1"}
 }
 
 func TestConsumerManualFlow(t *testing.T) {
@@ -344,7 +346,7 @@ func TestConsumerManualFlow(t *testing.T) {
 
 func TestConsumerWithKubeconfigSecretLandsOnSummary(t *testing.T) {
 	f := newFake()
-	f.stages["consumer/provider-1"] = StageAuthenticated
+	f.stages["consumer/provider-1"] = handshake.StageAuthenticated
 	h := newHarness(t, f, consumerOnly())
 	h.key("enter", "enter")
 	screenIs[*summaryScreen](t, h)
@@ -356,7 +358,7 @@ func TestConsumerWithKubeconfigSecretLandsOnSummary(t *testing.T) {
 
 func TestConsumerSignedNonceResumesWithTenant(t *testing.T) {
 	f := newFake()
-	f.stages["consumer/provider-1"] = StageNonceSigned
+	f.stages["consumer/provider-1"] = handshake.StageAwaitIdentity
 	h := newHarness(t, f, consumerOnly())
 	h.key("enter", "enter")
 	screenIs[*handoffScreen](t, h)
@@ -560,7 +562,7 @@ func TestDetectNoInstallOfferWithLiqoOrController(t *testing.T) {
 	h = newHarness(t, f, both())
 	h.key("m", "tab") // manual, on the remote cluster (no controller)
 	d = screenIs[*detectScreen](t, h)
-	if got := d.uncontrolled(); len(got) != 1 || got[0] != Remote {
+	if got := d.uncontrolled(); len(got) != 1 || got[0] != handshake.Remote {
 		t.Fatalf("offered for %v, want remote", got)
 	}
 }
@@ -569,7 +571,7 @@ func TestDetectInstallFailureShowsWhatWasApplied(t *testing.T) {
 	f := newFake()
 	f.failOp["InstallController"] = &Failure{Reason: "cannot use the API server https://127.0.0.1:7443: 403 forbidden: clusterroles.rbac.authorization.k8s.io is forbidden",
 		Hint: "2 object(s) were applied before the failure"}
-	o := Options{Local: ClusterRef{Context: "provider"}, Role: RoleProvider}
+	o := Options{Local: ClusterRef{Context: "provider"}, Role: handshake.RoleProvider}
 	h := newHarness(t, f, o)
 	h.key("I", "y")
 	screenIs[*errorScreen](t, h)

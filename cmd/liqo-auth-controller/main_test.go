@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
@@ -234,8 +235,8 @@ func TestLeaderFailoverMidHandshake(t *testing.T) {
 
 	stopped := make(chan struct{})
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer.admin, Provider: provider.admin,
-		Engine: flows.EngineOptions{NoInProcess: true}}, func(ev flows.Event) {
-		if ev.Kind == flows.StepDone && ev.Step == "generate-tenant" {
+		Engine: flows.EngineOptions{NoInProcess: true}}, func(ev handshake.Event) {
+		if ev.Kind == handshake.StepDone && ev.Step == "generate-tenant" {
 			// The Tenant is not applied yet: the next leader must accept it.
 			require.NoError(t, replicas[leader].cmd.Process.Signal(syscall.SIGTERM))
 			<-replicas[leader].exited

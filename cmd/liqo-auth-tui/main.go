@@ -5,11 +5,11 @@ package main
 import (
 	"os"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
 func main() {
-	w := batch.NewWizard(tui.Run)
-	os.Exit(w.ExitCode(batch.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, w.Interactive)))
+	w := cmd.NewWizard(tui.Run)
+	os.Exit(w.ExitCode(cmd.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, w.Interactive)))
 }

@@ -6,9 +6,13 @@ package labtest
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 )
@@ -42,4 +46,24 @@ func Context(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// UnreachableKubeconfig writes a kubeconfig whose server refuses
+// connections (a port that was just closed) and returns its path and the
+// server's address. It needs no cluster.
+func UnreachableKubeconfig(t testing.TB) (path, addr string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(t.TempDir(), "down.kubeconfig")
+	if err := lab.WriteKubeconfig(path, "down", &rest.Config{Host: "https://" + addr, BearerToken: "unused"}); err != nil {
+		t.Fatal(err)
+	}
+	return path, addr
 }

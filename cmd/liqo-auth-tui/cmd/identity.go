@@ -1,4 +1,4 @@
-package batch
+package cmd
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -63,9 +64,9 @@ func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *kube.C
 		return err
 	}
 	if fp, err := flows.IdentityCAFingerprint(id); err == nil && fp != "" {
-		o.Printer.Info(NoScope, "Identity for consumer %s generated (provider CA %s, API server %s)", o.ConsumerID, fp, id.Spec.AuthParams.APIServer)
+		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (provider CA %s, API server %s)", o.ConsumerID, fp, id.Spec.AuthParams.APIServer)
 	}
-	o.Printer.Info(NoScope, "Next, on the consumer %s (save the Identity as identity.yaml): "+next, o.ConsumerID, id.Spec.ClusterID)
+	o.Printer.Info(handshake.NoScope, "Next, on the consumer %s (save the Identity as identity.yaml): "+next, o.ConsumerID, id.Spec.ClusterID)
 	return nil
 }
 
@@ -132,7 +133,7 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *kube.Cluster
 			return err
 		}
 	}
-	o.Printer.Info(NoScope, "Authenticated with provider %s: kubeconfig Secret %s/%s. Check it with: liqo-auth-tui verify --remote-cluster-id %s",
+	o.Printer.Info(handshake.NoScope, "Authenticated with provider %s: kubeconfig Secret %s/%s. Check it with: liqo-auth-tui verify --remote-cluster-id %s",
 		id.Spec.ClusterID, applied.Namespace, applied.Status.KubeconfigSecretRef.Name, id.Spec.ClusterID)
 	return nil
 }

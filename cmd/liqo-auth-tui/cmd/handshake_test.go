@@ -1,4 +1,4 @@
-package batch_test
+package cmd_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
@@ -30,7 +30,7 @@ func (s side) args(args ...string) []string {
 func initSide(t *testing.T, clusterIndex int, id string) side {
 	s := side{kubeconfig: clusters[clusterIndex].KubeconfigPath, liqoNamespace: "liqo-" + id, id: id}
 	code, _, errOut := run(s.args("init", "--cluster-id", id)...)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	return s
 }
 
@@ -51,27 +51,27 @@ func manualFlow(t *testing.T, provider, consumer side) (dir string, outputs []st
 	nonceFile, tenantFile, identityFile := filepath.Join(dir, "nonce.txt"), filepath.Join(dir, "tenant.yaml"), filepath.Join(dir, "identity.yaml")
 
 	code, out, errOut := run(provider.args("create", "nonce", "--remote-cluster-id", consumer.id)...)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	require.NoError(t, os.WriteFile(nonceFile, []byte(out), 0o600))
 	outputs = append(outputs, out, errOut)
 	assert.Contains(t, errOut, "generate tenant --remote-cluster-id "+provider.id)
 
 	code, out, errOut = run(consumer.args("generate", "tenant", "--remote-cluster-id", provider.id, "--nonce-file", nonceFile, "--output-file", tenantFile)...)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Empty(t, out)
 	outputs = append(outputs, errOut)
 
 	code, out, errOut = run(provider.args("apply", "tenant", "-f", tenantFile)...)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	outputs = append(outputs, out, errOut)
 	code, out, errOut = run(provider.args("generate", "identity", "--remote-cluster-id", consumer.id, "--output-file", identityFile)...)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	outputs = append(outputs, out, errOut)
 
 	identity, err := os.ReadFile(identityFile)
 	require.NoError(t, err)
 	code, out, errOut = runWithInput(string(identity), consumer.args("apply", "identity", "-f", "-")...)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	outputs = append(outputs, out, errOut)
 	return dir, outputs
 }
@@ -81,7 +81,7 @@ func TestManualFlowWithOneKubeconfigPerCommand(t *testing.T) {
 	dir, outputs := manualFlow(t, provider, consumer)
 
 	code, out, errOut := run(consumer.args("verify", "--remote-cluster-id", provider.id, "-o", "json")...)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	var v struct {
 		User    string   `json:"user"`
 		Groups  []string `json:"groups"`

@@ -1,10 +1,11 @@
-package batch
+package cmd
 
 import (
 	"context"
 
 	"github.com/spf13/cobra"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -59,7 +60,7 @@ func (o *InstallOptions) change(ctx context.Context, do func(context.Context, *k
 	}
 	changes, err := do(ctx, c)
 	for _, ch := range changes {
-		o.Printer.Info(Local, "%s", ch)
+		o.Printer.Info(handshake.Local, "%s", ch)
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package batch
+package cmd
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -59,7 +60,7 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	o.Printer.Info(NoScope, "Consumer %s is authenticated with provider %s: kubeconfig Secret %s (consumer key %s)",
+	o.Printer.Info(handshake.NoScope, "Consumer %s is authenticated with provider %s: kubeconfig Secret %s (consumer key %s)",
 		res.ConsumerID, res.ProviderID, res.KubeconfigSecret, res.ConsumerFingerprint)
 	return nil
 }
@@ -106,21 +107,21 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 // clusters, naming which one failed.
 func (o *Options) connectBoth(ctx context.Context, remote ClusterFlags) (consumer, provider *kube.Cluster, err error) {
 	if consumer, err = o.connectReachable(ctx, o.Local); err != nil {
-		return nil, nil, scoped(Local, err)
+		return nil, nil, scoped(handshake.Local, err)
 	}
 	if provider, err = o.connectReachable(ctx, remote); err != nil {
-		return nil, nil, scoped(Remote, err)
+		return nil, nil, scoped(handshake.Remote, err)
 	}
 	return consumer, provider, nil
 }
 
 // scopedError prefixes an error with the cluster it is about.
 type scopedError struct {
-	scope Scope
+	scope handshake.Scope
 	err   error
 }
 
 func (e *scopedError) Error() string { return "(" + string(e.scope) + ") " + e.err.Error() }
 func (e *scopedError) Unwrap() error { return e.err }
 
-func scoped(s Scope, err error) error { return &scopedError{scope: s, err: err} }
+func scoped(s handshake.Scope, err error) error { return &scopedError{scope: s, err: err} }

@@ -1,20 +1,21 @@
-package batch
+package cmd
 
 import (
 	"errors"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // sink renders flow events as liqoctl-style lines on stderr.
-func (p *Printer) sink(ev flows.Event) {
-	scope := Scope(ev.Scope)
+func (p *Printer) sink(ev handshake.Event) {
+	scope := handshake.Scope(ev.Scope)
 	switch ev.Kind {
-	case flows.StepDone, flows.Note:
+	case handshake.StepDone, handshake.Note:
 		p.Info(scope, "%s", ev.Message)
-	case flows.StepFailed:
+	case handshake.StepFailed:
 		p.Error(scope, "%s", ev.Message)
-	case flows.ClusterEvent:
+	case handshake.ClusterEvent:
 		if ev.Warning {
 			p.Warn(scope, "Event %s: %s", ev.Reason, ev.Message)
 		}

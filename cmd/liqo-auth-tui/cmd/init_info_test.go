@@ -1,35 +1,32 @@
-package batch_test
+package cmd_test
 
 import (
 	"encoding/json"
-	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/client-go/rest"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 func TestInitTwiceThenInfo(t *testing.T) {
 	kc := clusters[0].KubeconfigPath
 	code, out, errOut := run("init", "--kubeconfig", kc, "--cluster-id", "batch-provider")
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "(local) Secret authentication-keys created")
 	assert.Contains(t, errOut, "Cluster batch-provider is ready for the handshake")
 
 	code, _, errOut = run("init", "--kubeconfig", kc)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.NotContains(t, errOut, " created")
 	assert.Contains(t, errOut, "nothing changed")
 
 	code, out, errOut = run("info", "--kubeconfig", kc, "-o", "json")
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	var info map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &info))
 	for _, key := range []string{"clusterID", "liqoInstalled", "controller", "keyAlgorithm", "keyFingerprint", "apiServer"} {
@@ -43,7 +40,7 @@ func TestInitTwiceThenInfo(t *testing.T) {
 	assert.True(t, strings.HasPrefix(info["keyFingerprint"].(string), "SHA256:"))
 
 	code, out, errOut = run("info", "--kubeconfig", kc)
-	require.Equal(t, batch.ExitOK, code, errOut)
+	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Contains(t, out, "batch-provider")
 	assert.Contains(t, out, info["keyFingerprint"])
 	assert.NotContains(t, out, "PRIVATE KEY")
@@ -51,24 +48,11 @@ func TestInitTwiceThenInfo(t *testing.T) {
 
 // unreachableKubeconfig writes a kubeconfig with a lab cluster's
 // credentials and an address nothing listens on (returned too).
-func unreachableKubeconfig(t *testing.T) (path, addr string) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr = l.Addr().String()
-	require.NoError(t, l.Close())
-	cfg := rest.CopyConfig(clusters[0].Config)
-	cfg.Host = "https://" + addr
-	path = filepath.Join(t.TempDir(), "down.kubeconfig")
-	require.NoError(t, lab.WriteKubeconfig(path, "down", cfg))
-	return path, addr
-}
-
 func TestInfoOnUnreachableServerFailsWithOneLine(t *testing.T) {
-	kc, addr := unreachableKubeconfig(t)
+	kc, addr := labtest.UnreachableKubeconfig(t)
 
 	code, out, errOut := run("info", "--kubeconfig", kc)
-	assert.Equal(t, batch.ExitFailure, code)
+	assert.Equal(t, cmd.ExitFailure, code)
 	assert.Empty(t, out)
 	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
 	assert.Contains(t, errOut, "https://"+addr)
@@ -86,11 +70,11 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"no-such-command"},
 	} {
 		code, _, errOut := run(args...)
-		assert.Equal(t, batch.ExitUsage, code, "%v: %s", args, errOut)
+		assert.Equal(t, cmd.ExitUsage, code, "%v: %s", args, errOut)
 		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%v: %s", args, errOut)
 	}
 	// Nothing was written by the refused init calls.
 	code, out, _ := run("info", "--kubeconfig", kc, "-o", "json")
-	require.Equal(t, batch.ExitOK, code)
+	require.Equal(t, cmd.ExitOK, code)
 	assert.Contains(t, out, `"clusterID": ""`)
 }

@@ -1,4 +1,4 @@
-package batch_test
+package cmd_test
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
@@ -26,6 +26,6 @@ func run(args ...string) (int, string, string) {
 // runWithInput is run with stdin.
 func runWithInput(stdin string, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
-	code := batch.Execute(args, strings.NewReader(stdin), &out, &errOut, nil)
+	code := cmd.Execute(args, strings.NewReader(stdin), &out, &errOut, nil)
 	return code, out.String(), errOut.String()
 }

@@ -1,4 +1,4 @@
-package batch
+package cmd
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -72,8 +73,8 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if stage == flows.StageGenerateIdentity {
-		o.Printer.Info(NoScope, "The Tenant of consumer %s is already accepted: sending the Identity again", s.RemoteClusterID)
+	if stage == handshake.StageGenerateIdentity {
+		o.Printer.Info(handshake.NoScope, "The Tenant of consumer %s is already accepted: sending the Identity again", s.RemoteClusterID)
 		return o.emitIdentity(ctx, provider)
 	}
 	n := &NonceOptions{Options: o.Options, ConsumerID: s.RemoteClusterID, Engine: s.Engine, StepTimeout: o.Timeout}
@@ -107,10 +108,10 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 			return err
 		}
 		switch stage {
-		case flows.StageAuthenticated:
-			o.Printer.Info(NoScope, "Already authenticated with provider %s: check it with `liqo-auth-tui verify --remote-cluster-id %s`", s.RemoteClusterID, s.RemoteClusterID)
+		case handshake.StageAuthenticated:
+			o.Printer.Info(handshake.NoScope, "Already authenticated with provider %s: check it with `liqo-auth-tui verify --remote-cluster-id %s`", s.RemoteClusterID, s.RemoteClusterID)
 			return nil
-		case flows.StageAwaitNonce:
+		case handshake.StageAwaitNonce:
 			return fmt.Errorf("no nonce from provider %s yet: pass it with --nonce-file (the provider gets it with `liqo-auth-tui --batch --role provider --remote-cluster-id <this cluster's ID>`)", s.RemoteClusterID)
 		}
 	}

@@ -1,4 +1,4 @@
-package batch_test
+package cmd_test
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -67,7 +67,7 @@ func TestBadInputsFailClearlyAndWriteNothing(t *testing.T) {
 	wrongCNCSR, err := authcrypto.NewCSR(strangerKey, "not-the-consumer")
 	require.NoError(t, err)
 
-	deadKubeconfig, _ := unreachableKubeconfig(t)
+	deadKubeconfig, _ := labtest.UnreachableKubeconfig(t)
 	nobodyCfg, err := clusters[0].AddUser("nobody-at-all")
 	require.NoError(t, err)
 	nobodyKubeconfig := filepath.Join(dir, "nobody.kubeconfig")
@@ -122,7 +122,7 @@ func TestBadInputsFailClearlyAndWriteNothing(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runWithInput(tc.stdin, tc.args...)
-			assert.NotEqual(t, batch.ExitOK, code, "stdout: %s", out)
+			assert.NotEqual(t, cmd.ExitOK, code, "stdout: %s", out)
 			lines := errorLines(errOut)
 			require.Len(t, lines, 1, errOut)
 			assert.Contains(t, lines[0], tc.want)

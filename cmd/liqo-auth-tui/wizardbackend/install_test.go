@@ -1,14 +1,16 @@
-package batch_test
+package wizardbackend_test
 
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/batch"
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/wizardbackend"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
@@ -18,7 +20,7 @@ import (
 // in-cluster controller like `install controller`, and reports what changed.
 func TestWizardBackendInstallsController(t *testing.T) {
 	ctx := labtest.Context(t)
-	b := batch.NewWizardBackend()
+	b := wizardbackend.New(time.Minute, flows.EngineOptions{})
 	const ns = "liqo-wizard-install"
 	ref := tui.ClusterRef{Kubeconfig: clusters[1].KubeconfigPath, Namespace: ns}
 
@@ -50,9 +52,9 @@ func TestWizardBackendInstallsController(t *testing.T) {
 }
 
 func TestWizardBackendInstallFailureIsExplained(t *testing.T) {
-	kc, addr := unreachableKubeconfig(t)
+	kc, addr := labtest.UnreachableKubeconfig(t)
 
-	res, err := batch.NewWizardBackend().InstallController(labtest.Context(t), tui.ClusterRef{Kubeconfig: kc}, "")
+	res, err := wizardbackend.New(time.Minute, flows.EngineOptions{}).InstallController(labtest.Context(t), tui.ClusterRef{Kubeconfig: kc}, "")
 	require.Error(t, err)
 	var f *tui.Failure
 	require.True(t, errors.As(err, &f), "%T: %v", err, err)

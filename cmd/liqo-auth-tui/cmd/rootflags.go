@@ -1,4 +1,4 @@
-package batch
+package cmd
 
 import "github.com/spf13/cobra"
 

@@ -1,4 +1,4 @@
-package batch
+package cmd
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -59,20 +60,20 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	}
 	p := o.Printer
 	if res.LiqoInstalled {
-		p.Info(Local, "Liqo is installed on this cluster (cluster ID %s): nothing to do", res.ClusterID)
+		p.Info(handshake.Local, "Liqo is installed on this cluster (cluster ID %s): nothing to do", res.ClusterID)
 		return nil
 	}
 	changed := 0
 	for _, ch := range res.Changes {
-		p.Info(Local, "%s", ch)
+		p.Info(handshake.Local, "%s", ch)
 		if ch.Action != kube.Unchanged {
 			changed++
 		}
 	}
 	if changed == 0 {
-		p.Info(Local, "Cluster %s was already ready for the handshake: nothing changed", res.ClusterID)
+		p.Info(handshake.Local, "Cluster %s was already ready for the handshake: nothing changed", res.ClusterID)
 	} else {
-		p.Info(Local, "Cluster %s is ready for the handshake", res.ClusterID)
+		p.Info(handshake.Local, "Cluster %s is ready for the handshake", res.ClusterID)
 	}
 	return nil
 }

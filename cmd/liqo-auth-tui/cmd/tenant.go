@@ -1,4 +1,4 @@
-package batch
+package cmd
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -86,8 +87,8 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Clu
 	if err != nil {
 		return err
 	}
-	o.Printer.Info(NoScope, "Tenant for provider %s generated (consumer key %s)", o.ProviderID, fp)
-	o.Printer.Info(NoScope, "Next, on the provider %s (save the Tenant as tenant.yaml): "+next, o.ProviderID, t.Spec.ClusterID)
+	o.Printer.Info(handshake.NoScope, "Tenant for provider %s generated (consumer key %s)", o.ProviderID, fp)
+	o.Printer.Info(handshake.NoScope, "Next, on the provider %s (save the Tenant as tenant.yaml): "+next, o.ProviderID, t.Spec.ClusterID)
 	return nil
 }
 
@@ -172,7 +173,7 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *kube.Cluster) 
 	if err != nil {
 		return err
 	}
-	o.Printer.Info(NoScope, "Tenant of consumer %s accepted (consumer key %s: compare it with the consumer's admin)", t.Spec.ClusterID, fp)
+	o.Printer.Info(handshake.NoScope, "Tenant of consumer %s accepted (consumer key %s: compare it with the consumer's admin)", t.Spec.ClusterID, fp)
 	if o.Output != "" {
 		return o.printObject(o.Output, applied)
 	}

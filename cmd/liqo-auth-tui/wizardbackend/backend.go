@@ -1,4 +1,6 @@
-package batch
+// Package wizardbackend is the wizard's backend: it implements tui.Backend
+// with flows and kube, so that the wizard itself never imports client-go.
+package wizardbackend
 
 import (
 	"context"
@@ -17,19 +19,25 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
-// wizardBackend implements tui.Backend with flows and kube: the wizard
-// itself never imports client-go.
-type wizardBackend struct {
+// Backend implements tui.Backend with flows and kube.
+type Backend struct {
 	stepTimeout time.Duration
 	engine      flows.EngineOptions
 }
 
-var _ tui.Backend = (*wizardBackend)(nil)
+var _ tui.Backend = (*Backend)(nil)
+
+// New is the wizard's backend: each step is bounded by stepTimeout, and
+// engine says who serves a side that has no controller.
+func New(stepTimeout time.Duration, engine flows.EngineOptions) *Backend {
+	return &Backend{stepTimeout: stepTimeout, engine: engine}
+}
 
 func expandHome(path string) string {
 	if strings.HasPrefix(path, "~/") {
@@ -40,12 +48,12 @@ func expandHome(path string) string {
 	return path
 }
 
-func (b *wizardBackend) connect(ref tui.ClusterRef) (*kube.Cluster, error) {
+func (b *Backend) connect(ref tui.ClusterRef) (*kube.Cluster, error) {
 	return kube.Connect(kube.KubeconfigOptions{Path: expandHome(ref.Kubeconfig), Context: ref.Context, LiqoNamespace: ref.Namespace})
 }
 
 // Contexts lists a kubeconfig's contexts with kubectl's loading rules.
-func (b *wizardBackend) Contexts(_ context.Context, kubeconfig string) ([]string, string, error) {
+func (b *Backend) Contexts(_ context.Context, kubeconfig string) ([]string, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = expandHome(kubeconfig)
 	cfg, err := rules.Load()
@@ -70,7 +78,7 @@ func orDefaultKubeconfig(path string) string {
 	return path
 }
 
-func (b *wizardBackend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterInfo, error) {
+func (b *Backend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterInfo, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, err
@@ -84,7 +92,7 @@ func (b *wizardBackend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.Clu
 		KeyAlgorithm: info.KeyAlgorithm, KeyFingerprint: info.KeyFingerprint}, nil
 }
 
-func (b *wizardBackend) Init(ctx context.Context, ref tui.ClusterRef) (*tui.InitResult, error) {
+func (b *Backend) Init(ctx context.Context, ref tui.ClusterRef) (*tui.InitResult, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, err
@@ -102,7 +110,7 @@ func (b *wizardBackend) Init(ctx context.Context, ref tui.ClusterRef) (*tui.Init
 
 // InstallController applies the controller manifests, as `install
 // controller` does. The changes made before a failure come back with it.
-func (b *wizardBackend) InstallController(ctx context.Context, ref tui.ClusterRef, image string) (*tui.InstallResult, error) {
+func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, image string) (*tui.InstallResult, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, err
@@ -139,7 +147,7 @@ func (b *wizardBackend) InstallController(ctx context.Context, ref tui.ClusterRe
 }
 
 // Peers lists the tenant namespaces' remote clusters with their stage.
-func (b *wizardBackend) Peers(ctx context.Context, ref tui.ClusterRef, role tui.Role) ([]tui.Peer, error) {
+func (b *Backend) Peers(ctx context.Context, ref tui.ClusterRef, role handshake.Role) ([]tui.Peer, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, err
@@ -164,50 +172,38 @@ func (b *wizardBackend) Peers(ctx context.Context, ref tui.ClusterRef, role tui.
 	return peers, nil
 }
 
-func (b *wizardBackend) Stage(ctx context.Context, ref tui.ClusterRef, role tui.Role, peerID string) (tui.Stage, error) {
+func (b *Backend) Stage(ctx context.Context, ref tui.ClusterRef, role handshake.Role, peerID string) (handshake.Stage, error) {
 	c, err := b.connect(ref)
 	if err != nil {
-		return tui.StageNew, err
+		return handshake.StageCreateNonce, err
 	}
 	return b.stage(ctx, c, role, peerID)
 }
 
-// stage reads how far the handshake with peerID got on c (flows' resume
-// stages, the same --batch uses).
-func (b *wizardBackend) stage(ctx context.Context, c *kube.Cluster, role tui.Role, peerID string) (tui.Stage, error) {
-	var st flows.Stage
-	var err error
-	if role == tui.RoleProvider {
-		st, err = flows.ProviderStage(ctx, c, peerID)
-	} else {
-		st, err = flows.ConsumerStage(ctx, c, peerID)
+// stage reads how far the handshake with peerID got on c (the stages
+// --batch resumes from).
+func (b *Backend) stage(ctx context.Context, c *kube.Cluster, role handshake.Role, peerID string) (handshake.Stage, error) {
+	read := flows.ConsumerStage
+	if role == handshake.RoleProvider {
+		read = flows.ProviderStage
 	}
+	st, err := read(ctx, c, peerID)
 	if err != nil {
-		return tui.StageNew, explainErr(err)
+		return "", explainErr(err)
 	}
-	switch st {
-	case flows.StageAwaitTenant:
-		return tui.StageNonceCreated, nil
-	case flows.StageGenerateIdentity:
-		return tui.StageTenantAccepted, nil
-	case flows.StageAwaitIdentity:
-		return tui.StageNonceSigned, nil
-	case flows.StageAuthenticated:
-		return tui.StageAuthenticated, nil
-	}
-	return tui.StageNew, nil
+	return st, nil
 }
 
-func (b *wizardBackend) Authenticate(ctx context.Context, consumer, provider tui.ClusterRef, sink tui.Sink) (*tui.AuthResult, error) {
+func (b *Backend) Authenticate(ctx context.Context, consumer, provider tui.ClusterRef, sink handshake.Sink) (*tui.AuthResult, error) {
 	cc, err := b.connect(consumer)
 	if err != nil {
-		return nil, explainScoped(tui.Local, err)
+		return nil, explainScoped(handshake.Local, err)
 	}
 	pc, err := b.connect(provider)
 	if err != nil {
-		return nil, explainScoped(tui.Remote, err)
+		return nil, explainScoped(handshake.Remote, err)
 	}
-	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: cc, Provider: pc, StepTimeout: b.stepTimeout, Engine: b.engine}, toFlowSink(sink))
+	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: cc, Provider: pc, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -217,12 +213,12 @@ func (b *wizardBackend) Authenticate(ctx context.Context, consumer, provider tui
 		CertificateExpiry: identityNotAfter(res.Identity)}, nil
 }
 
-func (b *wizardBackend) CreateNonce(ctx context.Context, provider tui.ClusterRef, consumerID string, sink tui.Sink) (*tui.Artifact, error) {
+func (b *Backend) CreateNonce(ctx context.Context, provider tui.ClusterRef, consumerID string, sink handshake.Sink) (*tui.Artifact, error) {
 	c, err := b.connect(provider)
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	nonce, err := flows.CreateNonce(ctx, flows.ProviderOptions{Provider: c, ConsumerID: consumerID, StepTimeout: b.stepTimeout, Engine: b.engine}, toFlowSink(sink))
+	nonce, err := flows.CreateNonce(ctx, flows.ProviderOptions{Provider: c, ConsumerID: consumerID, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -233,7 +229,7 @@ func (b *wizardBackend) CreateNonce(ctx context.Context, provider tui.ClusterRef
 	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce + "\n"), FromID: own, ForID: consumerID}, nil
 }
 
-func (b *wizardBackend) CheckNonce(data []byte) (*tui.Artifact, error) {
+func (b *Backend) CheckNonce(data []byte) (*tui.Artifact, error) {
 	nonce, err := flows.ParseNonce(data)
 	if err != nil {
 		return nil, err
@@ -290,19 +286,19 @@ func mask(s string) string {
 	return s[:4] + strings.Repeat("*", len(s)-4)
 }
 
-func (b *wizardBackend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, providerID, nonce string, sink tui.Sink) (*tui.Artifact, error) {
+func (b *Backend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, providerID, nonce string, sink handshake.Sink) (*tui.Artifact, error) {
 	c, err := b.connect(consumer)
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: providerID, Nonce: nonce, StepTimeout: b.stepTimeout, Engine: b.engine}, toFlowSink(sink))
+	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: providerID, Nonce: nonce, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
 	return tenantArtifact(t, nil, providerID)
 }
 
-func (b *wizardBackend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data []byte) (*tui.Artifact, error) {
+func (b *Backend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data []byte) (*tui.Artifact, error) {
 	t, err := flows.DecodeTenant(data)
 	if err != nil {
 		return nil, err
@@ -318,7 +314,7 @@ func (b *wizardBackend) CheckTenant(ctx context.Context, provider tui.ClusterRef
 	return tenantArtifact(placed, data, "")
 }
 
-func (b *wizardBackend) ApplyTenant(ctx context.Context, provider tui.ClusterRef, data []byte, sink tui.Sink) (*tui.Artifact, error) {
+func (b *Backend) ApplyTenant(ctx context.Context, provider tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.Artifact, error) {
 	t, err := flows.DecodeTenant(data)
 	if err != nil {
 		return nil, err
@@ -327,35 +323,35 @@ func (b *wizardBackend) ApplyTenant(ctx context.Context, provider tui.ClusterRef
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: c, ConsumerID: t.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, t, toFlowSink(sink))
+	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: c, ConsumerID: t.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, t, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
 	return tenantArtifact(applied, data, "")
 }
 
-func (b *wizardBackend) GenerateIdentity(ctx context.Context, provider tui.ClusterRef, consumerID string, sink tui.Sink) (*tui.Artifact, error) {
+func (b *Backend) GenerateIdentity(ctx context.Context, provider tui.ClusterRef, consumerID string, sink handshake.Sink) (*tui.Artifact, error) {
 	c, err := b.connect(provider)
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	ev := tui.Event{Kind: tui.StepStarted, Step: "generate-identity", Index: 1, Total: 1, Scope: tui.Local, Time: time.Now(),
+	ev := handshake.Event{Kind: handshake.StepStarted, Step: "generate-identity", Index: 1, Total: 1, Scope: handshake.Local, Time: time.Now(),
 		Message: "Generating identity", Command: "liqoctl generate identity --remote-cluster-id " + consumerID}
 	sink(ev)
 	start := time.Now()
 	id, err := flows.GenerateIdentity(ctx, c, consumerID, "")
 	ev.Elapsed, ev.Time = time.Since(start), time.Now()
 	if err != nil {
-		ev.Kind, ev.Err, ev.Message = tui.StepFailed, err, "An error occurred while generating identity: "+err.Error()
+		ev.Kind, ev.Err, ev.Message = handshake.StepFailed, err, "An error occurred while generating identity: "+err.Error()
 		sink(ev)
 		return nil, explainErr(err)
 	}
-	ev.Kind, ev.Message = tui.StepDone, "Identity correctly generated (API server "+id.Spec.AuthParams.APIServer+")"
+	ev.Kind, ev.Message = handshake.StepDone, "Identity correctly generated (API server "+id.Spec.AuthParams.APIServer+")"
 	sink(ev)
 	return identityArtifact(id, nil)
 }
 
-func (b *wizardBackend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
+func (b *Backend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
 	id, err := flows.DecodeIdentity(data)
 	if err != nil {
 		return nil, err
@@ -371,7 +367,7 @@ func (b *wizardBackend) CheckIdentity(ctx context.Context, consumer tui.ClusterR
 	return identityArtifact(placed, data)
 }
 
-func (b *wizardBackend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte, sink tui.Sink) (*tui.AuthResult, error) {
+func (b *Backend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.AuthResult, error) {
 	id, err := flows.DecodeIdentity(data)
 	if err != nil {
 		return nil, err
@@ -380,7 +376,7 @@ func (b *wizardBackend) ApplyIdentity(ctx context.Context, consumer tui.ClusterR
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: id.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, id, toFlowSink(sink))
+	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: id.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, id, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -399,7 +395,7 @@ func (b *wizardBackend) ApplyIdentity(ctx context.Context, consumer tui.ClusterR
 	return res, nil
 }
 
-func (b *wizardBackend) Verify(ctx context.Context, consumer tui.ClusterRef, providerID string) (*tui.Verification, error) {
+func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerID string) (*tui.Verification, error) {
 	c, err := b.connect(consumer)
 	if err != nil {
 		return nil, explainErr(err)
@@ -440,15 +436,7 @@ func identityNotAfter(id *authv1beta1.Identity) time.Time {
 	}
 }
 
-// toFlowSink forwards flow events to the wizard.
-func toFlowSink(sink tui.Sink) flows.Sink {
-	return func(ev flows.Event) {
-		sink(tui.Event{Kind: tui.EventKind(ev.Kind), Step: ev.Step, Index: ev.Index, Total: ev.Total, Scope: tui.Scope(ev.Scope),
-			Message: ev.Message, Command: ev.Command, Reason: ev.Reason, Warning: ev.Warning, Err: ev.Err, Elapsed: ev.Elapsed, Time: ev.Time})
-	}
-}
-
-func explainScoped(scope tui.Scope, err error) error {
+func explainScoped(scope handshake.Scope, err error) error {
 	e := explainErr(err)
 	var f *tui.Failure
 	if errors.As(e, &f) {
@@ -468,7 +456,7 @@ func explainErr(err error) error {
 	f := &tui.Failure{Reason: err.Error(), Err: err}
 	var se *flows.StepError
 	if errors.As(err, &se) {
-		f.Reason, f.Scope = se.Line, tui.Scope(se.Scope)
+		f.Reason, f.Scope = se.Line, handshake.Scope(se.Scope)
 	}
 	var warn *flows.WarningError
 	var reach *kube.ReachError

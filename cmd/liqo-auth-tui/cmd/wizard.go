@@ -1,4 +1,4 @@
-package batch
+package cmd
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/wizardbackend"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
@@ -44,9 +46,9 @@ func (w *Wizard) ExitCode(code int) int {
 // Interactive runs the wizard for the root command without a subcommand.
 func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 	sf := o.Session
-	role := tui.Role(sf.Role)
+	role := handshake.Role(sf.Role)
 	switch role {
-	case tui.RoleUnknown, tui.RoleConsumer, tui.RoleProvider:
+	case handshake.RoleUnknown, handshake.RoleConsumer, handshake.RoleProvider:
 	default:
 		return usagef("--role %q: use provider or consumer", role)
 	}
@@ -64,7 +66,7 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 	}
 	defer restore()
 	opts := tui.Options{
-		Backend:         &wizardBackend{stepTimeout: time.Minute, engine: engine},
+		Backend:         wizardbackend.New(time.Minute, engine),
 		Local:           tui.ClusterRef{Kubeconfig: o.Local.Kubeconfig, Context: o.Local.Context, Namespace: o.Local.LiqoNamespace},
 		Remote:          tui.ClusterRef{Kubeconfig: sf.Remote.Kubeconfig, Context: sf.Remote.Context, Namespace: sf.Remote.LiqoNamespace},
 		Role:            role,
@@ -77,7 +79,7 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 	}
 	err = w.run(cmd.Context(), opts)
 	if logPath != "" {
-		o.Printer.Info(NoScope, "client-go and controller logs of this run: %s", logPath)
+		o.Printer.Info(handshake.NoScope, "client-go and controller logs of this run: %s", logPath)
 	}
 	if errors.Is(err, tui.ErrAborted) {
 		w.aborted = true

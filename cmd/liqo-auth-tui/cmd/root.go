@@ -1,7 +1,7 @@
 // Package batch is the non-interactive front-end: the cobra command tree
 // (step commands, init, info) that scripts and CI call, rendering the same
 // flows the wizard renders.
-package batch
+package cmd
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -101,9 +102,9 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, interacti
 	interrupted := ctx.Err() != nil && err != nil
 	if err != nil {
 		if interrupted {
-			o.Printer.Error(NoScope, "interrupted")
+			o.Printer.Error(handshake.NoScope, "interrupted")
 		} else if !alreadyReported(err) {
-			o.Printer.Error(NoScope, "%v", err)
+			o.Printer.Error(handshake.NoScope, "%v", err)
 		}
 	}
 	return ExitCode(err, interrupted)

@@ -1,27 +1,13 @@
-// Package flows is the handshake as steps: the automated flow over two
-// clusters, the per-role manual steps, and unauthenticate. It emits typed
-// progress events and leaves rendering to the front-ends (wizard, batch).
-package flows
+package handshake
 
 import "time"
-
-// Scope says which cluster a step acts on, as liqoctl's (local)/(remote):
-// local is the consumer, remote the provider in the automated flow; in the
-// manual steps local is the cluster of the one kubeconfig given.
-type Scope string
-
-const (
-	NoScope Scope = ""
-	Local   Scope = "local"
-	Remote  Scope = "remote"
-)
 
 // EventKind classifies progress events.
 type EventKind int
 
 const (
 	// StepStarted: a step began; Message is its spinner text.
-	StepStarted EventKind = iota
+	StepStarted EventKind = iota + 1
 	// StepDone: a step succeeded; Message is its success line.
 	StepDone
 	// StepFailed: a step failed; Message is its failure line, Err the cause.
@@ -32,7 +18,7 @@ const (
 	Note
 )
 
-// Event is one progress report.
+// Event is one progress report of a running flow.
 type Event struct {
 	Kind    EventKind
 	Step    string // step ID, e.g. "wait-tenant-status"
@@ -50,7 +36,9 @@ type Event struct {
 	Time    time.Time
 }
 
-// Sink receives events; it must not block for long.
+// Sink receives events. Flows call it from the goroutine that runs a step
+// and from the goroutines that watch Kubernetes Events, so a Sink must be
+// safe for concurrent use and must not block for long.
 type Sink func(Event)
 
 // Discard is a Sink that drops every event.

@@ -1,4 +1,4 @@
-package batch
+package cmd
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -76,7 +77,7 @@ func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, next 
 	if err != nil {
 		return err
 	}
-	o.Printer.Info(NoScope, "Next, on the consumer %s (save the nonce as nonce.txt): "+next, o.ConsumerID, own)
+	o.Printer.Info(handshake.NoScope, "Next, on the consumer %s (save the nonce as nonce.txt): "+next, o.ConsumerID, own)
 	return nil
 }
 

@@ -1,0 +1,39 @@
+package handshake
+
+// Stage is where one side of a manual handshake stands with one peer, read
+// from its cluster: quitting anywhere and starting again lands on the next
+// step.
+type Stage string
+
+const (
+	// Provider stages.
+	StageCreateNonce      Stage = "create-nonce"      // no nonce yet for the consumer
+	StageAwaitTenant      Stage = "await-tenant"      // nonce exists, no accepted Tenant
+	StageGenerateIdentity Stage = "generate-identity" // Tenant accepted: send the Identity
+	// Consumer stages.
+	StageAwaitNonce    Stage = "await-nonce"    // nothing signed yet for the provider
+	StageAwaitIdentity Stage = "await-identity" // nonce signed, Tenant sent: waiting for the Identity
+	StageAuthenticated Stage = "authenticated"  // the kubeconfig Secret exists
+)
+
+// Started tells whether the side has done anything with the peer yet.
+func (s Stage) Started() bool {
+	return s != "" && s != StageCreateNonce && s != StageAwaitNonce
+}
+
+// Describe is the stage in words, for lists of peers.
+func (s Stage) Describe() string {
+	switch s {
+	case "", StageCreateNonce, StageAwaitNonce:
+		return "nothing yet"
+	case StageAwaitTenant:
+		return "nonce created, waiting for the Tenant"
+	case StageGenerateIdentity:
+		return "Tenant accepted, Identity to send"
+	case StageAwaitIdentity:
+		return "nonce signed, Tenant sent: waiting for the Identity"
+	case StageAuthenticated:
+		return "authenticated (kubeconfig Secret present)"
+	}
+	return string(s)
+}
