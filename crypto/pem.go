@@ -2,6 +2,7 @@ package crypto
 
 import (
 	"bytes"
+	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -66,4 +67,18 @@ func blockTypeHint(got string) string {
 	default:
 		return ""
 	}
+}
+
+// ParseCertificatePEM parses the first certificate of a PEM chain (a
+// signedCRT may carry intermediates after it).
+func ParseCertificatePEM(certPEM []byte) (*x509.Certificate, error) {
+	block, _ := pem.Decode(certPEM)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, errors.New("no PEM CERTIFICATE block")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("unable to parse the certificate: %w", err)
+	}
+	return cert, nil
 }

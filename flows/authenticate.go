@@ -70,13 +70,13 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				// sync their caches, which then overlaps the next steps.
 				var g errgroup.Group
 				g.Go(func() (err error) {
-					if res.ConsumerEngine, err = eng.ensure(ctx, consumer, Consumer, o.Engine, sink, handshake.Local); err != nil {
+					if res.ConsumerEngine, err = eng.ensure(ctx, consumer, handshake.RoleConsumer, o.Engine, sink, handshake.Local); err != nil {
 						return fmt.Errorf("(local) %w", err)
 					}
 					return nil
 				})
 				g.Go(func() (err error) {
-					if res.ProviderEngine, err = eng.ensure(ctx, provider, Provider, o.Engine, sink, handshake.Remote); err != nil {
+					if res.ProviderEngine, err = eng.ensure(ctx, provider, handshake.RoleProvider, o.Engine, sink, handshake.Remote); err != nil {
 						return fmt.Errorf("(remote) %w", err)
 					}
 					return nil

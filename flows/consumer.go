@@ -2,8 +2,6 @@ package flows
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"net/url"
 	"time"
@@ -53,7 +51,7 @@ func GenerateTenant(ctx context.Context, o ConsumerOptions, sink handshake.Sink)
 			}},
 		ensureTenantNamespaceStep(handshake.Local, o.Consumer, func() string { return o.ProviderID }, &ns),
 		ensureSignedNonceStep(o.Consumer, func() string { return ns.Name }, func() string { return o.ProviderID }, func() string { return o.Nonce }),
-		engineStep(&eng, o.Consumer, Consumer, o.Engine, sink),
+		engineStep(&eng, o.Consumer, handshake.RoleConsumer, o.Engine, sink),
 		waitSignatureStep(o.Consumer, sink, o.StepTimeout, func() string { return ns.Name }, func() string { return o.ProviderID }, &signature),
 		generateTenantStep(o.Consumer, func() string { return consumerID }, func() string { return kube.TenantNamespaceName(consumerID) },
 			func() []byte { return signature }, o.ProxyURL, &tenant, &fingerprint),
@@ -111,13 +109,9 @@ func CheckIdentity(ctx context.Context, consumer *kube.Cluster, id *authv1beta1.
 }
 
 func checkIssuedTo(ctx context.Context, consumer *kube.Cluster, certPEM []byte, own string) error {
-	block, _ := pem.Decode(certPEM)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return fmt.Errorf("identity authParams.signedCRT is not a PEM certificate: the provider has not issued it yet")
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
+	cert, err := authcrypto.ParseCertificatePEM(certPEM)
 	if err != nil {
-		return fmt.Errorf("identity authParams.signedCRT: %w", err)
+		return fmt.Errorf("identity authParams.signedCRT is not a PEM certificate (%w): the provider has not issued it yet", err)
 	}
 	if cert.Subject.CommonName != own {
 		return fmt.Errorf("this Identity was issued to cluster %s, not to this consumer (%s): it is for another cluster", cert.Subject.CommonName, own)
@@ -145,7 +139,7 @@ func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Ident
 	providerID := placed.Spec.ClusterID
 	steps := []Step{
 		ensureTenantNamespaceStep(handshake.Local, o.Consumer, func() string { return providerID }, &ns),
-		engineStep(&eng, o.Consumer, Consumer, o.Engine, sink),
+		engineStep(&eng, o.Consumer, handshake.RoleConsumer, o.Engine, sink),
 		{ID: "apply-identity", Title: "Applying identity", Success: "Identity correctly applied",
 			Failure: "Unable to apply identity", Command: "kubectl apply -f identity.yaml -n liqo-tenant-" + providerID,
 			Run: func(ctx context.Context) (err error) {

@@ -20,14 +20,6 @@ const (
 	EngineInProcess  Engine = "in-process controller"
 )
 
-// Role is the side a cluster plays.
-type Role string
-
-const (
-	Provider Role = "provider"
-	Consumer Role = "consumer"
-)
-
 // EngineOptions tune the in-process controllers.
 type EngineOptions struct {
 	// NoInProcess refuses to run controllers in-process: a side without a
@@ -40,7 +32,7 @@ type EngineOptions struct {
 
 // InProcessLeaseName is the Lease in-process runners of a role hold, so two
 // wizards on one cluster never reconcile at once.
-func InProcessLeaseName(r Role) string { return "liqo-auth-inprocess-" + string(r) }
+func InProcessLeaseName(r handshake.Role) string { return "liqo-auth-inprocess-" + string(r) }
 
 // engines starts in-process controllers where a side needs them and stops
 // them when the flow ends.
@@ -52,7 +44,7 @@ type engines struct {
 
 // ensure makes sure something serves role on c: real Liqo, the in-cluster
 // controller, or reconcilers run here for the flow's duration.
-func (e *engines) ensure(ctx context.Context, c *kube.Cluster, role Role, o EngineOptions, sink handshake.Sink, scope handshake.Scope) (Engine, error) {
+func (e *engines) ensure(ctx context.Context, c *kube.Cluster, role handshake.Role, o EngineOptions, sink handshake.Sink, scope handshake.Scope) (Engine, error) {
 	engine, err := detectEngine(ctx, c)
 	if err != nil {
 		return "", err
@@ -90,9 +82,9 @@ func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
 	return "", nil
 }
 
-func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role Role, o EngineOptions) error {
+func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role handshake.Role, o EngineOptions) error {
 	m, err := controller.New(c, controller.Options{
-		Provider: role == Provider, Consumer: role == Consumer,
+		Provider: role == handshake.RoleProvider, Consumer: role == handshake.RoleConsumer,
 		APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride,
 	})
 	if err != nil {

@@ -36,7 +36,7 @@ func CreateNonce(ctx context.Context, o ProviderOptions, sink handshake.Sink) (s
 		providerIDStep(o.Provider, o.ConsumerID),
 		ensureTenantNamespaceStep(handshake.Local, o.Provider, func() string { return o.ConsumerID }, &ns),
 		ensureNonceSecretStep(o.Provider, func() string { return ns.Name }, func() string { return o.ConsumerID }),
-		engineStep(&eng, o.Provider, Provider, o.Engine, sink),
+		engineStep(&eng, o.Provider, handshake.RoleProvider, o.Engine, sink),
 		waitNonceStep(o.Provider, sink, o.StepTimeout, func() string { return ns.Name }, func() string { return o.ConsumerID }, &nonce),
 	}
 	localScope(steps)
@@ -124,7 +124,7 @@ func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, 
 	}
 	var applied *authv1beta1.Tenant
 	steps := []Step{
-		engineStep(&eng, o.Provider, Provider, o.Engine, sink),
+		engineStep(&eng, o.Provider, handshake.RoleProvider, o.Engine, sink),
 		{ID: "apply-tenant", Scope: handshake.Local, Title: "Applying tenant", Success: "Tenant correctly applied",
 			Failure: "Unable to apply tenant", Command: "kubectl apply -f tenant.yaml -n " + placed.Namespace,
 			Run: func(ctx context.Context) (err error) {
@@ -170,7 +170,7 @@ func providerIDStep(provider *kube.Cluster, consumerID string) Step {
 		}}
 }
 
-func engineStep(eng *engines, c *kube.Cluster, role Role, o EngineOptions, sink handshake.Sink) Step {
+func engineStep(eng *engines, c *kube.Cluster, role handshake.Role, o EngineOptions, sink handshake.Sink) Step {
 	return Step{ID: "engine", Title: "Checking the controller", Success: "Controller ready", Failure: "Unable to start the controller",
 		Run: func(ctx context.Context) error {
 			_, err := eng.ensure(ctx, c, role, o, sink, handshake.Local)

@@ -16,6 +16,9 @@ type Step struct {
 	Scope   handshake.Scope
 	Title   string // spinner text: "Waiting for nonce to be generated"
 	Success string // success line: "Nonce generated successfully"
+	// Outcome, when set, builds the success line once Run succeeded, so
+	// that it can name what Run found.
+	Outcome func() string
 	Failure string // failure prefix: "Failed waiting for nonce to be generated"
 	Command string // equivalent command, for the "what is this doing" panel
 	// Timeout bounds the step (0 = only the flow's context).
@@ -34,6 +37,12 @@ type StepError struct {
 
 func (e *StepError) Error() string { return e.Line }
 func (e *StepError) Unwrap() error { return e.Err }
+
+// RunStep runs one step as a flow of one: the operations that are a single
+// step (init, install, verify) report like the steps of a flow.
+func RunStep(ctx context.Context, sink handshake.Sink, s Step) error {
+	return run(ctx, sink, []Step{s})
+}
 
 // run executes steps in order, reporting each to sink, and stops at the
 // first failure.
@@ -55,6 +64,9 @@ func run(ctx context.Context, sink handshake.Sink, steps []Step) error {
 			return &StepError{Step: s.ID, Scope: s.Scope, Line: ev.Message, Err: err}
 		}
 		ev.Kind, ev.Message = handshake.StepDone, s.Success
+		if s.Outcome != nil {
+			ev.Message = s.Outcome()
+		}
 		sink(ev)
 	}
 	return nil

@@ -77,7 +77,7 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 			}},
 		{ID: "engine", Scope: handshake.Remote, Title: "Checking the provider's controller", Success: "Controller ready", Failure: "Unable to start the controller",
 			Run: func(ctx context.Context) error {
-				_, err := eng.ensure(ctx, provider, Provider, o.Engine, sink, handshake.Remote)
+				_, err := eng.ensure(ctx, provider, handshake.RoleProvider, o.Engine, sink, handshake.Remote)
 				return err
 			}},
 		{ID: "delete-tenant", Scope: handshake.Remote, Title: "Deleting tenant", Success: "Tenant correctly deleted", Failure: "Unable to delete tenant",

@@ -3,8 +3,6 @@ package kube
 import (
 	"bytes"
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
@@ -193,7 +192,7 @@ func (c *Cluster) TenantCertificate(ctx context.Context, tenantNamespace, consum
 // validity (notAfter - (notAfter - notBefore)/3). It reads the first
 // certificate of a PEM chain.
 func CertificateRenewalTime(certPEM []byte) (time.Time, error) {
-	cert, err := ParseCertificatePEM(certPEM)
+	cert, err := authcrypto.ParseCertificatePEM(certPEM)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -203,19 +202,6 @@ func CertificateRenewalTime(certPEM []byte) (time.Time, error) {
 // RenewalTime is the 2/3 point of a validity period.
 func RenewalTime(notBefore, notAfter time.Time) time.Time {
 	return notAfter.Add(-notAfter.Sub(notBefore) / 3)
-}
-
-// ParseCertificatePEM parses the first certificate of a PEM chain.
-func ParseCertificatePEM(certPEM []byte) (*x509.Certificate, error) {
-	block, _ := pem.Decode(certPEM)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return nil, errors.New("unable to parse the certificate: no PEM CERTIFICATE block")
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("unable to parse the certificate: %w", err)
-	}
-	return cert, nil
 }
 
 // AdvertisedAPIServer is the provider API server put in authParams (§6.4):

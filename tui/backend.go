@@ -21,6 +21,19 @@ type ClusterRef struct {
 // Given tells whether anything selects this cluster.
 func (r ClusterRef) Given() bool { return r.Kubeconfig != "" || r.Context != "" }
 
+// Flags are the command-line flags that select this cluster, with a
+// leading space ("" for the default kubeconfig and context).
+func (r ClusterRef) Flags() string {
+	var flags string
+	if r.Kubeconfig != "" {
+		flags += " --kubeconfig " + r.Kubeconfig
+	}
+	if r.Context != "" {
+		flags += " --context " + r.Context
+	}
+	return flags
+}
+
 // Describe names the kubeconfig and context for messages.
 func (r ClusterRef) Describe() string {
 	where := r.Kubeconfig
@@ -161,12 +174,13 @@ type Backend interface {
 	// handshake needs; a failure is one classified line.
 	Probe(ctx context.Context, c ClusterRef) (*ClusterInfo, error)
 	// Init prepares a cluster without Liqo (cluster ID, keys, CRDs, roles).
-	Init(ctx context.Context, c ClusterRef) (*InitResult, error)
+	// Init, InstallController and Verify report their step to sink.
+	Init(ctx context.Context, c ClusterRef, sink handshake.Sink) (*InitResult, error)
 	// InstallController installs this project's in-cluster controller
 	// (CRDs, consumer ClusterRoles, ServiceAccount, RBAC, Deployment) with
 	// image ("" = the default). It serves the cluster only once its Pods
 	// run. On failure the result (if not nil) lists what was applied before.
-	InstallController(ctx context.Context, c ClusterRef, image string) (*InstallResult, error)
+	InstallController(ctx context.Context, c ClusterRef, image string, sink handshake.Sink) (*InstallResult, error)
 	// Peers lists the clusters this one has handshake objects for, in role.
 	Peers(ctx context.Context, c ClusterRef, role handshake.Role) ([]Peer, error)
 	// Stage tells how far the handshake with peer got on this cluster.
@@ -186,7 +200,7 @@ type Backend interface {
 	GenerateTenant(ctx context.Context, consumer ClusterRef, providerID, nonce string, sink handshake.Sink) (*Artifact, error)
 	CheckIdentity(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
 	ApplyIdentity(ctx context.Context, consumer ClusterRef, data []byte, sink handshake.Sink) (*AuthResult, error)
-	Verify(ctx context.Context, consumer ClusterRef, providerID string) (*Verification, error)
+	Verify(ctx context.Context, consumer ClusterRef, providerID string, sink handshake.Sink) (*Verification, error)
 }
 
 // Failure is an error the backend explained: the reason in one line and

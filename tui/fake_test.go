@@ -102,10 +102,11 @@ func (f *fakeBackend) Probe(_ context.Context, c ClusterRef) (*ClusterInfo, erro
 	return &cp, nil
 }
 
-func (f *fakeBackend) Init(_ context.Context, c ClusterRef) (*InitResult, error) {
+func (f *fakeBackend) Init(_ context.Context, c ClusterRef, sink handshake.Sink) (*InitResult, error) {
 	if err := f.record("Init %s", c.Context); err != nil {
 		return nil, err
 	}
+	steps(sink, handshake.Local, "init")
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	info := f.infos[c.Context]
@@ -120,15 +121,27 @@ var installChanges = []string{
 	"Deployment liqo-auth-controller created",
 }
 
-func (f *fakeBackend) InstallController(_ context.Context, c ClusterRef, image string) (*InstallResult, error) {
+func (f *fakeBackend) InstallController(_ context.Context, c ClusterRef, image string, sink handshake.Sink) (*InstallResult, error) {
 	unchanged := []string{"Namespace liqo", "CustomResourceDefinition tenants.authentication.liqo.io"}
 	if err := f.record("InstallController %s %s", c.Context, image); err != nil {
+		sink(handshake.Event{Kind: handshake.StepFailed, Step: "install-controller", Scope: handshake.Local, Message: "Installing the controller failed: " + err.Error(), Err: err})
 		// Like the real one: what was applied before the failure comes back.
 		return &InstallResult{Image: image, Unchanged: unchanged}, err
 	}
 	if image == "" {
 		image = "ghcr.io/liqo-auth-tui/liqo-auth-controller:latest"
 	}
+	// Like flows.InstallController: the step, a note per change, one for
+	// what was unchanged, then the image in the success line.
+	ev := handshake.Event{Kind: handshake.StepStarted, Step: "install-controller", Index: 1, Total: 1, Scope: handshake.Local,
+		Message: "Applying the controller manifests", Command: "liqo-auth-tui install controller --image " + image}
+	sink(ev)
+	for _, ch := range installChanges {
+		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch})
+	}
+	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: fmt.Sprintf("%d unchanged: %s", len(unchanged), strings.Join(unchanged, ", "))})
+	ev.Kind, ev.Message = handshake.StepDone, "Controller installed ("+image[strings.LastIndex(image, "/")+1:]+")"
+	sink(ev)
 	// The Pods do not run yet: the probe still finds no controller.
 	return &InstallResult{Image: image, Changes: installChanges, Unchanged: unchanged}, nil
 }
@@ -239,10 +252,13 @@ func (f *fakeBackend) ApplyIdentity(_ context.Context, consumer ClusterRef, data
 		KubeconfigSecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1", CertificateExpiry: fakeExpiry}, nil
 }
 
-func (f *fakeBackend) Verify(_ context.Context, consumer ClusterRef, providerID string) (*Verification, error) {
+func (f *fakeBackend) Verify(_ context.Context, consumer ClusterRef, providerID string, sink handshake.Sink) (*Verification, error) {
 	if err := f.record("Verify %s %s", consumer.Context, providerID); err != nil {
 		return nil, err
 	}
+	sink(handshake.Event{Kind: handshake.StepStarted, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local, Message: "Reaching the provider",
+		Command: "liqo-auth-tui verify --remote-cluster-id " + providerID})
+	sink(handshake.Event{Kind: handshake.StepDone, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local, Message: "Authenticated as consumer-1: 2 allowed, 1 denied"})
 	return &Verification{Server: "https://provider.example:6443", TenantNamespace: "liqo-tenant-consumer-1", User: "consumer-1",
 		Groups: []string{"liqo.io", "system:authenticated"}, Allowed: []string{"get resourceslices", "create resourceslices"},
 		Denied: []string{"list secrets (cluster-wide)"}, CertificateExpiry: fakeExpiry}, nil

@@ -14,6 +14,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 type (
@@ -243,26 +245,8 @@ func fingerprintLabel(k ArtifactKind) string {
 
 // nextCommands is what the other admin runs next, IDs filled in.
 func (h *handoffScreen) nextCommands() []string {
-	s := h.s
-	own, peer := orDefault(s.ownID(), "<this cluster>"), orDefault(s.peerID, "<peer>")
-	switch h.art.Kind {
-	case KindNonce:
-		return []string{
-			"liqo-auth-tui generate tenant --remote-cluster-id " + own + " --nonce-file nonce.txt --output-file tenant.yaml",
-			"# or run liqo-auth-tui there and paste the nonce; with liqoctl:",
-			"liqoctl generate tenant --remote-cluster-id " + own + " --nonce <nonce>",
-		}
-	case KindTenant:
-		return []string{
-			"liqo-auth-tui apply tenant -f tenant.yaml",
-			"liqo-auth-tui generate identity --remote-cluster-id " + own + " --output-file identity.yaml",
-		}
-	}
-	return []string{
-		"liqo-auth-tui apply identity -f identity.yaml",
-		"liqo-auth-tui verify --remote-cluster-id " + own,
-		"# the consumer cluster " + peer + " must reach " + orDefault(h.art.APIServer, "the provider's API server"),
-	}
+	return handshake.Handoff{Kind: handshake.ArtifactKind(h.art.Kind), SenderID: h.s.ownID(), ReceiverID: h.s.peerID,
+		APIServer: h.art.APIServer}.Commands()
 }
 
 func (h *handoffScreen) View(width, height int) string {

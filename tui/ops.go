@@ -46,17 +46,7 @@ func opInit(s *session, sides []handshake.Scope) operation {
 		op.Phases = append(op.Phases, phase{
 			Title: fmt.Sprintf("(%s) Initialising %s", side, ref.Describe()),
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				sink(handshake.Event{Kind: handshake.StepStarted, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Creating namespace, cluster ID, keys, CRDs and ClusterRoles",
-					Command: "liqo-auth-tui init --kubeconfig " + orDefault(ref.Kubeconfig, "<default>")})
-				res, err := s.backend.Init(ctx, ref)
-				if err != nil {
-					return nil, err
-				}
-				for _, ch := range res.Changes {
-					sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: ch})
-				}
-				sink(handshake.Event{Kind: handshake.StepDone, Step: "init", Index: 1, Total: 1, Scope: side, Message: "Cluster " + res.ClusterID + " is ready for the handshake"})
-				return res, nil
+				return s.backend.Init(ctx, ref, scoped(side, ref, sink))
 			},
 			// The run screen moves on at once: the detect screen says what init did.
 			Apply: func(s *session, v any) {
@@ -79,40 +69,14 @@ func opInstallController(s *session, sides []handshake.Scope) operation {
 	op := operation{Title: "Installing the in-cluster controller (liqo-auth-controller)", Then: goTo(gotoDetectMsg{}), Review: true}
 	for _, side := range sides {
 		ref := s.ref(side)
-		command := "liqo-auth-tui install controller --kubeconfig " + orDefault(ref.Kubeconfig, "<default>")
-		if ref.Context != "" {
-			command += " --context " + ref.Context
-		}
-		if image != "" {
-			command += " --image " + image
-		}
 		op.Phases = append(op.Phases, phase{
 			Title: fmt.Sprintf("(%s) Installing the controller on %s", side, ref.Describe()),
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				ev := handshake.Event{Kind: handshake.StepStarted, Step: "install-controller", Index: 1, Total: 1, Scope: side,
-					Message: "Applying the controller manifests (CRDs, ClusterRoles, ServiceAccount, RBAC, Deployment)", Command: command}
-				sink(ev)
-				res, err := s.backend.InstallController(ctx, ref, image)
-				if res != nil {
-					for _, ch := range res.Changes {
-						sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: ch})
-					}
-					if len(res.Unchanged) > 0 {
-						sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: fmt.Sprintf("%d unchanged: %s", len(res.Unchanged), strings.Join(res.Unchanged, ", "))})
-					}
-				}
+				sink = scoped(side, ref, sink)
+				res, err := s.backend.InstallController(ctx, ref, image, sink)
 				if err != nil {
-					ev.Kind, ev.Message, ev.Err = handshake.StepFailed, "Installing the controller failed: "+oneLine(err.Error()), err
-					sink(ev)
 					return nil, err
 				}
-				// The image's last path element: the whole reference is in
-				// the confirmation and the equivalent command.
-				ev.Kind, ev.Message = handshake.StepDone, "Controller installed"
-				if short := res.Image[strings.LastIndex(res.Image, "/")+1:]; short != "" {
-					ev.Message += " (" + short + ")"
-				}
-				sink(ev)
 				sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: "Until its Pods run, the wizard still serves this cluster in-process"})
 				return res, nil
 			},
@@ -127,6 +91,19 @@ func opInstallController(s *session, sides []handshake.Scope) operation {
 		})
 	}
 	return op
+}
+
+// scoped reports a one-cluster operation's events as the side it runs on
+// (the backend's steps are local to the cluster they are given), and its
+// equivalent command with the flags that select that cluster.
+func scoped(side handshake.Scope, ref ClusterRef, sink handshake.Sink) handshake.Sink {
+	return func(ev handshake.Event) {
+		ev.Scope = side
+		if strings.HasPrefix(ev.Command, "liqo-auth-tui ") {
+			ev.Command += ref.Flags()
+		}
+		sink(ev)
+	}
 }
 
 func opAuthenticate(s *session) operation {
@@ -149,16 +126,7 @@ func opAuthenticate(s *session) operation {
 func verifyPhase(s *session, consumer ClusterRef, pid string) phase {
 	return phase{Title: "Verify the kubeconfig Secret against the provider",
 		Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-			sink(handshake.Event{Kind: handshake.StepStarted, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local, Message: "Reaching the provider with the kubeconfig Secret",
-				Command: "liqo-auth-tui verify --remote-cluster-id " + orDefault(pid, "<provider>")})
-			v, err := s.backend.Verify(ctx, consumer, pid)
-			if err != nil {
-				sink(handshake.Event{Kind: handshake.StepFailed, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local, Message: "Unable to verify: " + err.Error(), Err: err})
-				return nil, err
-			}
-			sink(handshake.Event{Kind: handshake.StepDone, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local,
-				Message: fmt.Sprintf("Authenticated as %s: %d allowed, %d denied", v.User, len(v.Allowed), len(v.Denied))})
-			return v, nil
+			return s.backend.Verify(ctx, consumer, pid, sink)
 		},
 		Apply: func(s *session, v any) { s.verification = v.(*Verification) }}
 }

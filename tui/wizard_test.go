@@ -512,7 +512,7 @@ func TestDetectOffersControllerInstall(t *testing.T) {
 	h.mustSee("Deployment liqo-auth-controller created", "2 unchanged: Namespace liqo, CustomResourceDefinition tenants.authentication.liqo.io",
 		"✓ (local) Controller installed (liqo-auth-controller:v1)",
 		"Until its Pods run, the wizard still serves this cluster in-process", "Press enter to continue", "enter continue",
-		"install controller --kubeconfig <default> --context provider --image")
+		"install controller --image example.com/liqo-auth-controller:v1 --context provider")
 	if !r.finished {
 		t.Fatal("the install did not finish")
 	}

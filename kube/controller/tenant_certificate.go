@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -49,7 +50,7 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 	if err != nil {
 		return 0, false, err // not a certificate: the CA answered garbage
 	}
-	if parsed, err := kube.ParseCertificatePEM(cert); err == nil {
+	if parsed, err := authcrypto.ParseCertificatePEM(cert); err == nil {
 		observeCertificate(t.Spec.ClusterID, parsed.NotAfter)
 	}
 	ca, err := r.c.AdvertisedCA(r.o.CAOverride)

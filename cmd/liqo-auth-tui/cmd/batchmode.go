@@ -41,9 +41,9 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 		return usagef("--batch with one kubeconfig needs --role and --remote-cluster-id (the other cluster's ID)")
 	}
 	switch s.Role {
-	case string(flows.Provider):
+	case string(handshake.RoleProvider):
 		return o.providerStep(ctx)
-	case string(flows.Consumer):
+	case string(handshake.RoleConsumer):
 		return o.consumerStep(ctx)
 	case "":
 		return usagef("--batch with one kubeconfig needs --role provider or --role consumer (or give --remote-kubeconfig for the whole handshake)")
@@ -78,12 +78,12 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 		return o.emitIdentity(ctx, provider)
 	}
 	n := &NonceOptions{Options: o.Options, ConsumerID: s.RemoteClusterID, Engine: s.Engine, StepTimeout: o.Timeout}
-	return n.create(ctx, provider, "liqo-auth-tui --batch --role consumer --remote-cluster-id %s --nonce-file nonce.txt > tenant.yaml")
+	return n.create(ctx, provider, true)
 }
 
 func (o *BatchOptions) emitIdentity(ctx context.Context, provider *kube.Cluster) error {
 	g := &GenerateIdentityOptions{Options: o.Options, ConsumerID: o.Session.RemoteClusterID}
-	return g.generate(ctx, provider, "liqo-auth-tui --batch --role consumer --remote-cluster-id %s --identity-file identity.yaml")
+	return g.generate(ctx, provider, true)
 }
 
 func (o *BatchOptions) consumerStep(ctx context.Context) error {
@@ -115,5 +115,5 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 			return fmt.Errorf("no nonce from provider %s yet: pass it with --nonce-file (the provider gets it with `liqo-auth-tui --batch --role provider --remote-cluster-id <this cluster's ID>`)", s.RemoteClusterID)
 		}
 	}
-	return gen.generate(ctx, consumer, "liqo-auth-tui --batch --role provider --remote-cluster-id %s --tenant-file tenant.yaml > identity.yaml")
+	return gen.generate(ctx, consumer, true)
 }

@@ -43,12 +43,12 @@ func (o *GenerateIdentityOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.generate(ctx, provider, "liqo-auth-tui apply identity -f identity.yaml (then: verify --remote-cluster-id %s)")
+	return o.generate(ctx, provider, false)
 }
 
-// generate writes the Identity and tells the consumer's next command
-// (next is formatted with this provider's ID).
-func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *kube.Cluster, next string) error {
+// generate writes the Identity and tells the consumer's next command (the
+// --batch one with batch).
+func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *kube.Cluster, batch bool) error {
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
@@ -66,7 +66,8 @@ func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *kube.C
 	if fp, err := flows.IdentityCAFingerprint(id); err == nil && fp != "" {
 		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (provider CA %s, API server %s)", o.ConsumerID, fp, id.Spec.AuthParams.APIServer)
 	}
-	o.Printer.Info(handshake.NoScope, "Next, on the consumer %s (save the Identity as identity.yaml): "+next, o.ConsumerID, id.Spec.ClusterID)
+	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindIdentity, SenderID: id.Spec.ClusterID, ReceiverID: o.ConsumerID,
+		File: o.OutputFile, Batch: batch, APIServer: id.Spec.AuthParams.APIServer}.Line())
 	return nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -54,26 +54,6 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	if _, _, err := c.WhoAmI(ctx); err != nil {
 		return err
 	}
-	res, err := c.Init(ctx, kube.InitOptions{ClusterID: o.ClusterID, KeyType: keyType})
-	if err != nil {
-		return err
-	}
-	p := o.Printer
-	if res.LiqoInstalled {
-		p.Info(handshake.Local, "Liqo is installed on this cluster (cluster ID %s): nothing to do", res.ClusterID)
-		return nil
-	}
-	changed := 0
-	for _, ch := range res.Changes {
-		p.Info(handshake.Local, "%s", ch)
-		if ch.Action != kube.Unchanged {
-			changed++
-		}
-	}
-	if changed == 0 {
-		p.Info(handshake.Local, "Cluster %s was already ready for the handshake: nothing changed", res.ClusterID)
-	} else {
-		p.Info(handshake.Local, "Cluster %s is ready for the handshake", res.ClusterID)
-	}
-	return nil
+	_, err = flows.Init(ctx, c, kube.InitOptions{ClusterID: o.ClusterID, KeyType: keyType}, o.Printer.sink)
+	return err
 }

@@ -58,12 +58,12 @@ func (o *NonceOptions) Create(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.create(ctx, provider, "liqo-auth-tui generate tenant --remote-cluster-id %s --nonce-file nonce.txt > tenant.yaml")
+	return o.create(ctx, provider, false)
 }
 
-// create prints the nonce on stdout and next, formatted with this
-// provider's ID, as the consumer's next command on stderr.
-func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, next string) error {
+// create prints the nonce on stdout and the consumer's next command (the
+// --batch one with batch) on stderr.
+func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, batch bool) error {
 	engine, err := o.Engine.options()
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, next 
 	if err != nil {
 		return err
 	}
-	o.Printer.Info(handshake.NoScope, "Next, on the consumer %s (save the nonce as nonce.txt): "+next, o.ConsumerID, own)
+	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindNonce, SenderID: own, ReceiverID: o.ConsumerID, Batch: batch}.Line())
 	return nil
 }
 

@@ -1,4 +1,4 @@
-// Package batch is the non-interactive front-end: the cobra command tree
+// Package cmd is the non-interactive front-end: the cobra command tree
 // (step commands, init, info) that scripts and CI call, rendering the same
 // flows the wizard renders.
 package cmd

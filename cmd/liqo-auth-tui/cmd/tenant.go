@@ -54,12 +54,12 @@ func (o *GenerateTenantOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.generate(ctx, consumer, "liqo-auth-tui apply tenant -f tenant.yaml (then: generate identity --remote-cluster-id %s)")
+	return o.generate(ctx, consumer, false)
 }
 
 // generate signs the nonce, writes the Tenant and tells the provider's
-// next command (next is formatted with this consumer's ID).
-func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Cluster, next string) error {
+// next command (the --batch one with batch).
+func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Cluster, batch bool) error {
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Clu
 		return err
 	}
 	o.Printer.Info(handshake.NoScope, "Tenant for provider %s generated (consumer key %s)", o.ProviderID, fp)
-	o.Printer.Info(handshake.NoScope, "Next, on the provider %s (save the Tenant as tenant.yaml): "+next, o.ProviderID, t.Spec.ClusterID)
+	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindTenant, SenderID: t.Spec.ClusterID, ReceiverID: o.ProviderID, File: o.OutputFile, Batch: batch}.Line())
 	return nil
 }
 

@@ -4,8 +4,6 @@ package wizardbackend
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -17,15 +15,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
 // Backend implements tui.Backend with flows and kube.
+
 type Backend struct {
 	stepTimeout time.Duration
 	engine      flows.EngineOptions
@@ -34,7 +31,9 @@ type Backend struct {
 var _ tui.Backend = (*Backend)(nil)
 
 // New is the wizard's backend: each step is bounded by stepTimeout, and
+
 // engine says who serves a side that has no controller.
+
 func New(stepTimeout time.Duration, engine flows.EngineOptions) *Backend {
 	return &Backend{stepTimeout: stepTimeout, engine: engine}
 }
@@ -53,6 +52,7 @@ func (b *Backend) connect(ref tui.ClusterRef) (*kube.Cluster, error) {
 }
 
 // Contexts lists a kubeconfig's contexts with kubectl's loading rules.
+
 func (b *Backend) Contexts(_ context.Context, kubeconfig string) ([]string, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = expandHome(kubeconfig)
@@ -92,12 +92,12 @@ func (b *Backend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterIn
 		KeyAlgorithm: info.KeyAlgorithm, KeyFingerprint: info.KeyFingerprint}, nil
 }
 
-func (b *Backend) Init(ctx context.Context, ref tui.ClusterRef) (*tui.InitResult, error) {
+func (b *Backend) Init(ctx context.Context, ref tui.ClusterRef, sink handshake.Sink) (*tui.InitResult, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Init(ctx, kube.InitOptions{})
+	res, err := flows.Init(ctx, c, kube.InitOptions{}, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -109,8 +109,10 @@ func (b *Backend) Init(ctx context.Context, ref tui.ClusterRef) (*tui.InitResult
 }
 
 // InstallController applies the controller manifests, as `install
+
 // controller` does. The changes made before a failure come back with it.
-func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, image string) (*tui.InstallResult, error) {
+
+func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, image string, sink handshake.Sink) (*tui.InstallResult, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, err
@@ -118,7 +120,7 @@ func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, ima
 	if image == "" {
 		image = kube.ControllerImage
 	}
-	changes, err := c.InstallController(ctx, image)
+	changes, err := flows.InstallController(ctx, c, image, sink)
 	res := &tui.InstallResult{Image: image}
 	for _, ch := range changes {
 		if ch.Action == kube.Unchanged {
@@ -147,6 +149,7 @@ func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, ima
 }
 
 // Peers lists the tenant namespaces' remote clusters with their stage.
+
 func (b *Backend) Peers(ctx context.Context, ref tui.ClusterRef, role handshake.Role) ([]tui.Peer, error) {
 	c, err := b.connect(ref)
 	if err != nil {
@@ -181,7 +184,9 @@ func (b *Backend) Stage(ctx context.Context, ref tui.ClusterRef, role handshake.
 }
 
 // stage reads how far the handshake with peerID got on c (the stages
+
 // --batch resumes from).
+
 func (b *Backend) stage(ctx context.Context, c *kube.Cluster, role handshake.Role, peerID string) (handshake.Stage, error) {
 	read := flows.ConsumerStage
 	if role == handshake.RoleProvider {
@@ -213,194 +218,12 @@ func (b *Backend) Authenticate(ctx context.Context, consumer, provider tui.Clust
 		CertificateExpiry: identityNotAfter(res.Identity)}, nil
 }
 
-func (b *Backend) CreateNonce(ctx context.Context, provider tui.ClusterRef, consumerID string, sink handshake.Sink) (*tui.Artifact, error) {
-	c, err := b.connect(provider)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	nonce, err := flows.CreateNonce(ctx, flows.ProviderOptions{Provider: c, ConsumerID: consumerID, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	own, err := c.ClusterID(ctx)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce + "\n"), FromID: own, ForID: consumerID}, nil
-}
-
-func (b *Backend) CheckNonce(data []byte) (*tui.Artifact, error) {
-	nonce, err := flows.ParseNonce(data)
-	if err != nil {
-		return nil, err
-	}
-	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce)}, nil
-}
-
-func tenantArtifact(t *authv1beta1.Tenant, data []byte, forID string) (*tui.Artifact, error) {
-	var err error
-	if data == nil {
-		if data, err = flows.Encode(t, "yaml"); err != nil {
-			return nil, err
-		}
-	}
-	fp, err := flows.TenantFingerprint(t)
-	if err != nil {
-		return nil, fmt.Errorf("tenant spec.publicKey: %w", err)
-	}
-	return &tui.Artifact{Kind: tui.KindTenant, Data: data, Fingerprint: fp, FromID: t.Spec.ClusterID, ForID: forID}, nil
-}
-
-func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, error) {
-	var err error
-	if data == nil {
-		if data, err = flows.Encode(id, "yaml"); err != nil {
-			return nil, err
-		}
-	}
-	fp, err := flows.IdentityCAFingerprint(id)
-	if err != nil {
-		return nil, fmt.Errorf("identity authParams.ca: %w", err)
-	}
-	a := &tui.Artifact{Kind: tui.KindIdentity, Data: data, Fingerprint: fp, FromID: id.Spec.ClusterID,
-		APIServer: id.Spec.AuthParams.APIServer, NotAfter: identityNotAfter(id)}
-	if aws := id.Spec.AuthParams.AWSConfig; aws != nil {
-		// EKS Identities carry AWS access keys: mask them on screen and
-		// keep them off the clipboard.
-		masked := id.DeepCopy()
-		masked.Spec.AuthParams.AWSConfig.AWSAccessKeyID = mask(aws.AWSAccessKeyID)
-		masked.Spec.AuthParams.AWSConfig.AWSSecretAccessKey = "********"
-		preview, err := flows.Encode(masked, "yaml")
-		if err != nil {
-			return nil, err
-		}
-		a.Preview, a.Sensitive = string(preview), true
-	}
-	return a, nil
-}
-
-func mask(s string) string {
-	if len(s) <= 4 {
-		return "****"
-	}
-	return s[:4] + strings.Repeat("*", len(s)-4)
-}
-
-func (b *Backend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, providerID, nonce string, sink handshake.Sink) (*tui.Artifact, error) {
+func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerID string, sink handshake.Sink) (*tui.Verification, error) {
 	c, err := b.connect(consumer)
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: providerID, Nonce: nonce, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	return tenantArtifact(t, nil, providerID)
-}
-
-func (b *Backend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data []byte) (*tui.Artifact, error) {
-	t, err := flows.DecodeTenant(data)
-	if err != nil {
-		return nil, err
-	}
-	c, err := b.connect(provider)
-	if err != nil {
-		return nil, err
-	}
-	placed, err := flows.CheckTenant(ctx, c, t)
-	if err != nil {
-		return nil, err
-	}
-	return tenantArtifact(placed, data, "")
-}
-
-func (b *Backend) ApplyTenant(ctx context.Context, provider tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.Artifact, error) {
-	t, err := flows.DecodeTenant(data)
-	if err != nil {
-		return nil, err
-	}
-	c, err := b.connect(provider)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: c, ConsumerID: t.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, t, sink)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	return tenantArtifact(applied, data, "")
-}
-
-func (b *Backend) GenerateIdentity(ctx context.Context, provider tui.ClusterRef, consumerID string, sink handshake.Sink) (*tui.Artifact, error) {
-	c, err := b.connect(provider)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	ev := handshake.Event{Kind: handshake.StepStarted, Step: "generate-identity", Index: 1, Total: 1, Scope: handshake.Local, Time: time.Now(),
-		Message: "Generating identity", Command: "liqoctl generate identity --remote-cluster-id " + consumerID}
-	sink(ev)
-	start := time.Now()
-	id, err := flows.GenerateIdentity(ctx, c, consumerID, "")
-	ev.Elapsed, ev.Time = time.Since(start), time.Now()
-	if err != nil {
-		ev.Kind, ev.Err, ev.Message = handshake.StepFailed, err, "An error occurred while generating identity: "+err.Error()
-		sink(ev)
-		return nil, explainErr(err)
-	}
-	ev.Kind, ev.Message = handshake.StepDone, "Identity correctly generated (API server "+id.Spec.AuthParams.APIServer+")"
-	sink(ev)
-	return identityArtifact(id, nil)
-}
-
-func (b *Backend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
-	id, err := flows.DecodeIdentity(data)
-	if err != nil {
-		return nil, err
-	}
-	c, err := b.connect(consumer)
-	if err != nil {
-		return nil, err
-	}
-	placed, err := flows.CheckIdentity(ctx, c, id)
-	if err != nil {
-		return nil, err
-	}
-	return identityArtifact(placed, data)
-}
-
-func (b *Backend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.AuthResult, error) {
-	id, err := flows.DecodeIdentity(data)
-	if err != nil {
-		return nil, err
-	}
-	c, err := b.connect(consumer)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: id.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, id, sink)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	own, err := c.ClusterID(ctx)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	res := &tui.AuthResult{ConsumerID: own, ProviderID: id.Spec.ClusterID, Identity: applied.Namespace + "/" + applied.Name,
-		CertificateExpiry: identityNotAfter(applied)}
-	if ref := applied.Status.KubeconfigSecretRef; ref != nil {
-		res.KubeconfigSecret = applied.Namespace + "/" + ref.Name
-	}
-	if pub, _, err := c.PublicKey(ctx); err == nil {
-		res.ConsumerFingerprint, _ = authcrypto.Fingerprint(pub)
-	}
-	return res, nil
-}
-
-func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerID string) (*tui.Verification, error) {
-	c, err := b.connect(consumer)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	v, err := flows.Verify(ctx, c, providerID)
+	v, err := flows.CheckAccess(ctx, c, providerID, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -412,66 +235,12 @@ func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerI
 	return out, nil
 }
 
-// identityNotAfter is the notAfter of an Identity's signed certificate (the
-// first of its PEM chain); zero when there is none or it does not parse.
-func identityNotAfter(id *authv1beta1.Identity) time.Time {
-	if id == nil {
-		return time.Time{}
-	}
-	rest := id.Spec.AuthParams.SignedCRT
-	for {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			return time.Time{}
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return time.Time{}
-		}
-		return cert.NotAfter
-	}
-}
+// identityNotAfter is the notAfter of an Identity's signed certificate;
 
-func explainScoped(scope handshake.Scope, err error) error {
-	e := explainErr(err)
-	var f *tui.Failure
-	if errors.As(e, &f) {
-		f.Scope = scope
-		f.Reason = "(" + string(scope) + ") " + f.Reason
-	}
-	return e
-}
+// zero when there is none or it does not parse.
 
 // explainErr turns a flow error into a tui.Failure: the one-line reason and
+
 // what to do, from the controller Warning, the reachability class or the
+
 // timeout behind it.
-func explainErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	f := &tui.Failure{Reason: err.Error(), Err: err}
-	var se *flows.StepError
-	if errors.As(err, &se) {
-		f.Reason, f.Scope = se.Line, handshake.Scope(se.Scope)
-	}
-	var warn *flows.WarningError
-	var reach *kube.ReachError
-	switch {
-	case errors.As(err, &warn):
-		f.Hint = warn.Hint
-	case errors.As(err, &reach):
-		f.Hint = reach.Hint
-		f.Timeout = reach.Class == kube.FailureTimeout
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kube.ErrWaitTimeout) {
-		f.Timeout = true
-		if f.Hint == "" {
-			f.Hint = "a wait ran into its timeout: check that the controllers run (the wizard starts in-process ones when a cluster has none) and the events above, then retry; raise --timeout for slow clusters"
-		}
-	}
-	return f
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/wizardbackend"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
@@ -24,7 +25,7 @@ func TestWizardBackendInstallsController(t *testing.T) {
 	const ns = "liqo-wizard-install"
 	ref := tui.ClusterRef{Kubeconfig: clusters[1].KubeconfigPath, Namespace: ns}
 
-	res, err := b.InstallController(ctx, ref, "")
+	res, err := b.InstallController(ctx, ref, "", handshake.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, kube.ControllerImage, res.Image)
 	assert.Contains(t, res.Changes, "Namespace "+ns+" created")
@@ -38,7 +39,7 @@ func TestWizardBackendInstallsController(t *testing.T) {
 	assert.Equal(t, kube.ControllerImage, dep.Spec.Template.Spec.Containers[0].Image)
 
 	// Installing again changes nothing, and says so.
-	again, err := b.InstallController(ctx, ref, "")
+	again, err := b.InstallController(ctx, ref, "", handshake.Discard)
 	require.NoError(t, err)
 	assert.Empty(t, again.Changes)
 	assert.Contains(t, again.Unchanged, "Deployment liqo-auth-controller")
@@ -54,7 +55,7 @@ func TestWizardBackendInstallsController(t *testing.T) {
 func TestWizardBackendInstallFailureIsExplained(t *testing.T) {
 	kc, addr := labtest.UnreachableKubeconfig(t)
 
-	res, err := wizardbackend.New(time.Minute, flows.EngineOptions{}).InstallController(labtest.Context(t), tui.ClusterRef{Kubeconfig: kc}, "")
+	res, err := wizardbackend.New(time.Minute, flows.EngineOptions{}).InstallController(labtest.Context(t), tui.ClusterRef{Kubeconfig: kc}, "", handshake.Discard)
 	require.Error(t, err)
 	var f *tui.Failure
 	require.True(t, errors.As(err, &f), "%T: %v", err, err)

@@ -1,17 +1,23 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // Printer writes liqoctl-style step lines to stderr; results go to stdout.
+// Flows call its sink from several goroutines (steps and Event watches):
+// one line is written at a time.
 type Printer struct {
 	Out io.Writer // results and artifacts
 	Err io.Writer // progress and errors
+	mu  sync.Mutex
 }
 
 func (p *Printer) line(level string, scope handshake.Scope, format string, args ...any) {
@@ -22,6 +28,8 @@ func (p *Printer) line(level string, scope handshake.Scope, format string, args 
 	if scope != handshake.NoScope {
 		msg = "(" + string(scope) + ") " + msg
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	fmt.Fprintf(p.Err, " %-6s %s\n", level, msg)
 }
 
@@ -38,4 +46,24 @@ func (p *Printer) Warn(scope handshake.Scope, format string, args ...any) {
 // Error prints a failure line.
 func (p *Printer) Error(scope handshake.Scope, format string, args ...any) {
 	p.line("ERRO", scope, format, args...)
+}
+
+// sink renders flow events as liqoctl-style lines on stderr.
+func (p *Printer) sink(ev handshake.Event) {
+	switch ev.Kind {
+	case handshake.StepDone, handshake.Note:
+		p.Info(ev.Scope, "%s", ev.Message)
+	case handshake.StepFailed:
+		p.Error(ev.Scope, "%s", ev.Message)
+	case handshake.ClusterEvent:
+		if ev.Warning {
+			p.Warn(ev.Scope, "Event %s: %s", ev.Reason, ev.Message)
+		}
+	}
+}
+
+// alreadyReported tells whether the error was printed as a failed step.
+func alreadyReported(err error) bool {
+	var se *flows.StepError
+	return errors.As(err, &se)
 }

@@ -1,0 +1,134 @@
+package wizardbackend
+
+import (
+	"context"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
+)
+
+func (b *Backend) CreateNonce(ctx context.Context, provider tui.ClusterRef, consumerID string, sink handshake.Sink) (*tui.Artifact, error) {
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	nonce, err := flows.CreateNonce(ctx, flows.ProviderOptions{Provider: c, ConsumerID: consumerID, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	own, err := c.ClusterID(ctx)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce + "\n"), FromID: own, ForID: consumerID}, nil
+}
+
+func (b *Backend) CheckNonce(data []byte) (*tui.Artifact, error) {
+	nonce, err := flows.ParseNonce(data)
+	if err != nil {
+		return nil, err
+	}
+	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce)}, nil
+}
+
+func (b *Backend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, providerID, nonce string, sink handshake.Sink) (*tui.Artifact, error) {
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: providerID, Nonce: nonce, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return tenantArtifact(t, nil, providerID)
+}
+
+func (b *Backend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data []byte) (*tui.Artifact, error) {
+	t, err := flows.DecodeTenant(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, err
+	}
+	placed, err := flows.CheckTenant(ctx, c, t)
+	if err != nil {
+		return nil, err
+	}
+	return tenantArtifact(placed, data, "")
+}
+
+func (b *Backend) ApplyTenant(ctx context.Context, provider tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.Artifact, error) {
+	t, err := flows.DecodeTenant(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: c, ConsumerID: t.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, t, sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return tenantArtifact(applied, data, "")
+}
+
+func (b *Backend) GenerateIdentity(ctx context.Context, provider tui.ClusterRef, consumerID string, sink handshake.Sink) (*tui.Artifact, error) {
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	id, err := flows.GenerateIdentityStep(ctx, c, consumerID, "", sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return identityArtifact(id, nil)
+}
+
+func (b *Backend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
+	id, err := flows.DecodeIdentity(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, err
+	}
+	placed, err := flows.CheckIdentity(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	return identityArtifact(placed, data)
+}
+
+func (b *Backend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.AuthResult, error) {
+	id, err := flows.DecodeIdentity(data)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: id.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, id, sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	own, err := c.ClusterID(ctx)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	res := &tui.AuthResult{ConsumerID: own, ProviderID: id.Spec.ClusterID, Identity: applied.Namespace + "/" + applied.Name,
+		CertificateExpiry: identityNotAfter(applied)}
+	if ref := applied.Status.KubeconfigSecretRef; ref != nil {
+		res.KubeconfigSecret = applied.Namespace + "/" + ref.Name
+	}
+	if pub, _, err := c.PublicKey(ctx); err == nil {
+		res.ConsumerFingerprint, _ = authcrypto.Fingerprint(pub)
+	}
+	return res, nil
+}

@@ -1,0 +1,121 @@
+package handshake
+
+import "strings"
+
+// ArtifactKind names what travels between the two admins.
+type ArtifactKind string
+
+const (
+	KindNonce    ArtifactKind = "nonce"
+	KindTenant   ArtifactKind = "Tenant"
+	KindIdentity ArtifactKind = "Identity"
+)
+
+// FileName is the default file an artifact is saved as.
+func (k ArtifactKind) FileName() string {
+	switch k {
+	case KindNonce:
+		return "nonce.txt"
+	case KindTenant:
+		return "tenant.yaml"
+	case KindIdentity:
+		return "identity.yaml"
+	}
+	return "artifact.txt"
+}
+
+// Receiver is the role of the admin an artifact is handed to.
+func (k ArtifactKind) Receiver() Role {
+	if k == KindTenant {
+		return RoleProvider
+	}
+	return RoleConsumer
+}
+
+// Handoff is one artifact handed to the other admin: what they run next is
+// built from it, the same in the wizard, in --batch and in the step
+// commands.
+type Handoff struct {
+	Kind ArtifactKind
+	// SenderID is the cluster that made the artifact, ReceiverID the one
+	// it is for ("" = unknown).
+	SenderID, ReceiverID string
+	// File is where the receiver finds it ("" = Kind.FileName()).
+	File string
+	// Batch: the receiver runs `liqo-auth-tui --batch` rather than the
+	// step commands.
+	Batch bool
+	// APIServer is what an Identity tells the consumer to reach.
+	APIServer string
+}
+
+// Title is the line before the commands: "Next, on the consumer c1
+// (save the nonce as nonce.txt):".
+func (h Handoff) Title() string {
+	title := "Next, on the " + string(h.Kind.Receiver())
+	if h.ReceiverID != "" {
+		title += " " + h.ReceiverID
+	}
+	return title + " (save the " + string(h.Kind) + " as " + h.file() + "):"
+}
+
+// Commands are what the receiver runs, in order; lines starting with "#"
+// are remarks, not commands.
+func (h Handoff) Commands() []string {
+	sender := h.SenderID
+	if sender == "" {
+		sender = "<" + string(h.Kind.Receiver().Other()) + " cluster ID>"
+	}
+	const tool = "liqo-auth-tui"
+	file := h.file()
+	if h.Batch {
+		switch h.Kind {
+		case KindNonce:
+			return []string{tool + " --batch --role consumer --remote-cluster-id " + sender + " --nonce-file " + file + " > " + KindTenant.FileName()}
+		case KindTenant:
+			return []string{tool + " --batch --role provider --remote-cluster-id " + sender + " --tenant-file " + file + " > " + KindIdentity.FileName()}
+		}
+		return []string{tool + " --batch --role consumer --remote-cluster-id " + sender + " --identity-file " + file}
+	}
+	switch h.Kind {
+	case KindNonce:
+		return []string{
+			tool + " generate tenant --remote-cluster-id " + sender + " --nonce-file " + file + " --output-file " + KindTenant.FileName(),
+			"# or run " + tool + " there and paste the nonce; with liqoctl:",
+			"liqoctl generate tenant --remote-cluster-id " + sender + " --nonce <nonce>",
+		}
+	case KindTenant:
+		return []string{
+			tool + " apply tenant -f " + file,
+			tool + " generate identity --remote-cluster-id " + sender + " --output-file " + KindIdentity.FileName(),
+		}
+	}
+	cmds := []string{tool + " apply identity -f " + file, tool + " verify --remote-cluster-id " + sender}
+	if h.APIServer != "" {
+		receiver := h.ReceiverID
+		if receiver == "" {
+			receiver = "cluster"
+		}
+		cmds = append(cmds, "# the consumer "+receiver+" must reach "+h.APIServer)
+	}
+	return cmds
+}
+
+// Line is the title and the commands on one line, for liqoctl-style
+// progress output; remarks are left out.
+func (h Handoff) Line() string {
+	var cmds []string
+	for _, c := range h.Commands() {
+		if !strings.HasPrefix(c, "#") {
+			cmds = append(cmds, c)
+		}
+	}
+	return h.Title() + " " + strings.Join(cmds, "; then ")
+}
+
+func (h Handoff) file() string {
+	if h.File != "" {
+		return h.File
+	}
+	return h.Kind.FileName()
+}
