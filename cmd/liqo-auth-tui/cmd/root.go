@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/internal/version"
+
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
@@ -51,6 +53,8 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
+		// --version prints the same line as `version`.
+		Version: version.String(binaryName),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Session.Batch {
 				return (&BatchOptions{Options: o}).Run(cmd.Context())
@@ -76,6 +80,8 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
 		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o))
 	root.AddCommand(newInstallCommands(o)...)
+	root.AddCommand(newVersionCommand(o))
+	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }
 
