@@ -1,3 +1,5 @@
+//go:build cluster
+
 package flows_test
 
 import (
@@ -31,8 +33,8 @@ func (r *recorder) sink(ev handshake.Event) {
 }
 
 func TestAuthenticateEndToEnd(t *testing.T) {
-	ctx := labtest.Context(t)
 	provider, consumer := pair(t, "auth-provider", "auth-consumer")
+	ctx := labtest.Context(t)
 	var rec recorder
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, rec.sink)
 	require.NoError(t, err)

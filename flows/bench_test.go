@@ -90,7 +90,7 @@ func cleanup(b *testing.B, ctx context.Context, provider, consumer *kube.Cluster
 }
 
 func benchCluster(b *testing.B, ctx context.Context, i int, id string) *kube.Cluster {
-	c, err := kube.NewCluster(clusters[i].Config, "liqo-"+id)
+	c, err := kube.NewCluster(clusters(b)[i].Config, "liqo-"+id)
 	if err != nil {
 		b.Fatal(err)
 	}

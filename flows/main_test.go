@@ -12,19 +12,24 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
-var clusters []*lab.Cluster
+// The lab of this package's tests, started by the first test that needs it.
+var testLab = labtest.Lazy("provider", "consumer")
 
 func TestMain(m *testing.M) {
-	os.Exit(labtest.Main(m, &clusters, "provider", "consumer"))
+	os.Exit(testLab.Run(m))
 }
+
+// clusters returns the lab's clusters, starting them on first use.
+func clusters(t testing.TB) []*lab.Cluster { return testLab.Clusters(t) }
 
 // pair returns the provider and consumer of the lab, each in its own Liqo
 // namespace so that tests with different cluster IDs stay apart.
 func pair(t *testing.T, providerID, consumerID string) (provider, consumer *kube.Cluster) {
 	t.Helper()
+	cs := clusters(t)
 	ctx := labtest.Context(t)
-	provider = initCluster(t, ctx, clusters[0], "liqo-"+providerID, providerID)
-	consumer = initCluster(t, ctx, clusters[1], "liqo-"+consumerID, consumerID)
+	provider = initCluster(t, ctx, cs[0], "liqo-"+providerID, providerID)
+	consumer = initCluster(t, ctx, cs[1], "liqo-"+consumerID, consumerID)
 	return provider, consumer
 }
 

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package flows_test
 
 import (
@@ -20,8 +22,8 @@ import (
 // instead of letting it run into its timeout: here the provider's nonce
 // changes after the consumer signed the old one.
 func TestWarningEventFailsStepAtOnce(t *testing.T) {
-	ctx := labtest.Context(t)
 	provider, consumer := pair(t, "warn-provider", "warn-consumer")
+	ctx := labtest.Context(t)
 	var failed handshake.Event
 	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 45 * time.Second},
 		func(ev handshake.Event) {

@@ -27,8 +27,8 @@ const (
 	byRemoteID  = "remoteClusterID"
 )
 
-// run holds the informers and loops of one Manager.Run.
-type run struct {
+// wiring holds the informers and loops of one Manager.Run.
+type wiring struct {
 	factories []informers.SharedInformerFactory
 	informers []cache.SharedIndexInformer // Liqo types, outside the factories
 	synced    []cache.DoneChecker
@@ -41,8 +41,8 @@ type run struct {
 
 // wire builds the informers and loops of the enabled sides. Every informer
 // is narrowed by a label selector to the few objects Liqo cares about.
-func (m *Manager) wire(ev *events) (*run, error) {
-	r := &run{activity: ev.activity}
+func (m *Manager) wire(ev *events) (*wiring, error) {
+	r := &wiring{activity: ev.activity}
 	namespaces := r.factory(m.c, kube.TenantNamespaceLabel).Core().V1().Namespaces()
 	if err := namespaces.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (m *Manager) wire(ev *events) (*run, error) {
 	return r, nil
 }
 
-func (m *Manager) wireProvider(r *run, ev *events, nsInformer cache.SharedIndexInformer, nsLister corelisters.NamespaceLister) error {
+func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedIndexInformer, nsLister corelisters.NamespaceLister) error {
 	nonces := r.factory(m.c, kube.NonceLabel).Core().V1().Secrets()
 	if err := nonces.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return err
@@ -158,7 +158,7 @@ func (m *Manager) wireProvider(r *run, ev *events, nsInformer cache.SharedIndexI
 // replicated from consumers (cordoning reads them on every Tenant pass).
 // The run does not wait for it: until it synced, or when the API is not
 // served or not watchable, the reconciler lists live as before.
-func (m *Manager) resourceSliceInformer(r *run) cache.SharedIndexInformer {
+func (m *Manager) resourceSliceInformer(r *wiring) cache.SharedIndexInformer {
 	if !m.slicesServed || m.meta == nil {
 		return nil
 	}
@@ -177,7 +177,7 @@ func (m *Manager) resourceSliceInformer(r *run) cache.SharedIndexInformer {
 	return inf
 }
 
-func (m *Manager) wireConsumer(r *run, ev *events, nsInformer cache.SharedIndexInformer, nsLister corelisters.NamespaceLister) error {
+func (m *Manager) wireConsumer(r *wiring, ev *events, nsInformer cache.SharedIndexInformer, nsLister corelisters.NamespaceLister) error {
 	signed := r.factory(m.c, kube.SignedNonceLabel).Core().V1().Secrets()
 	if err := signed.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return err
@@ -220,27 +220,27 @@ func all(*metav1.ListOptions) {}
 
 // factory returns a new informer factory whose informers only see objects
 // matching the label selector (often just a label key).
-func (r *run) factory(c *kube.Cluster, labelSelector string) informers.SharedInformerFactory {
+func (r *wiring) factory(c *kube.Cluster, labelSelector string) informers.SharedInformerFactory {
 	return r.factoryWith(c, func(o *metav1.ListOptions) { o.LabelSelector = labelSelector })
 }
 
 // factoryWith returns a new informer factory whose lists and watches are
 // narrowed by tweak.
-func (r *run) factoryWith(c *kube.Cluster, tweak func(*metav1.ListOptions)) informers.SharedInformerFactory {
+func (r *wiring) factoryWith(c *kube.Cluster, tweak func(*metav1.ListOptions)) informers.SharedInformerFactory {
 	f := informers.NewSharedInformerFactoryWithOptions(c.Kube, 0, informers.WithTweakListOptions(tweak),
 		informers.WithTransform(stripManagedFields))
 	r.factories = append(r.factories, f)
 	return f
 }
 
-func (r *run) liqoInformer(lw cache.ListerWatcher, obj runtime.Object, indexers cache.Indexers) cache.SharedIndexInformer {
+func (r *wiring) liqoInformer(lw cache.ListerWatcher, obj runtime.Object, indexers cache.Indexers) cache.SharedIndexInformer {
 	inf := cache.NewSharedIndexInformer(lw, obj, 0, indexers)
 	_ = inf.SetTransform(stripManagedFields) // before it runs: cannot fail
 	r.informers = append(r.informers, inf)
 	return inf
 }
 
-func (r *run) loop(name string, sync syncFunc, afterSync func(string, string, error)) *loop {
+func (r *wiring) loop(name string, sync syncFunc, afterSync func(string, string, error)) *loop {
 	l := newLoop(name, sync, afterSync)
 	l.activity = r.activity
 	r.loops = append(r.loops, l)
@@ -249,7 +249,7 @@ func (r *run) loop(name string, sync syncFunc, afterSync func(string, string, er
 
 // watch registers h (when not nil) and makes the run wait for inf's cache
 // and for h to have seen the initial list.
-func (r *run) watch(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) error {
+func (r *wiring) watch(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) error {
 	r.synced = append(r.synced, inf.HasSyncedChecker())
 	if h == nil {
 		return nil
@@ -262,7 +262,7 @@ func (r *run) watch(inf cache.SharedIndexInformer, h cache.ResourceEventHandler)
 	return nil
 }
 
-func (r *run) start(ctx context.Context) {
+func (r *wiring) start(ctx context.Context) {
 	for _, f := range r.factories {
 		f.Start(ctx.Done())
 	}
@@ -274,7 +274,7 @@ func (r *run) start(ctx context.Context) {
 }
 
 // shutDownQueues lets the workers finish their current item and return.
-func (r *run) shutDownQueues() {
+func (r *wiring) shutDownQueues() {
 	for _, l := range r.loops {
 		l.queue.ShutDown()
 	}
@@ -282,7 +282,7 @@ func (r *run) shutDownQueues() {
 
 // stop finishes what the workers left under way, stops the informers and
 // waits for their goroutines.
-func (r *run) stop() {
+func (r *wiring) stop() {
 	for _, c := range r.closers {
 		c()
 	}
