@@ -27,7 +27,7 @@ func explainErr(err error) error {
 	f := &tui.Failure{Reason: err.Error(), Err: err}
 	var se *flows.StepError
 	if errors.As(err, &se) {
-		f.Reason, f.Scope = se.Line, handshake.Scope(se.Scope)
+		f.Reason, f.Scope = se.Line, se.Scope
 	}
 	var warn *flows.WarningError
 	var reach *kube.ReachError
