@@ -276,6 +276,34 @@ func TestAccessibleFailureOffersRetryAndBack(t *testing.T) {
 	}
 }
 
+func TestAccessibleDetectActionsAndEditKubeconfigs(t *testing.T) {
+	f := newFake()
+	out, err := runLines(t, f, both(), lines(
+		"m",    // manual mode, on the local cluster
+		"e",    // edit the kubeconfigs
+		"", "", // default kubeconfig, no other one
+		"", "3", // contexts: consumer (current), provider
+		"", // automated again: continue
+		"", // finish
+	))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	mustPrint(t, out,
+		"→ Manual mode: only the local cluster is used (the consumer)",
+		"  e      edit kubeconfigs\n",
+		"Kubeconfig of your cluster (local) [empty = ~/.kube/config]",
+		"→ Automated mode: this workstation reaches both clusters.",
+		"✓ Authenticated",
+	)
+	if n := strings.Count(out, "Probing the clusters…"); n != 2 {
+		t.Fatalf("probed %d times, want 2 (e asks again, then probes)", n)
+	}
+	if !f.called("Contexts ") || !f.called("Authenticate consumer provider") {
+		t.Fatalf("calls %v", f.calls)
+	}
+}
+
 func TestAccessibleOffersControllerInstall(t *testing.T) {
 	f := newFake()
 	o := both()

@@ -284,55 +284,102 @@ func (d *detectScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		if len(d.pending) > 0 || d.checking {
 			return d, nil
 		}
-		k := d.Keys().(detectKeys)
 		if d.confirmInstall {
+			k := d.Keys().(detectKeys)
 			switch {
 			case key.Matches(msg, k.Yes):
-				d.confirmInstall = false
-				return d, runOp(opInstallController(s, d.uncontrolled()))
+				return d, d.install(true)
 			case key.Matches(msg, k.No):
-				d.confirmInstall = false
+				return d, d.install(false)
 			}
 			return d, nil
 		}
-		switch {
-		case key.Matches(msg, k.Install):
-			d.confirmInstall = true
-		case key.Matches(msg, k.Continue):
-			return d, d.next()
-		case key.Matches(msg, k.Reprobe):
-			return d, tea.Batch(d.spinner.Tick, d.probe())
-		case key.Matches(msg, k.Edit):
-			return d, navigate(editStartMsg{})
-		case key.Matches(msg, k.Init):
-			return d, runOp(opInit(s, d.unready()))
-		case key.Matches(msg, k.Mode):
+		return d, pressed(msg, d.actions())
+	}
+	return d, nil
+}
+
+// actions are the detect screen's keys in the help's order (the install
+// confirmation's aside): I asks to confirm the install first.
+func (d *detectScreen) actions() []action {
+	s, k := d.s, d.Keys().(detectKeys)
+	role := func(r handshake.Role) func() tea.Cmd {
+		return func() tea.Cmd {
+			// The key names the role of the cluster in use.
+			if s.manualSide == handshake.Remote {
+				s.localRole = r.Other()
+			} else {
+				s.localRole = r
+			}
+			return nil
+		}
+	}
+	return []action{
+		{k.Continue, d.next},
+		{k.Consumer, role(handshake.RoleConsumer)},
+		{k.Provider, role(handshake.RoleProvider)},
+		{k.Init, func() tea.Cmd { return runOp(opInit(s, d.unready())) }},
+		{k.Install, func() tea.Cmd { d.confirmInstall = true; return nil }},
+		{k.Mode, func() tea.Cmd {
 			if s.mode == ModeAutomated {
 				s.mode, s.manualSide = ModeManual, handshake.Local
 			} else {
 				s.mode = ModeAutomated
 			}
-		case key.Matches(msg, k.Side):
+			return nil
+		}},
+		{k.Side, func() tea.Cmd {
 			if s.manualSide == handshake.Local {
 				s.manualSide = handshake.Remote
 			} else {
 				s.manualSide = handshake.Local
 			}
-		case key.Matches(msg, k.Swap):
-			s.localRole = s.localRole.Other()
-		case key.Matches(msg, k.Consumer), key.Matches(msg, k.Provider):
-			role := handshake.RoleConsumer
-			if key.Matches(msg, k.Provider) {
-				role = handshake.RoleProvider
+			return nil
+		}},
+		{k.Swap, func() tea.Cmd { s.localRole = s.localRole.Other(); return nil }},
+		{k.Reprobe, func() tea.Cmd { return tea.Batch(d.spinner.Tick, d.probe()) }},
+		{k.Edit, func() tea.Cmd { return navigate(editStartMsg{}) }},
+	}
+}
+
+// install answers the install confirmation.
+func (d *detectScreen) install(yes bool) tea.Cmd {
+	d.confirmInstall = false
+	if !yes {
+		return nil
+	}
+	return runOp(opInstallController(d.s, d.uncontrolled()))
+}
+
+// lines probes the clusters, prints what answered and the mode, and offers
+// the screen's actions (continue, role, mode, init, install...).
+func (d *detectScreen) lines(u *lineUI) (tea.Msg, error) {
+	u.println("")
+	u.println("Probing the clusters…")
+	if nav, err := u.await(d, d.probe()); nav != nil || err != nil {
+		return nav, err
+	}
+	for {
+		u.println("")
+		u.println(plain(d.View(lineWidth, 1000)))
+		cmd, quit, err := u.offer("What next?", d.actions(), true)
+		if quit != nil || err != nil {
+			return quit, err
+		}
+		if d.confirmInstall {
+			yes, err := u.confirm(installTitle, d.installQuestion())
+			if err != nil {
+				return nil, err
 			}
-			// The key names the role of the cluster in use.
-			if s.manualSide == handshake.Remote {
-				role = role.Other()
-			}
-			s.localRole = role
+			cmd = d.install(yes)
+		}
+		if d.checking {
+			u.println("Reading the handshake state…")
+		}
+		if nav, err := u.await(d, cmd); nav != nil || err != nil {
+			return nav, err
 		}
 	}
-	return d, nil
 }
 
 // next continues to the handshake: automated checks where it stands first.
@@ -351,14 +398,6 @@ func (d *detectScreen) next() tea.Cmd {
 		st, err := s.backend.Stage(ctx, consumer, handshake.RoleConsumer, pid)
 		return stageMsg{stage: st, err: err}
 	}
-}
-
-// confirming is the question the screen waits a y/n for ("" = none).
-func (d *detectScreen) confirming() (question, details string) {
-	if d.confirmInstall {
-		return installTitle, d.installQuestion()
-	}
-	return "", ""
 }
 
 const installTitle = "Install the in-cluster controller?"

@@ -8,6 +8,8 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 type errorKeys struct {
@@ -42,14 +44,34 @@ func (e *errorScreen) Keys() help.KeyMap { return e.keys }
 
 func (e *errorScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, e.keys.Retry) && e.retry != nil:
-			return e, e.retry
-		case key.Matches(k, e.keys.Back):
-			return e, navigate(gotoDetectMsg{})
-		}
+		return e, pressed(k, e.actions())
 	}
 	return e, nil
+}
+
+// actions: retry (when there is a retry), back to detection.
+func (e *errorScreen) actions() []action {
+	return []action{
+		{e.keys.Retry, func() tea.Cmd { return e.retry }},
+		{e.keys.Back, func() tea.Cmd { return navigate(gotoDetectMsg{}) }},
+	}
+}
+
+// lines says what failed and what to do, and offers the actions.
+func (e *errorScreen) lines(u *lineUI) (tea.Msg, error) {
+	reason, hint := explain(e.err)
+	u.println("")
+	u.logLine("ERRO", handshake.NoScope, "Something failed: "+reason)
+	u.println("What to do: " + hint)
+	for {
+		cmd, quit, err := u.offer("What next?", e.actions(), true)
+		if quit != nil || err != nil {
+			return quit, err
+		}
+		if nav, err := u.await(e, cmd); nav != nil || err != nil {
+			return nav, err
+		}
+	}
 }
 
 // explain turns an error into a reason and what to do.

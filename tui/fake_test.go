@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -265,7 +263,7 @@ func (f *fakeBackend) Verify(_ context.Context, consumer ClusterRef, providerID 
 }
 
 // harness drives a Model's Update directly, running the commands it
-// returns (ticks that only animate are dropped) until things settle.
+// returns with runCmd (what only animates is dropped) until things settle.
 type harness struct {
 	t      testing.TB
 	m      *Model
@@ -290,11 +288,11 @@ func newHarness(t testing.TB, f *fakeBackend, o Options) *harness {
 	o.nativeCopy = func(s string) error { h.copied = append(h.copied, s); return nil }
 	h.m = New(context.Background(), o)
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	h.run(h.m.Init(), 0)
+	h.run(h.m.Init())
 	return h
 }
 
-func (h *harness) send(msg tea.Msg) { h.t.Helper(); h.process(msg, 0) }
+func (h *harness) send(msg tea.Msg) { h.t.Helper(); h.run(func() tea.Msg { return msg }) }
 
 func (h *harness) key(keys ...string) {
 	h.t.Helper()
@@ -309,48 +307,27 @@ func (h *harness) typeText(s string) {
 	}
 }
 
-func (h *harness) process(msg tea.Msg, depth int) {
+// run runs cmd and what the model answers to its messages, until nothing
+// is left to run (at most 5s: what is still running then is dropped).
+func (h *harness) run(cmd tea.Cmd) {
 	h.t.Helper()
-	if depth > 500 {
-		h.t.Fatalf("message loop too deep at %T", msg)
-	}
-	switch msg := msg.(type) {
-	case nil, spinner.TickMsg:
-		return
-	case tea.QuitMsg:
-		h.quit = true
-		return
-	case tea.BatchMsg:
-		for _, c := range msg {
-			h.run(c, depth+1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	n := 0
+	err := runCmd(ctx, cmd, func(msg tea.Msg) tea.Cmd {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			h.quit = true
 		}
-		return
-	}
-	name := fmt.Sprintf("%T", msg)
-	if strings.Contains(strings.ToLower(name), "blink") {
-		return
-	}
-	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
-		for i := 0; i < v.Len(); i++ {
-			h.run(v.Index(i).Interface().(tea.Cmd), depth+1)
+		if h.quit || animation(msg) {
+			return nil
 		}
-		return
-	}
-	_, cmd := h.m.Update(msg)
-	h.run(cmd, depth+1)
-}
-
-func (h *harness) run(cmd tea.Cmd, depth int) {
-	h.t.Helper()
-	if cmd == nil || h.quit {
-		return
-	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	select {
-	case msg := <-ch:
-		h.process(msg, depth)
-	case <-time.After(3 * time.Second):
+		if n++; n > 500 {
+			h.t.Fatalf("message loop too long at %T", msg)
+		}
+		_, next := h.m.Update(msg)
+		return next
+	})
+	if err != nil {
 		h.t.Log("a command did not return in time; dropped")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -23,7 +24,8 @@ type (
 		path string
 		err  error
 	}
-	leaveAltScreenMsg struct{}
+	// leaveAltScreenMsg leaves the alternate screen, then runs then.
+	leaveAltScreenMsg struct{ then tea.Cmd }
 	printNowMsg       struct{}
 )
 
@@ -149,8 +151,8 @@ func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		case key.Matches(msg, h.keys.Print):
 			h.setStatus("Printed below the wizard's screen: it stays in your terminal's scrollback.", false)
 			// Leave the alternate screen first, then print above the UI.
-			return h, tea.Sequence(navigate(leaveAltScreenMsg{}),
-				tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return printNowMsg{} }))
+			return h, navigate(leaveAltScreenMsg{
+				then: tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return printNowMsg{} })})
 		case key.Matches(msg, h.keys.Next):
 			return h, h.next()
 		}
@@ -218,6 +220,61 @@ func (h *handoffScreen) next() tea.Cmd {
 		return navigate(gotoReceiveMsg{kind: KindIdentity})
 	}
 	return navigate(gotoSummaryMsg{})
+}
+
+// lines prints the artifact for the other admin with its fingerprint and
+// their next commands, and offers to save it to a file.
+func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
+	s, art := h.s, h.art
+	other := s.selfRole().Other()
+	u.println("")
+	u.printf("Send this %s to the %s's admin.", art.Kind, other)
+	u.printBanner()
+	u.println(h.printable())
+	u.printf("# end of the %s", art.Kind)
+	if art.Fingerprint != "" {
+		u.printf("%s fingerprint: %s", capitalize(fingerprintLabel(art.Kind)), art.Fingerprint)
+		u.println("Compare it with the other admin out of band (phone, chat) before going on.")
+	}
+	if art.Kind == KindIdentity && art.APIServer != "" {
+		u.println("API server advertised to the consumer: " + art.APIServer)
+	}
+	if art.Kind == KindIdentity && !art.NotAfter.IsZero() {
+		u.println("Certificate expires: " + plain(expiry(art.NotAfter, s.now())))
+	}
+	u.printf("Next, on the %s %s:", other, s.peerID)
+	for _, c := range h.nextCommands() {
+		u.println("  " + c)
+	}
+	for {
+		path := ""
+		if err := u.ask(huh.NewInput().Title(fmt.Sprintf("Save it to a file? Type a path (for example ./%s), or just Return to go on:", art.Kind.FileName())).
+			Value(&path)); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(path) == "" {
+			break
+		}
+		saved := saveCmd(path, art.Data, false)().(savedMsg)
+		if errors.Is(saved.err, fs.ErrExist) {
+			yes, err := u.confirm(saved.path+" exists. Overwrite it?", "")
+			if err != nil {
+				return nil, err
+			}
+			if !yes {
+				continue
+			}
+			saved = saveCmd(path, art.Data, true)().(savedMsg)
+		}
+		h.Update(saved)
+		if h.statusErr {
+			u.println(iconFailed + " " + h.status)
+			continue
+		}
+		u.println(iconDone + " " + h.status)
+		break
+	}
+	return u.await(h, h.next())
 }
 
 func (h *handoffScreen) printable() string {

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
@@ -78,15 +79,42 @@ func newPeerScreen(s *session) *peerScreen {
 	return p
 }
 
-func (p *peerScreen) Init() tea.Cmd {
+func (p *peerScreen) Init() tea.Cmd { return tea.Batch(p.input.Focus(), p.loadPeers()) }
+
+// loadPeers lists the clusters this one has handshake objects for.
+func (p *peerScreen) loadPeers() tea.Cmd {
 	s := p.s
 	self, role := s.self(), s.selfRole()
-	return tea.Batch(p.input.Focus(), func() tea.Msg {
+	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
 		peers, err := s.backend.Peers(ctx, self, role)
 		return peersMsg{peers: peers, err: err}
-	})
+	}
+}
+
+// checkID refuses what is not a cluster ID, and this cluster's own ID.
+func (p *peerScreen) checkID(id string) error {
+	if err := validateClusterID(id); err != nil {
+		return err
+	}
+	if id == p.s.ownID() {
+		return fmt.Errorf("%s is this cluster's own ID: give the %s's ID", id, p.s.selfRole().Other())
+	}
+	return nil
+}
+
+// stage reads how far the handshake with the cluster id got, to resume.
+func (p *peerScreen) stage(id string) tea.Cmd {
+	s := p.s
+	p.err, p.busy = "", true
+	self, role := s.self(), s.selfRole()
+	return func() tea.Msg {
+		ctx, cancel := s.opContext()
+		defer cancel()
+		st, err := s.backend.Stage(ctx, self, role, id)
+		return peerStageMsg{id: id, stage: st, err: err}
+	}
 }
 
 func (p *peerScreen) Typing() bool      { return true }
@@ -130,27 +158,74 @@ func (p *peerScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return p, nil
 		case key.Matches(msg, p.keys.Continue):
 			id := strings.TrimSpace(p.input.Value())
-			if err := validateClusterID(id); err != nil {
+			if err := p.checkID(id); err != nil {
 				p.err = err.Error()
 				return p, nil
 			}
-			if id == s.ownID() {
-				p.err = id + " is this cluster's own ID: give the " + string(s.selfRole().Other()) + "'s ID"
-				return p, nil
-			}
-			p.err, p.busy = "", true
-			self, role := s.self(), s.selfRole()
-			return p, func() tea.Msg {
-				ctx, cancel := s.opContext()
-				defer cancel()
-				st, err := s.backend.Stage(ctx, self, role, id)
-				return peerStageMsg{id: id, stage: st, err: err}
-			}
+			return p, p.stage(id)
 		}
 	}
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
 	return p, cmd
+}
+
+// lines asks the other cluster's ID, offering the known ones, and reads
+// where the handshake with it stands.
+func (p *peerScreen) lines(u *lineUI) (tea.Msg, error) {
+	s := p.s
+	other := s.selfRole().Other()
+	u.println("")
+	u.printf("Which %s?", other)
+	if nav, err := u.await(p, p.loadPeers()); nav != nil || err != nil {
+		return nav, err
+	}
+	if p.err != "" {
+		u.println(iconFailed + " " + p.err)
+	}
+	for {
+		id := ""
+		if len(p.peers) > 0 {
+			id = p.peers[0].ID
+			opts := make([]huh.Option[string], 0, len(p.peers)+1)
+			for _, peer := range p.peers {
+				if peer.ID == s.peerID {
+					id = peer.ID
+				}
+				opts = append(opts, huh.NewOption(peer.ID+" ("+peer.Stage.Describe()+")", peer.ID))
+			}
+			opts = append(opts, huh.NewOption("another "+string(other)+": type its cluster ID", ""))
+			if err := u.ask(huh.NewSelect[string]().Title(fmt.Sprintf("This %s has handshake objects for these %ss:", s.selfRole(), other)).
+				Options(opts...).Value(&id)); err != nil {
+				return nil, err
+			}
+		}
+		if id == "" {
+			def := s.peerID
+			title := fmt.Sprintf("Cluster ID of the %s (its admin sees it with `liqo-auth-tui info`)", other)
+			if def != "" {
+				title += " [" + def + "]"
+			}
+			id = def
+			if err := u.ask(huh.NewInput().Title(title).Value(&id).Validate(func(v string) error {
+				if v = strings.TrimSpace(v); v == "" && def != "" {
+					return nil
+				}
+				return p.checkID(v)
+			})); err != nil {
+				return nil, err
+			}
+		}
+		id = strings.TrimSpace(id)
+		if err := p.checkID(id); err != nil {
+			u.println(iconFailed + " " + err.Error())
+			continue
+		}
+		u.println("Reading the handshake state…")
+		if nav, err := u.await(p, p.stage(id)); nav != nil || err != nil {
+			return nav, err
+		}
+	}
 }
 
 func (p *peerScreen) pick() {

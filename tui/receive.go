@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
 )
 
 // maxInput bounds what is read from a file or a paste (flows.MaxArtifactSize).
@@ -354,12 +355,105 @@ func (r *receiveScreen) describe() string {
 	return "a valid Identity from provider " + a.FromID + ", issued to this cluster's key"
 }
 
-// confirming is the question the screen waits a y/n for ("" = none).
-func (r *receiveScreen) confirming() (question, details string) {
-	if r.confirm {
-		return oneLine(r.confirmText()), ""
+// lines takes the artifact pasted as lines or read from a file, validates
+// it as the screen does, and applies it once confirmed.
+func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
+	s, kind := r.s, r.kind
+	other := s.selfRole().Other()
+	u.println("")
+	u.printf("Receive the %s from the %s's admin.", kind, other)
+	u.printBanner()
+	u.println("Nothing is applied until it is valid and you confirm.")
+	choices := []choice{
+		{keys: []string{"p"}, label: "paste it here"},
+		{keys: []string{"f"}, label: "read it from a file"},
+		{keys: []string{"esc"}, label: "back: another " + string(other)},
 	}
-	return "", ""
+	for {
+		k, quit, err := u.pick(fmt.Sprintf("How do you give the %s?", kind), choices)
+		if quit != nil || err != nil {
+			return quit, err
+		}
+		var cmd tea.Cmd
+		switch k {
+		case "":
+			continue
+		case "esc":
+			return gotoPeerMsg{}, nil
+		case "p":
+			text, err := r.readPaste(u)
+			if err != nil {
+				return nil, err
+			}
+			r.area.SetValue(text)
+			cmd = r.changed(true)
+		case "f":
+			path := r.path.Value()
+			if err := u.ask(huh.NewInput().Title(fmt.Sprintf("File with the %s [%s]", kind, path)).Value(&path)); err != nil {
+				return nil, err
+			}
+			cmd = readFileCmd(path)
+		}
+		u.println("Checking…")
+		if nav, err := u.await(r, cmd); nav != nil || err != nil {
+			return nav, err
+		}
+		switch {
+		case r.err != nil:
+			u.println(iconFailed + " " + oneLine(r.err.Error()))
+			continue
+		case r.art == nil:
+			u.printf("Nothing received: paste the %s or give its file.", kind)
+			continue
+		}
+		u.println(iconDone + " " + r.describe())
+		if r.art.Fingerprint != "" {
+			u.printf("  %s: %s (compare with the other admin)", fingerprintLabel(kind), r.art.Fingerprint)
+		}
+		if r.art.APIServer != "" {
+			u.println("  API server: " + r.art.APIServer)
+		}
+		if !r.art.NotAfter.IsZero() {
+			u.println("  certificate expires: " + plain(expiry(r.art.NotAfter, s.now())))
+		}
+		yes, err := u.confirm(oneLine(r.confirmText()), "")
+		if err != nil {
+			return nil, err
+		}
+		if yes {
+			return u.await(r, r.apply())
+		}
+	}
+}
+
+// readPaste reads a pasted artifact: one line for a nonce, else lines up
+// to an empty one.
+func (r *receiveScreen) readPaste(u *lineUI) (string, error) {
+	if r.kind == KindNonce {
+		u.println("Paste the nonce (one line), then Return:")
+	} else {
+		u.printf("Paste the %s, then an empty line:", r.kind)
+	}
+	var b strings.Builder
+	for {
+		line, err := u.readLine()
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(line) == "" {
+			if b.Len() == 0 {
+				continue
+			}
+			break
+		}
+		if b.Len() <= maxInput {
+			b.WriteString(line + "\n")
+		}
+		if r.kind == KindNonce {
+			break
+		}
+	}
+	return b.String(), nil
 }
 
 func (r *receiveScreen) confirmText() string {

@@ -222,6 +222,37 @@ func (r *runScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	return r, nil
 }
 
+// lines runs the operation's phases in turn, printing their progress as
+// lines (one per step done or failed, controller Event and note).
+func (r *runScreen) lines(u *lineUI) (tea.Msg, error) {
+	s, op := r.s, r.op
+	u.println("")
+	u.println(op.Title)
+	for _, ph := range op.Phases {
+		if len(op.Phases) > 1 {
+			u.println(ph.Title + "…")
+		}
+		ctx, cancel := s.opContext()
+		sink, stop := u.progress()
+		v, err := ph.Run(ctx, sink)
+		stop()
+		cancel()
+		if err != nil {
+			if u.ctx.Err() != nil {
+				return nil, u.ctx.Err()
+			}
+			return gotoErrorMsg{err: err, retry: runOp(op)}, nil
+		}
+		if ph.Apply != nil && v != nil {
+			ph.Apply(s, v)
+		}
+	}
+	if op.Then == nil {
+		return gotoDetectMsg{}, nil
+	}
+	return u.await(r, op.Then(s))
+}
+
 // record applies one flow event to the step list.
 func (r *runScreen) record(ev handshake.Event) {
 	p := r.phases[r.current]

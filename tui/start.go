@@ -175,6 +175,37 @@ func (st *startScreen) done() tea.Cmd {
 	return navigate(startDoneMsg{local: local, remote: remote})
 }
 
+// lines asks the kubeconfigs and contexts the flags did not give; a
+// kubeconfig that cannot be read is asked again.
+func (st *startScreen) lines(u *lineUI) (tea.Msg, error) {
+	for {
+		if !st.anyGiven() || st.forceAsk {
+			if err := u.form(pathsForm(&st.localPath, &st.remotePath, st.s.env, true)); err != nil {
+				return nil, err
+			}
+		}
+		u.println("Reading the kubeconfigs…")
+		m := st.loadContexts()().(contextsMsg)
+		if m.localErr != nil || m.remoteErr != nil {
+			err := m.localErr
+			if err != nil {
+				st.localPath = ""
+			} else {
+				err, st.remotePath = m.remoteErr, ""
+			}
+			u.println(iconFailed + " " + oneLine(err.Error()))
+			st.forceAsk, st.localCtx, st.remoteCtx = true, "", ""
+			continue
+		}
+		if f := contextsForm(m, &st.localCtx, &st.remoteCtx, st.askRemote()); f != nil {
+			if err := u.form(f); err != nil {
+				return nil, err
+			}
+		}
+		return u.await(st, st.done())
+	}
+}
+
 func (st *startScreen) Typing() bool      { return st.form != nil }
 func (st *startScreen) Keys() help.KeyMap { return st.keys }
 

@@ -125,18 +125,49 @@ func (m *summaryScreen) Keys() help.KeyMap { return m.keys }
 
 func (m *summaryScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, m.keys.Done):
-			return m, tea.Quit
-		case key.Matches(k, m.keys.Details):
-			m.details = !m.details
-		case key.Matches(k, m.keys.Reverify):
-			if c := m.s.consumerRef(); c != nil {
-				return m, runOp(opVerify(m.s, *c, m.s.providerID()))
-			}
-		}
+		return m, pressed(k, m.actions())
 	}
 	return m, nil
+}
+
+// actions: finish, the allowed/denied list, verify again.
+func (m *summaryScreen) actions() []action {
+	return []action{
+		{m.keys.Done, func() tea.Cmd { return tea.Quit }},
+		{m.keys.Details, func() tea.Cmd { m.details = !m.details; return nil }},
+		{m.keys.Reverify, func() tea.Cmd {
+			if c := m.s.consumerRef(); c != nil {
+				return runOp(opVerify(m.s, *c, m.s.providerID()))
+			}
+			return nil
+		}},
+	}
+}
+
+// lines prints the summary with the allowed/denied list (so d is not
+// offered), and offers to finish or verify again.
+func (m *summaryScreen) lines(u *lineUI) (tea.Msg, error) {
+	s := m.s
+	m.details = true
+	m.keys.Details.SetEnabled(false)
+	u.println("")
+	if u.printBanner() {
+		u.println("")
+	}
+	banner := s.banner
+	s.banner = "" // printed already
+	u.println(plain(m.View(lineWidth, 1000)))
+	s.banner = banner
+	u.println("")
+	for {
+		cmd, _, err := u.offer("What next?", m.actions(), false)
+		if err != nil {
+			return nil, err
+		}
+		if nav, err := u.await(m, cmd); nav != nil || err != nil {
+			return nav, err
+		}
+	}
 }
 
 func (m *summaryScreen) View(width, height int) string {

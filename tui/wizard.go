@@ -27,6 +27,10 @@ type screen interface {
 	Keys() help.KeyMap
 	// Typing tells whether keys go to a text field (q does not quit then).
 	Typing() bool
+	// lines runs the screen as plain line prompts (accessible mode): it
+	// asks and prints through u and returns the navigation message that
+	// leaves the screen.
+	lines(u *lineUI) (tea.Msg, error)
 }
 
 // Navigation messages: screens ask the wizard to move on with these.
@@ -127,37 +131,49 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case leaveAltScreenMsg:
 		m.inline = true
-		return m, nil
-	case startDoneMsg:
-		m.s.local, m.s.remote = msg.local, msg.remote
-		if msg.role != handshake.RoleUnknown {
-			m.s.localRole, m.s.roleGiven = msg.role, true
-		}
-		return m.show(newDetectScreen(m.s))
-	case gotoDetectMsg:
-		return m.show(newDetectScreen(m.s))
-	case editStartMsg:
-		st := newStartScreen(m.s)
-		st.forceAsk, st.localCtx, st.remoteCtx = true, "", ""
-		m.s.mode = ModeUndecided
-		return m.show(st)
-	case gotoPeerMsg:
-		return m.show(newPeerScreen(m.s))
-	case gotoRunMsg:
-		return m.show(newRunScreen(m.s, msg.op))
-	case gotoHandoffMsg:
-		return m.show(newHandoffScreen(m.s, msg.art))
-	case gotoReceiveMsg:
-		return m.show(newReceiveScreen(m.s, msg.kind))
-	case gotoSummaryMsg:
-		m.s.done = true
-		return m.show(newSummaryScreen(m.s))
-	case gotoErrorMsg:
-		return m.show(newErrorScreen(m.s, msg.err, msg.retry))
+		return m, msg.then
+	}
+	if sc := m.s.screenFor(msg); sc != nil {
+		return m.show(sc)
 	}
 	var cmd tea.Cmd
 	m.cur, cmd = m.cur.Update(msg)
 	return m, cmd
+}
+
+// screenFor is the screen a navigation message leads to, once the session
+// holds what the message brings (nil: msg does not navigate). The
+// full-screen wizard and the line mode both follow it.
+func (s *session) screenFor(msg tea.Msg) screen {
+	switch msg := msg.(type) {
+	case startDoneMsg:
+		s.local, s.remote = msg.local, msg.remote
+		if msg.role != handshake.RoleUnknown {
+			s.localRole, s.roleGiven = msg.role, true
+		}
+		return newDetectScreen(s)
+	case gotoDetectMsg:
+		return newDetectScreen(s)
+	case editStartMsg:
+		st := newStartScreen(s)
+		st.forceAsk, st.localCtx, st.remoteCtx = true, "", ""
+		s.mode = ModeUndecided
+		return st
+	case gotoPeerMsg:
+		return newPeerScreen(s)
+	case gotoRunMsg:
+		return newRunScreen(s, msg.op)
+	case gotoHandoffMsg:
+		return newHandoffScreen(s, msg.art)
+	case gotoReceiveMsg:
+		return newReceiveScreen(s, msg.kind)
+	case gotoSummaryMsg:
+		s.done = true
+		return newSummaryScreen(s)
+	case gotoErrorMsg:
+		return newErrorScreen(s, msg.err, msg.retry)
+	}
+	return nil
 }
 
 func (m *Model) show(sc screen) (tea.Model, tea.Cmd) {
@@ -314,7 +330,8 @@ func (k keyMapJoin) FullHelp() [][]key.Binding {
 // Run starts the wizard on the terminal and returns when it ends: nil once
 // the handshake is done (or the admin leaves the summary), ErrAborted when
 // quit before. With ACCESSIBLE=1 or TERM=dumb it runs as plain line prompts
-// and progress lines instead (accessible.go), with the same flows.
+// and progress lines instead (the screens' lines methods, accessible.go),
+// with the same flows.
 func Run(ctx context.Context, o Options) error {
 	if o.Backend == nil {
 		return errors.New("tui: no backend")
