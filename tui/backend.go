@@ -83,31 +83,9 @@ type InstallResult struct {
 	Unchanged []string
 }
 
-// ArtifactKind names what travels between the two admins.
-type ArtifactKind string
-
-const (
-	KindNonce    ArtifactKind = "nonce"
-	KindTenant   ArtifactKind = "Tenant"
-	KindIdentity ArtifactKind = "Identity"
-)
-
-// FileName is the default file an artifact is saved as.
-func (k ArtifactKind) FileName() string {
-	switch k {
-	case KindNonce:
-		return "nonce.txt"
-	case KindTenant:
-		return "tenant.yaml"
-	case KindIdentity:
-		return "identity.yaml"
-	}
-	return "artifact.txt"
-}
-
 // Artifact is a nonce, Tenant or Identity, produced here or received.
 type Artifact struct {
-	Kind ArtifactKind
+	Kind handshake.ArtifactKind
 	// Data is exactly what is sent to the other admin (file, print).
 	Data []byte
 	// Preview is what may be shown and copied; "" = Data. It differs when

@@ -43,7 +43,7 @@ func handoffFor(t *testing.T, o Options, art *Artifact) (*handoffScreen, *sessio
 }
 
 func TestCopyOSC52SaysSentNotCopied(t *testing.T) {
-	h, _ := handoffFor(t, Options{Clipboard: ClipboardOSC52, Environ: []string{}}, &Artifact{Kind: KindTenant, Data: []byte(tenantYAML)})
+	h, _ := handoffFor(t, Options{Clipboard: ClipboardOSC52, Environ: []string{}}, &Artifact{Kind: handshake.KindTenant, Data: []byte(tenantYAML)})
 	_, cmd := h.Update(keyPress("c"))
 	if cmd == nil {
 		t.Fatal("no OSC52 command")
@@ -56,7 +56,7 @@ func TestCopyOSC52SaysSentNotCopied(t *testing.T) {
 func TestNativeCopyFailureFallsBackToOSC52(t *testing.T) {
 	o := Options{Clipboard: ClipboardAuto, Environ: []string{"DISPLAY=:0"}}
 	o.nativeCopy = func(string) error { return errors.New("xclip: not found") }
-	h, _ := handoffFor(t, o, &Artifact{Kind: KindTenant, Data: []byte(tenantYAML)})
+	h, _ := handoffFor(t, o, &Artifact{Kind: handshake.KindTenant, Data: []byte(tenantYAML)})
 	_, cmd := h.Update(keyPress("c"))
 	msg := cmd()
 	if _, ok := msg.(copiedMsg); !ok {
@@ -82,7 +82,7 @@ func TestSensitiveIdentityIsNeverCopied(t *testing.T) {
 	copied := false
 	o := Options{Clipboard: ClipboardNative, Environ: []string{"DISPLAY=:0"}}
 	o.nativeCopy = func(string) error { copied = true; return nil }
-	h, _ := handoffFor(t, o, &Artifact{Kind: KindIdentity, Data: []byte("awsSecretAccessKey: real"), Preview: "awsSecretAccessKey: ********", Sensitive: true})
+	h, _ := handoffFor(t, o, &Artifact{Kind: handshake.KindIdentity, Data: []byte("awsSecretAccessKey: real"), Preview: "awsSecretAccessKey: ********", Sensitive: true})
 	if h.keys.Copy.Enabled() {
 		t.Fatal("copy offered for credentials")
 	}
@@ -99,7 +99,7 @@ func TestSensitiveIdentityIsNeverCopied(t *testing.T) {
 }
 
 func TestClipboardOffSaysSo(t *testing.T) {
-	h, _ := handoffFor(t, Options{Clipboard: ClipboardOff}, &Artifact{Kind: KindNonce, Data: []byte(fakeNonce)})
+	h, _ := handoffFor(t, Options{Clipboard: ClipboardOff}, &Artifact{Kind: handshake.KindNonce, Data: []byte(fakeNonce)})
 	if h.keys.Copy.Enabled() {
 		t.Fatal("copy offered with --clipboard off")
 	}

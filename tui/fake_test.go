@@ -181,7 +181,7 @@ func (f *fakeBackend) CreateNonce(_ context.Context, provider ClusterRef, consum
 		return nil, err
 	}
 	steps(sink, handshake.Local, "cluster-id", "nonce-secret", "wait-nonce")
-	return &Artifact{Kind: KindNonce, Data: []byte(fakeNonce + "\n"), FromID: "provider-1", ForID: consumerID}, nil
+	return &Artifact{Kind: handshake.KindNonce, Data: []byte(fakeNonce + "\n"), FromID: "provider-1", ForID: consumerID}, nil
 }
 
 func (f *fakeBackend) CheckTenant(_ context.Context, provider ClusterRef, data []byte) (*Artifact, error) {
@@ -194,7 +194,7 @@ func (f *fakeBackend) CheckTenant(_ context.Context, provider ClusterRef, data [
 	if !strings.HasSuffix(strings.TrimSpace(string(data)), "c2lnbmF0dXJl") {
 		return nil, errors.New("signature verification failed: the Tenant was not signed over this provider's (provider-1) current nonce for consumer-1")
 	}
-	return &Artifact{Kind: KindTenant, Data: data, Fingerprint: fpConsumer, FromID: "consumer-1"}, nil
+	return &Artifact{Kind: handshake.KindTenant, Data: data, Fingerprint: fpConsumer, FromID: "consumer-1"}, nil
 }
 
 func (f *fakeBackend) ApplyTenant(_ context.Context, provider ClusterRef, data []byte, sink handshake.Sink) (*Artifact, error) {
@@ -202,7 +202,7 @@ func (f *fakeBackend) ApplyTenant(_ context.Context, provider ClusterRef, data [
 		return nil, err
 	}
 	steps(sink, handshake.Local, "engine", "apply-tenant", "wait-tenant-status")
-	return &Artifact{Kind: KindTenant, Data: data, Fingerprint: fpConsumer, FromID: "consumer-1"}, nil
+	return &Artifact{Kind: handshake.KindTenant, Data: data, Fingerprint: fpConsumer, FromID: "consumer-1"}, nil
 }
 
 func (f *fakeBackend) GenerateIdentity(_ context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error) {
@@ -210,7 +210,7 @@ func (f *fakeBackend) GenerateIdentity(_ context.Context, provider ClusterRef, c
 		return nil, err
 	}
 	steps(sink, handshake.Local, "generate-identity")
-	return &Artifact{Kind: KindIdentity, Data: []byte(identityYAML), Fingerprint: fpCA, FromID: "provider-1", ForID: consumerID,
+	return &Artifact{Kind: handshake.KindIdentity, Data: []byte(identityYAML), Fingerprint: fpCA, FromID: "provider-1", ForID: consumerID,
 		APIServer: "https://provider.example:6443", NotAfter: fakeExpiry}, nil
 }
 
@@ -219,7 +219,7 @@ func (f *fakeBackend) CheckNonce(data []byte) (*Artifact, error) {
 	if len(n) < 20 {
 		return nil, fmt.Errorf("nonce has %d characters, expected %d: copy the whole nonce printed by `create nonce` on the provider", len(n), len(fakeNonce))
 	}
-	return &Artifact{Kind: KindNonce, Data: []byte(n)}, nil
+	return &Artifact{Kind: handshake.KindNonce, Data: []byte(n)}, nil
 }
 
 func (f *fakeBackend) GenerateTenant(_ context.Context, consumer ClusterRef, providerID, nonce string, sink handshake.Sink) (*Artifact, error) {
@@ -227,7 +227,7 @@ func (f *fakeBackend) GenerateTenant(_ context.Context, consumer ClusterRef, pro
 		return nil, err
 	}
 	steps(sink, handshake.Local, "cluster-id", "signed-nonce-secret", "wait-signature", "generate-tenant")
-	return &Artifact{Kind: KindTenant, Data: []byte(tenantYAML), Fingerprint: fpConsumer, FromID: "consumer-1", ForID: providerID}, nil
+	return &Artifact{Kind: handshake.KindTenant, Data: []byte(tenantYAML), Fingerprint: fpConsumer, FromID: "consumer-1", ForID: providerID}, nil
 }
 
 func (f *fakeBackend) CheckIdentity(_ context.Context, consumer ClusterRef, data []byte) (*Artifact, error) {
@@ -237,7 +237,7 @@ func (f *fakeBackend) CheckIdentity(_ context.Context, consumer ClusterRef, data
 	if !strings.Contains(string(data), "kind: Identity") {
 		return nil, errors.New("input is Tenant, expected an Identity")
 	}
-	return &Artifact{Kind: KindIdentity, Data: data, Fingerprint: fpCA, FromID: "provider-1", APIServer: "https://provider.example:6443",
+	return &Artifact{Kind: handshake.KindIdentity, Data: data, Fingerprint: fpCA, FromID: "provider-1", APIServer: "https://provider.example:6443",
 		NotAfter: fakeExpiry}, nil
 }
 

@@ -214,10 +214,10 @@ func saveCmd(path string, data []byte, overwrite bool) tea.Cmd {
 // next is where the handshake continues after the hand-off.
 func (h *handoffScreen) next() tea.Cmd {
 	switch h.art.Kind {
-	case KindNonce:
-		return navigate(gotoReceiveMsg{kind: KindTenant})
-	case KindTenant:
-		return navigate(gotoReceiveMsg{kind: KindIdentity})
+	case handshake.KindNonce:
+		return navigate(gotoReceiveMsg{kind: handshake.KindTenant})
+	case handshake.KindTenant:
+		return navigate(gotoReceiveMsg{kind: handshake.KindIdentity})
 	}
 	return navigate(gotoSummaryMsg{})
 }
@@ -236,10 +236,10 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 		u.printf("%s fingerprint: %s", capitalize(fingerprintLabel(art.Kind)), art.Fingerprint)
 		u.println("Compare it with the other admin out of band (phone, chat) before going on.")
 	}
-	if art.Kind == KindIdentity && art.APIServer != "" {
+	if art.Kind == handshake.KindIdentity && art.APIServer != "" {
 		u.println("API server advertised to the consumer: " + art.APIServer)
 	}
-	if art.Kind == KindIdentity && !art.NotAfter.IsZero() {
+	if art.Kind == handshake.KindIdentity && !art.NotAfter.IsZero() {
 		u.println("Certificate expires: " + plain(expiry(art.NotAfter, s.now())))
 	}
 	u.printf("Next, on the %s %s:", other, s.peerID)
@@ -290,11 +290,11 @@ func (h *handoffScreen) printable() string {
 	return b.String()
 }
 
-func fingerprintLabel(k ArtifactKind) string {
+func fingerprintLabel(k handshake.ArtifactKind) string {
 	switch k {
-	case KindTenant:
+	case handshake.KindTenant:
 		return "consumer key"
-	case KindIdentity:
+	case handshake.KindIdentity:
 		return "provider CA"
 	}
 	return "fingerprint"
@@ -302,7 +302,7 @@ func fingerprintLabel(k ArtifactKind) string {
 
 // nextCommands is what the other admin runs next, IDs filled in.
 func (h *handoffScreen) nextCommands() []string {
-	return handshake.Handoff{Kind: handshake.ArtifactKind(h.art.Kind), SenderID: h.s.ownID(), ReceiverID: h.s.peerID,
+	return handshake.Handoff{Kind: h.art.Kind, SenderID: h.s.ownID(), ReceiverID: h.s.peerID,
 		APIServer: h.art.APIServer}.Commands()
 }
 
@@ -319,10 +319,10 @@ func (h *handoffScreen) View(width, height int) string {
 		bottom.WriteString(fmt.Sprintf("%s fingerprint: %s\n", capitalize(fingerprintLabel(h.art.Kind)), styleFP.Render(h.art.Fingerprint)))
 		bottom.WriteString(styleSubtle.Render("Compare it with the other admin out of band (phone, chat) before going on.") + "\n")
 	}
-	if h.art.Kind == KindIdentity && h.art.APIServer != "" {
+	if h.art.Kind == handshake.KindIdentity && h.art.APIServer != "" {
 		bottom.WriteString("API server advertised to the consumer: " + h.art.APIServer + "\n")
 	}
-	if h.art.Kind == KindIdentity && !h.art.NotAfter.IsZero() {
+	if h.art.Kind == handshake.KindIdentity && !h.art.NotAfter.IsZero() {
 		bottom.WriteString("Certificate expires: " + expiry(h.art.NotAfter, s.now()) + "\n")
 	}
 	bottom.WriteString("\n" + styleBold.Render(fmt.Sprintf("Next, on the %s %s:", other, orDefault(s.peerID, ""))) + "\n")

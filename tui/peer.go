@@ -255,7 +255,7 @@ func resume(s *session, st handshake.Stage) tea.Cmd {
 		case handshake.StageAwaitIdentity:
 			return runOp(opGenerateTenant(s, ""))
 		default:
-			return navigate(gotoReceiveMsg{kind: KindNonce})
+			return navigate(gotoReceiveMsg{kind: handshake.KindNonce})
 		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // maxInput bounds what is read from a file or a paste (flows.MaxArtifactSize).
@@ -49,7 +51,7 @@ func (k receiveKeys) FullHelp() [][]key.Binding {
 // changes and applies nothing until it is valid and confirmed.
 type receiveScreen struct {
 	s          *session
-	kind       ArtifactKind
+	kind       handshake.ArtifactKind
 	keys       receiveKeys
 	area       textarea.Model
 	path       textinput.Model
@@ -65,7 +67,7 @@ type receiveScreen struct {
 // validateDelay debounces validation while typing; a paste validates at once.
 const validateDelay = 200 * time.Millisecond
 
-func newReceiveScreen(s *session, kind ArtifactKind) *receiveScreen {
+func newReceiveScreen(s *session, kind handshake.ArtifactKind) *receiveScreen {
 	ta := textarea.New()
 	ta.Placeholder = "paste the " + string(kind) + " here (your terminal's paste: ctrl+shift+v, cmd+v…)"
 	ta.ShowLineNumbers = false
@@ -86,7 +88,7 @@ func newReceiveScreen(s *session, kind ArtifactKind) *receiveScreen {
 		No:    key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n", "not yet")),
 		Back:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}}
-	if kind == KindNonce {
+	if kind == handshake.KindNonce {
 		r.area.SetHeight(3)
 	}
 	r.setKeys()
@@ -122,13 +124,13 @@ func (r *receiveScreen) validate(seq int, data []byte) tea.Cmd {
 		var art *Artifact
 		var err error
 		switch kind {
-		case KindNonce:
+		case handshake.KindNonce:
 			art, err = s.backend.CheckNonce(data)
-		case KindTenant:
+		case handshake.KindTenant:
 			ctx, cancel := s.opContext()
 			defer cancel()
 			art, err = s.backend.CheckTenant(ctx, self, data)
-		case KindIdentity:
+		case handshake.KindIdentity:
 			ctx, cancel := s.opContext()
 			defer cancel()
 			art, err = s.backend.CheckIdentity(ctx, self, data)
@@ -164,7 +166,7 @@ func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		r.area.SetWidth(max(msg.Width-2, 10))
 		r.path.SetWidth(max(msg.Width-10, 10))
 		h := 10
-		if r.kind == KindNonce {
+		if r.kind == handshake.KindNonce {
 			h = 3
 		}
 		r.area.SetHeight(max(min(h, msg.Height-16), 2))
@@ -183,7 +185,7 @@ func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		if r.art == nil && r.err == nil {
 			r.err = fmt.Errorf("not a valid %s", r.kind)
 		}
-		if r.art != nil && r.kind != KindNonce && r.s.peerID != "" && r.art.FromID != r.s.peerID {
+		if r.art != nil && r.kind != handshake.KindNonce && r.s.peerID != "" && r.art.FromID != r.s.peerID {
 			r.err = fmt.Errorf("this %s is from cluster %s, but this handshake is with %s: ask the right admin, or go back (esc) and pick %s",
 				r.kind, r.art.FromID, r.s.peerID, r.art.FromID)
 			r.art = nil
@@ -291,14 +293,14 @@ func readFileCmd(path string) tea.Cmd {
 func (r *receiveScreen) apply() tea.Cmd {
 	s, data := r.s, []byte(r.area.Value())
 	switch r.kind {
-	case KindNonce:
+	case handshake.KindNonce:
 		s.nonce = r.art
 		nonce := strings.TrimSpace(r.area.Value())
 		if r.art != nil && len(r.art.Data) > 0 {
 			nonce = strings.TrimSpace(string(r.art.Data))
 		}
 		return runOp(opGenerateTenant(s, nonce))
-	case KindTenant:
+	case handshake.KindTenant:
 		return runOp(opApplyTenant(s, data))
 	}
 	return runOp(opApplyIdentity(s, data))
@@ -347,9 +349,9 @@ func (r *receiveScreen) View(width, height int) string {
 func (r *receiveScreen) describe() string {
 	a := r.art
 	switch r.kind {
-	case KindNonce:
+	case handshake.KindNonce:
 		return "a valid nonce"
-	case KindTenant:
+	case handshake.KindTenant:
 		return "a valid Tenant from consumer " + a.FromID + ", signed over this provider's nonce"
 	}
 	return "a valid Identity from provider " + a.FromID + ", issued to this cluster's key"
@@ -429,7 +431,7 @@ func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
 // readPaste reads a pasted artifact: one line for a nonce, else lines up
 // to an empty one.
 func (r *receiveScreen) readPaste(u *lineUI) (string, error) {
-	if r.kind == KindNonce {
+	if r.kind == handshake.KindNonce {
 		u.println("Paste the nonce (one line), then Return:")
 	} else {
 		u.printf("Paste the %s, then an empty line:", r.kind)
@@ -449,7 +451,7 @@ func (r *receiveScreen) readPaste(u *lineUI) (string, error) {
 		if b.Len() <= maxInput {
 			b.WriteString(line + "\n")
 		}
-		if r.kind == KindNonce {
+		if r.kind == handshake.KindNonce {
 			break
 		}
 	}
@@ -459,9 +461,9 @@ func (r *receiveScreen) readPaste(u *lineUI) (string, error) {
 func (r *receiveScreen) confirmText() string {
 	s := r.s
 	switch r.kind {
-	case KindNonce:
+	case handshake.KindNonce:
 		return "Sign this nonce with " + orDefault(s.ownID(), "this cluster") + "'s key\nand generate the Tenant for provider " + s.peerID + "?"
-	case KindTenant:
+	case handshake.KindTenant:
 		return "Apply the Tenant of consumer " + r.art.FromID + " on " + orDefault(s.ownID(), "this provider") + "\n(the consumer gets a certificate and narrow permissions)?"
 	}
 	return "Apply the Identity of provider " + r.art.FromID + " on " + orDefault(s.ownID(), "this consumer") + "?"

@@ -39,7 +39,7 @@ type (
 	gotoPeerMsg    struct{}
 	gotoRunMsg     struct{ op operation }
 	gotoHandoffMsg struct{ art *Artifact }
-	gotoReceiveMsg struct{ kind ArtifactKind }
+	gotoReceiveMsg struct{ kind handshake.ArtifactKind }
 	gotoSummaryMsg struct{}
 	gotoErrorMsg   struct {
 		err   error

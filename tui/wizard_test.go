@@ -210,7 +210,7 @@ func TestProviderManualFlow(t *testing.T) {
 	h.key("down") // pick the known consumer
 	h.key("enter")
 	ho := screenIs[*handoffScreen](t, h)
-	if ho.art.Kind != KindNonce {
+	if ho.art.Kind != handshake.KindNonce {
 		t.Fatalf("hand-off of %v", ho.art.Kind)
 	}
 	h.mustSee(fakeNonce, "generate tenant --remote-cluster-id provider-1 --nonce-file nonce.txt", "Resuming")
@@ -221,7 +221,7 @@ func TestProviderManualFlow(t *testing.T) {
 	h.mustSee("Copied to the clipboard.")
 	h.key("enter")
 	r := screenIs[*receiveScreen](t, h)
-	if r.kind != KindTenant {
+	if r.kind != handshake.KindTenant {
 		t.Fatalf("receiving %v", r.kind)
 	}
 	h.send(tea.PasteMsg{Content: identityYAML})
@@ -247,7 +247,7 @@ func TestProviderManualFlow(t *testing.T) {
 	}
 	h.key("ctrl+s", "y")
 	ho = screenIs[*handoffScreen](t, h)
-	if ho.art.Kind != KindIdentity {
+	if ho.art.Kind != handshake.KindIdentity {
 		t.Fatalf("hand-off of %v", ho.art.Kind)
 	}
 	h.mustSee(fpCA, "apply identity -f identity.yaml", "verify --remote-cluster-id provider-1", "https://provider.example:6443")
@@ -265,7 +265,7 @@ func TestProviderResumesAtGenerateIdentity(t *testing.T) {
 	h.key("enter") // detect → peer (prefilled by --remote-cluster-id)
 	h.key("enter") // peer → resume
 	ho := screenIs[*handoffScreen](t, h)
-	if ho.art.Kind != KindIdentity || f.called("CreateNonce") {
+	if ho.art.Kind != handshake.KindIdentity || f.called("CreateNonce") {
 		t.Fatalf("landed on %v; calls %v", ho.art.Kind, f.calls)
 	}
 	h.mustSee("Tenant accepted")
@@ -281,7 +281,7 @@ func TestConsumerManualFlow(t *testing.T) {
 	h := newHarness(t, f, consumerOnly())
 	h.key("enter", "enter")
 	r := screenIs[*receiveScreen](t, h)
-	if r.kind != KindNonce {
+	if r.kind != handshake.KindNonce {
 		t.Fatalf("receiving %v", r.kind)
 	}
 	h.send(tea.PasteMsg{Content: "abc"})
@@ -322,7 +322,7 @@ func TestConsumerManualFlow(t *testing.T) {
 	// Next: receive the Identity from a file.
 	h.key("enter")
 	r = screenIs[*receiveScreen](t, h)
-	if r.kind != KindIdentity {
+	if r.kind != handshake.KindIdentity {
 		t.Fatalf("receiving %v", r.kind)
 	}
 	idPath := filepath.Join(dir, "identity.yaml")

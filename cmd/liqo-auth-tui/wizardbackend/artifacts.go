@@ -7,6 +7,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
@@ -22,7 +23,7 @@ func tenantArtifact(t *authv1beta1.Tenant, data []byte, forID string) (*tui.Arti
 	if err != nil {
 		return nil, fmt.Errorf("tenant spec.publicKey: %w", err)
 	}
-	return &tui.Artifact{Kind: tui.KindTenant, Data: data, Fingerprint: fp, FromID: t.Spec.ClusterID, ForID: forID}, nil
+	return &tui.Artifact{Kind: handshake.KindTenant, Data: data, Fingerprint: fp, FromID: t.Spec.ClusterID, ForID: forID}, nil
 }
 
 func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, error) {
@@ -36,7 +37,7 @@ func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, err
 	if err != nil {
 		return nil, fmt.Errorf("identity authParams.ca: %w", err)
 	}
-	a := &tui.Artifact{Kind: tui.KindIdentity, Data: data, Fingerprint: fp, FromID: id.Spec.ClusterID,
+	a := &tui.Artifact{Kind: handshake.KindIdentity, Data: data, Fingerprint: fp, FromID: id.Spec.ClusterID,
 		APIServer: id.Spec.AuthParams.APIServer, NotAfter: identityNotAfter(id)}
 	if aws := id.Spec.AuthParams.AWSConfig; aws != nil {
 		// EKS Identities carry AWS access keys: mask them on screen and

@@ -22,7 +22,7 @@ func (b *Backend) CreateNonce(ctx context.Context, provider tui.ClusterRef, cons
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce + "\n"), FromID: own, ForID: consumerID}, nil
+	return &tui.Artifact{Kind: handshake.KindNonce, Data: []byte(nonce + "\n"), FromID: own, ForID: consumerID}, nil
 }
 
 func (b *Backend) CheckNonce(data []byte) (*tui.Artifact, error) {
@@ -30,7 +30,7 @@ func (b *Backend) CheckNonce(data []byte) (*tui.Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tui.Artifact{Kind: tui.KindNonce, Data: []byte(nonce)}, nil
+	return &tui.Artifact{Kind: handshake.KindNonce, Data: []byte(nonce)}, nil
 }
 
 func (b *Backend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, providerID, nonce string, sink handshake.Sink) (*tui.Artifact, error) {
