@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/pprof"
@@ -18,67 +17,31 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/rest"
 	logsapi "k8s.io/component-base/logs/api/v1"
-	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
 	"k8s.io/klog/v2"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/internal/version"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
-type options struct {
-	kubeconfig, context, liqoNamespace string
-	leaderElect                        bool
-	leaseName, identity                string
-	healthAddr, metricsAddr            string
-	provider, consumer                 bool
-	apiServerOverride, caOverrideFile  string
-	workers                            int
-	profiling                          bool
-	qps                                float64
-	burst                              int
-}
-
 func main() {
-	o := options{}
-	fs := flag.NewFlagSet("liqo-auth-controller", flag.ExitOnError)
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for development (default: in-cluster config)")
-	fs.StringVar(&o.context, "context", "", "kubeconfig context (with --kubeconfig)")
-	fs.StringVar(&o.liqoNamespace, "liqo-namespace", kube.DefaultLiqoNamespace, "namespace of the cluster ID, keys and the leader Lease")
-	fs.BoolVar(&o.leaderElect, "leader-elect", true, "run only while holding the leader Lease (needed with more than one replica)")
-	fs.StringVar(&o.leaseName, "lease-name", kube.ControllerLeaseName, "name of the leader Lease; the wizard looks for it to know a controller runs")
-	fs.StringVar(&o.identity, "identity", "", "leader election identity (default: $POD_NAME or the host name)")
-	fs.StringVar(&o.healthAddr, "health-address", ":8081", "address of /healthz and /readyz")
-	fs.StringVar(&o.metricsAddr, "metrics-address", ":8080", "address of /metrics")
-	fs.BoolVar(&o.provider, "provider", true, "serve the provider side (nonce creator, Tenant reconciler)")
-	fs.BoolVar(&o.consumer, "consumer", true, "serve the consumer side (nonce signer, Identity reconciler)")
-	fs.StringVar(&o.apiServerOverride, "api-server-address-override", "", "provider API server URL advertised to consumers (default: the in-cluster API server URL)")
-	fs.StringVar(&o.caOverrideFile, "ca-override-file", "", "provider CA bundle advertised to consumers (default: the service account's ca.crt)")
-	// A Tenant's reconcile mostly waits: on its requests and on the CA
-	// signing its CSR. Many of them at once keep the API server, not the
-	// queue, the limit when consumers arrive together: in the 1,000-Tenant
-	// benchmark, 64 workers took ~10% less time than 32 and 8 took ~25%
-	// more (128 gained nothing over 64).
-	fs.IntVar(&o.workers, "workers", 64, "workers per reconciler")
-	fs.BoolVar(&o.profiling, "profiling", false, "serve Go's pprof profiles on the metrics address, under /debug/pprof/")
-	// Like controller-runtime, no client-side limit by default: the API
-	// server's priority and fairness protects it, and a 50 QPS bucket
-	// would make a burst of Tenants wait for the client, not the server.
-	fs.Float64Var(&o.qps, "kube-api-qps", -1, "client-side rate limit of the requests to the API server, per second (negative: none; the API server's priority and fairness applies)")
-	fs.IntVar(&o.burst, "kube-api-burst", 100, "burst of the client-side rate limit (with a positive --kube-api-qps)")
-	// Structured logs, as text (klog's key=value) or JSON for log
-	// pipelines: --logging-format, -v, --vmodule.
-	logging := logsapi.NewLoggingConfiguration()
-	logsapi.AddGoFlags(logging, fs)
-	_ = fs.Parse(os.Args[1:])
-	if err := logsapi.ValidateAndApply(logging, nil); err != nil {
-		fmt.Fprintln(os.Stderr, "liqo-auth-controller:", err)
+	o, done, err := parseFlags(os.Args[1:], os.Stdout)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\nRun '%s --help' for usage.\n", name, err, name)
+		os.Exit(2)
+	}
+	if done {
+		return
+	}
+	if err := logsapi.ValidateAndApply(o.logging, nil); err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(2)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, o); err != nil {
-		klog.ErrorS(err, "liqo-auth-controller stopped")
+		klog.ErrorS(err, name+" stopped")
 		klog.Flush()
 		os.Exit(1)
 	}
@@ -131,7 +94,7 @@ func run(ctx context.Context, o options) error {
 			_ = srv.Shutdown(shutdown)
 		}
 	}()
-	klog.InfoS("Starting", "apiServer", c.Server, "liqoNamespace", c.Namespace, "provider", o.provider, "consumer", o.consumer, "leaderElect", o.leaderElect)
+	klog.InfoS("Starting", "version", version.Info().Version, "apiServer", c.Server, "liqoNamespace", c.Namespace, "provider", o.provider, "consumer", o.consumer, "leaderElect", o.leaderElect)
 	if !o.leaderElect {
 		s.leading.Store(true)
 		return m.Run(ctx)

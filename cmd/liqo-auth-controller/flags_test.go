@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The defaults the README and the Deployment rely on.
+func TestFlagDefaults(t *testing.T) {
+	o, done, err := parseFlags(nil, nil)
+	require.NoError(t, err)
+	assert.False(t, done)
+	assert.Equal(t, "liqo", o.liqoNamespace)
+	assert.Equal(t, 64, o.workers)
+	assert.Equal(t, -1.0, o.qps)
+	assert.Equal(t, 100, o.burst)
+	assert.Equal(t, ":8081", o.healthAddr)
+	assert.Equal(t, ":8080", o.metricsAddr)
+	assert.True(t, o.leaderElect && o.provider && o.consumer)
+	assert.Equal(t, "liqo-auth-controller", o.leaseName)
+	assert.Equal(t, "text", o.logging.Format)
+}
+
+func TestFlagsParse(t *testing.T) {
+	o, _, err := parseFlags([]string{"--liqo-namespace=other", "--workers", "8", "--kube-api-qps=50",
+		"--provider=false", "-v", "4", "--logging-format=json", "--api-server-address-override", "https://x:6443"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "other", o.liqoNamespace)
+	assert.Equal(t, 8, o.workers)
+	assert.Equal(t, 50.0, o.qps)
+	assert.False(t, o.provider)
+	assert.Equal(t, "json", o.logging.Format)
+	assert.EqualValues(t, 4, o.logging.Verbosity)
+	assert.Equal(t, "https://x:6443", o.apiServerOverride)
+}
+
+func TestFlagMistakes(t *testing.T) {
+	_, _, err := parseFlags([]string{"-workers=8"}, nil)
+	assert.ErrorContains(t, err, "long flags take two dashes: --workers=8")
+	_, _, err = parseFlags([]string{"--workers=many"}, nil)
+	assert.ErrorContains(t, err, "--workers")
+	assert.NotContains(t, err.Error(), "two dashes")
+	_, _, err = parseFlags([]string{"run"}, nil)
+	assert.ErrorContains(t, err, `unexpected argument "run"`)
+}
+
+func TestHelpAndVersionAreDone(t *testing.T) {
+	for _, arg := range []string{"--help", "-h", "--version"} {
+		var out bytes.Buffer
+		_, done, err := parseFlags([]string{arg}, &out)
+		require.NoError(t, err, arg)
+		assert.True(t, done, arg)
+		assert.Contains(t, out.String(), "liqo-auth-controller", arg)
+	}
+}
