@@ -2,7 +2,9 @@ package flows
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
 // objectRef names the object whose Events a wait listens to.
@@ -34,10 +37,30 @@ func (e *WarningError) Error() string {
 	return msg
 }
 
+// finalWarnings are the Warning reasons that no retry will fix until the
+// object changes (§11): a wait fails at once on them. Liqo's controllers
+// retry the others (UpdateFailed on an optimistic-lock conflict,
+// NonceNotFound while the nonce is being created, AuthParamsFailed while
+// the CSR is signed, ...): they are shown as progress and the wait goes on.
+var finalWarnings = map[string]bool{
+	controller.ReasonSignatureVerificationFailed: true,
+	controller.ReasonInvalidCSR:                  true,
+	controller.ReasonInvalidPublicKey:            true,
+	controller.ReasonInvalidTenant:               true,
+	controller.ReasonWrongNamespace:              true,
+	controller.ReasonMissingLabels:               true,
+	controller.ReasonMissingClusterID:            true,
+	controller.ReasonMissingRemoteClusterID:      true,
+}
+
+// IsFinalWarning tells whether a Warning Event with reason fails a wait.
+func IsFinalWarning(reason string) bool { return finalWarnings[reason] }
+
 // waitWithEvents waits (watching) until cond holds for an object of lw,
 // while also watching the Events of ref: Events are forwarded to sink as
-// they arrive, and a Warning fails the wait at once with its reason instead
-// of letting it run into the timeout.
+// they arrive, and a final Warning fails the wait at once with its reason
+// instead of letting it run into the timeout. A wait that times out after
+// transient Warnings names the last one.
 func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef,
 	lw cache.ListerWatcher, what string, cond func(T) (bool, error)) (T, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -49,12 +72,16 @@ func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink
 	}
 	// Only Events from now on count: an old Warning from an attempt that
 	// was fixed since must not fail a re-run.
-	go watchEvents(ctx, c, sink, scope, ref, events.ResourceVersion, cancel)
+	var lastTransient atomic.Pointer[WarningError]
+	go watchEvents(ctx, c, sink, scope, ref, events.ResourceVersion, cancel, &lastTransient)
 	obj, err := kube.WaitFor(ctx, lw, what, cond)
 	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
 		if w, ok := cause.(*WarningError); ok {
 			return obj, w
 		}
+	}
+	if w := lastTransient.Load(); w != nil && errors.Is(err, kube.ErrWaitTimeout) {
+		err = fmt.Errorf("%w (last Warning %s)", err, w)
 	}
 	return obj, err
 }
@@ -63,7 +90,8 @@ func eventSelector(ref objectRef) string {
 	return fields.Set{"involvedObject.kind": ref.Kind, "involvedObject.name": ref.Name}.String()
 }
 
-func watchEvents(ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef, rv string, fail context.CancelCauseFunc) {
+func watchEvents(ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef, rv string,
+	fail context.CancelCauseFunc, lastTransient *atomic.Pointer[WarningError]) {
 	w, err := c.Kube.CoreV1().Events(ref.Namespace).Watch(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref), ResourceVersion: rv})
 	if err != nil {
 		return // the wait itself still runs and times out with its own message
@@ -82,10 +110,15 @@ func watchEvents(ctx context.Context, c *kube.Cluster, sink handshake.Sink, scop
 			sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Reason: ev.Reason, Warning: warning, Time: time.Now(),
 				Message: fmt.Sprintf("%s %s: %s", ref.Kind, ref.Name, ev.Message)})
 		}
-		if warning {
-			fail(&WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason)})
+		if !warning {
+			continue
+		}
+		w := &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason)}
+		if IsFinalWarning(ev.Reason) {
+			fail(w)
 			return
 		}
+		lastTransient.Store(w)
 	}
 }
 
@@ -100,7 +133,7 @@ func hintFor(reason string) string {
 		return "the provider has no nonce for this consumer: run `create nonce` on the provider first"
 	case kube.ReasonInvalidTenant:
 		return "apply the Tenant in the provider's tenant namespace for that consumer"
-	case "AuthParamsFailed":
+	case controller.ReasonAuthParamsFailed:
 		return "the provider could not issue the certificate: check its kube-controller-manager CSR signer and the message above"
 	}
 	return ""
