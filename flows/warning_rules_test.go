@@ -49,7 +49,9 @@ func startWarningWait(t *testing.T, ctx context.Context, name string) *warningWa
 		seen: make(chan handshake.Event, 10), done: make(chan error, 1)}
 	_, err = c.Kube.CoreV1().ConfigMaps(w.ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Kube.CoreV1().ConfigMaps(w.ns).Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.Kube.CoreV1().ConfigMaps(w.ns).Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 	var once sync.Once
 	go func() {
 		_, err := flows.WaitForConfigMap(ctx, c, func(ev handshake.Event) { w.seen <- ev }, w.ns, name, func(cm *corev1.ConfigMap) (bool, error) {
