@@ -92,7 +92,7 @@ func TestAccessibleAutomatedFlow(t *testing.T) {
 func TestAccessibleConsumerManualFlow(t *testing.T) {
 	f := newFake()
 	dir := t.TempDir()
-	tenantPath, idPath := filepath.Join(dir, "tenant.yaml"), filepath.Join(dir, "identity.yaml")
+	tenantPath, idPath := filepath.Join(dir, "tenant-for-provider-1.yaml"), filepath.Join(dir, "identity.yaml")
 	if err := os.WriteFile(idPath, []byte(identityYAML), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +127,11 @@ func TestAccessibleConsumerManualFlow(t *testing.T) {
 		"# end of the Tenant",
 		"Consumer key fingerprint: "+fpConsumer,
 		"Compare it with the other admin out of band",
-		"Next, on the provider provider-1:\n  liqo-auth-tui apply tenant -f tenant.yaml\n  liqo-auth-tui generate identity --remote-cluster-id consumer-1 --output-file identity.yaml\n",
-		"✓ Saved to "+tenantPath+" (mode 0600).",
+		// The next commands read the file under the name it was saved as.
+		"✓ Saved to "+tenantPath+" (mode 0600).\n"+
+			"Next, on the provider provider-1 (save the Tenant as tenant-for-provider-1.yaml):\n"+
+			"  liqo-auth-tui apply tenant -f tenant-for-provider-1.yaml\n"+
+			"  liqo-auth-tui generate identity --remote-cluster-id consumer-1 --output-file identity.yaml\n",
 		"Receive the Identity from the provider's admin.",
 		"✓ a valid Identity from provider provider-1, issued to this cluster's key",
 		"provider CA: "+fpCA,
@@ -182,7 +185,7 @@ func TestAccessibleProviderManualSide(t *testing.T) {
 		"\n1. consumer-1 (nonce created, waiting for the Tenant)\n2. another consumer: type its cluster ID\n",
 		"Resuming: the cluster says nonce created, waiting for the Tenant.",
 		"# nonce for the consumer's admin\n"+fakeNonce+"\n# end of the nonce",
-		"Next, on the consumer consumer-1:\n  liqo-auth-tui generate tenant --remote-cluster-id provider-1 --nonce-file nonce.txt --output-file tenant.yaml",
+		"Next, on the consumer consumer-1 (save the nonce as nonce.txt):\n  liqo-auth-tui generate tenant --remote-cluster-id provider-1 --nonce-file nonce.txt --output-file tenant.yaml",
 		noncePath+" exists. Overwrite it? [y/N]",
 		"✓ Saved to "+noncePath,
 		"Paste the Tenant, then an empty line:",

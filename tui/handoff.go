@@ -49,6 +49,9 @@ type handoffScreen struct {
 	keys      handoffKeys
 	saving    bool
 	overwrite bool // the path exists: enter again overwrites
+	// savedAs is the name of the file the artifact was saved to: the
+	// other admin's next commands read it under that name.
+	savedAs string
 	path      textinput.Model
 	status    string
 	statusErr bool
@@ -117,6 +120,7 @@ func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return h, nil
 		}
 		h.saving, h.overwrite = false, false
+		h.savedAs = filepath.Base(msg.path)
 		h.setKeys()
 		h.setStatus("Saved to "+msg.path+" (mode 0600).", false)
 		return h, nil
@@ -242,10 +246,6 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 	if art.Kind == handshake.KindIdentity && !art.NotAfter.IsZero() {
 		u.println("Certificate expires: " + plain(expiry(art.NotAfter, s.now())))
 	}
-	u.printf("Next, on the %s %s:", other, s.peerID)
-	for _, c := range h.nextCommands() {
-		u.println("  " + c)
-	}
 	for {
 		path := ""
 		if err := u.ask(huh.NewInput().Title(fmt.Sprintf("Save it to a file? Type a path (for example ./%s), or just Return to go on:", art.Kind.FileName())).
@@ -274,6 +274,11 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 		u.println(iconDone + " " + h.status)
 		break
 	}
+	next := h.handoff()
+	u.println(next.Title())
+	for _, c := range next.Commands() {
+		u.println("  " + c)
+	}
 	return u.await(h, h.next())
 }
 
@@ -300,10 +305,11 @@ func fingerprintLabel(k handshake.ArtifactKind) string {
 	return "fingerprint"
 }
 
-// nextCommands is what the other admin runs next, IDs filled in.
-func (h *handoffScreen) nextCommands() []string {
+// handoff is what the other admin runs next, IDs and the saved file's
+// name filled in (the same text --batch and the step commands print).
+func (h *handoffScreen) handoff() handshake.Handoff {
 	return handshake.Handoff{Kind: h.art.Kind, SenderID: h.s.ownID(), ReceiverID: h.s.peerID,
-		APIServer: h.art.APIServer}.Commands()
+		File: h.savedAs, APIServer: h.art.APIServer}
 }
 
 func (h *handoffScreen) View(width, height int) string {
@@ -325,8 +331,9 @@ func (h *handoffScreen) View(width, height int) string {
 	if h.art.Kind == handshake.KindIdentity && !h.art.NotAfter.IsZero() {
 		bottom.WriteString("Certificate expires: " + expiry(h.art.NotAfter, s.now()) + "\n")
 	}
-	bottom.WriteString("\n" + styleBold.Render(fmt.Sprintf("Next, on the %s %s:", other, orDefault(s.peerID, ""))) + "\n")
-	for _, c := range h.nextCommands() {
+	next := h.handoff()
+	bottom.WriteString("\n" + styleBold.Render(next.Title()) + "\n")
+	for _, c := range next.Commands() {
 		if strings.HasPrefix(c, "#") {
 			bottom.WriteString("  " + styleSubtle.Render(truncate(c, width-2)) + "\n")
 		} else {
