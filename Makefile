@@ -6,19 +6,37 @@ TEST_TIMEOUT ?= 25m
 # The self-built control-plane binaries (built once, then cached per user).
 KUBE_BINARIES = $(shell hack/install-kube-binaries.sh)
 
-.PHONY: all build test lint bench demo kube-binaries generate fuzz clean tools
+# Stamped into the binaries (--version) and the image labels.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+VERSION_PKG = github.com/liqo-auth-tui/liqo-auth-tui/cmd/internal/version
+LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION)
+# The image's architecture: make image GOARCH=arm64 (the OS is linux).
+IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
+
+.PHONY: all build image test lint bench demo kube-binaries generate fuzz clean tools
 
 all: build
 
 build:
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
+
+# The controller's image, without a container daemon (hack/image): an OCI
+# layout in bin/image/liqo-auth-controller and a docker-archive for
+# `docker load -i bin/liqo-auth-controller-image.tar` (or podman load).
+# GOOS/GOARCH are cleared so that the builder itself runs on this host.
+image:
+	cd hack/image && GOOS= GOARCH= $(GO) run . --repo=../.. --arch=$(IMAGE_ARCH) --version=$(VERSION) --revision=$(REVISION)
 
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null
 
 # Unit tests and the real-cluster tests (they start real kube-apiservers).
+# The cluster tests sit behind the `cluster` build tag: a plain `go test ./...`
+# runs only the tests that need no control-plane binaries.
 test: kube-binaries
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
+	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 lint:
 	$(GO) vet ./...

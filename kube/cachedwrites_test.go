@@ -1,3 +1,5 @@
+//go:build cluster
+
 package kube_test
 
 import (
@@ -17,8 +19,8 @@ import (
 // Secret that appeared meanwhile for the same CSR is updated, one for
 // another CSR is left alone. UpdateCertificateSecret refuses a stale view.
 func TestCreateCertificateSecret(t *testing.T) {
+	c, err := kube.NewCluster(clusters(t)[0].Config, "")
 	ctx := labtest.Context(t)
-	c, err := kube.NewCluster(clusters[0].Config, "")
 	require.NoError(t, err)
 	const consumer = "cert-create-consumer"
 	ns, _, err := c.EnsureTenantNamespace(ctx, consumer)
@@ -59,8 +61,8 @@ func newCSR(t *testing.T, cn string) []byte {
 // The Known variants of the bindings take the caller's word for what
 // exists (no Get) and create the rest; AlreadyExists counts as there.
 func TestBindTenantKnown(t *testing.T) {
+	c, err := kube.NewCluster(clusters(t)[0].Config, "rbac-known-test")
 	ctx := labtest.Context(t)
-	c, err := kube.NewCluster(clusters[0].Config, "rbac-known-test")
 	require.NoError(t, err)
 	_, err = c.Init(ctx, kube.InitOptions{ClusterID: "rbac-known-provider"})
 	require.NoError(t, err)
@@ -97,4 +99,56 @@ func TestBindTenantKnown(t *testing.T) {
 	}
 	_, err = c.Kube.RbacV1().RoleBindings(ns.Name).Get(ctx, kube.RoleBindingName(roles[0]), metav1.GetOptions{})
 	require.NoError(t, err)
+}
+
+// The provider issues a consumer's certificate once and then serves it from
+// the liqo-remote-certificate Secret, refusing another CSR for that consumer.
+func TestTenantCertificateCache(t *testing.T) {
+	c, err := kube.NewCluster(clusters(t)[0].Config, "")
+	ctx := labtest.Context(t)
+	require.NoError(t, err)
+	const consumer = "cert-cache-consumer"
+	ns, _, err := c.EnsureTenantNamespace(ctx, consumer)
+	require.NoError(t, err)
+	csr := newCSR(t, consumer)
+
+	cached, err := c.CachedCertificate(ctx, ns.Name, csr)
+	require.NoError(t, err)
+	assert.Nil(t, cached, "nothing cached yet")
+
+	cert, issued, err := c.TenantCertificate(ctx, ns.Name, consumer, csr, kube.TenantCertificateOptions{})
+	require.NoError(t, err)
+	assert.True(t, issued)
+	parsed, err := authcrypto.ParseCertificatePEM(cert)
+	require.NoError(t, err)
+	assert.Equal(t, consumer, parsed.Subject.CommonName)
+	s, err := c.Kube.CoreV1().Secrets(ns.Name).Get(ctx, kube.RemoteCertSecretName, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, consumer, s.Labels[kube.RemoteClusterIDLabel])
+	assert.Equal(t, csr, s.Data[kube.RemoteCertCSRField])
+	assert.Equal(t, cert, s.Data[kube.RemoteCertCertificateField])
+
+	again, issued, err := c.TenantCertificate(ctx, ns.Name, consumer, csr, kube.TenantCertificateOptions{})
+	require.NoError(t, err)
+	assert.False(t, issued, "served from the cache")
+	assert.Equal(t, cert, again)
+	ch, err := c.StoreCertificate(ctx, ns.Name, consumer, csr, cert)
+	require.NoError(t, err)
+	assert.Equal(t, kube.Unchanged, ch.Action)
+
+	otherKey, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
+	require.NoError(t, err)
+	otherCSR, err := authcrypto.NewCSR(otherKey, consumer)
+	require.NoError(t, err)
+	_, _, err = c.TenantCertificate(ctx, ns.Name, consumer, otherCSR, kube.TenantCertificateOptions{})
+	require.ErrorIs(t, err, kube.ErrStoredCSRMismatch)
+	assert.Contains(t, err.Error(), "delete secret "+ns.Name+"/liqo-remote-certificate on the provider")
+
+	renewed, issued, err := c.TenantCertificate(ctx, ns.Name, consumer, csr, kube.TenantCertificateOptions{Renew: true})
+	require.NoError(t, err)
+	assert.True(t, issued)
+	assert.NotEqual(t, cert, renewed)
+	cached, err = c.CachedCertificate(ctx, ns.Name, csr)
+	require.NoError(t, err)
+	assert.Equal(t, renewed, cached)
 }

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package kube_test
 
 import (
@@ -16,8 +18,8 @@ import (
 // BindTenant creates Liqo's RoleBinding and ClusterRoleBinding for a
 // consumer once; UnbindTenant removes them; both are idempotent.
 func TestBindAndUnbindTenant(t *testing.T) {
+	c, err := kube.NewCluster(clusters(t)[0].Config, "rbac-test")
 	ctx := labtest.Context(t)
-	c, err := kube.NewCluster(clusters[0].Config, "rbac-test")
 	require.NoError(t, err)
 	_, err = c.Init(ctx, kube.InitOptions{ClusterID: "rbac-provider"})
 	require.NoError(t, err)

@@ -51,7 +51,7 @@ type handoffScreen struct {
 	overwrite bool // the path exists: enter again overwrites
 	// savedAs is the name of the file the artifact was saved to: the
 	// other admin's next commands read it under that name.
-	savedAs string
+	savedAs   string
 	path      textinput.Model
 	status    string
 	statusErr bool

@@ -48,8 +48,8 @@ import (
 // the same client concurrency.
 //
 // The lab is its own (kube-controller-manager at 1000 QPS, so that CSR
-// signing is not capped at ~20/s); the package's TestMain clusters stay
-// idle. LIQO_AUTH_SCALE_TENANTS and LIQO_AUTH_SCALE_CONCURRENCY change the
+// signing is not capped at ~20/s); the package's shared lab is not started
+// for it. LIQO_AUTH_SCALE_TENANTS and LIQO_AUTH_SCALE_CONCURRENCY change the
 // size (run smaller sizes with -benchtime=1x), LIQO_AUTH_SCALE_CONTROLLER_ARGS
 // adds controller flags (space-separated), LIQO_AUTH_SCALE_LOG keeps the
 // controller's log in that file, LIQO_AUTH_SCALE_PROFILE writes CPU

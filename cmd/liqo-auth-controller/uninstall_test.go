@@ -1,3 +1,5 @@
+//go:build cluster
+
 package main_test
 
 import (
@@ -14,8 +16,8 @@ import (
 // Uninstalling removes the controller and its RBAC, and keeps what existing
 // peerings need: CRDs, the cluster ID and keys, the consumer ClusterRoles.
 func TestUninstallKeepsPeeringState(t *testing.T) {
-	ctx := labtest.Context(t)
 	p := prepare(t, 0, "un-provider")
+	ctx := labtest.Context(t)
 	changes, err := p.admin.UninstallController(ctx)
 	require.NoError(t, err)
 	require.NotEmpty(t, changes)

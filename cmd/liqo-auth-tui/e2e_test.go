@@ -1,3 +1,5 @@
+//go:build cluster
+
 package main_test
 
 // End-to-end tests of the real binary: the wizard runs in tmux against two
@@ -26,8 +28,14 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
+// testLab is the pair of control planes of these tests, started by the
+// first one.
+var testLab = labtest.Lazy("provider", "consumer")
+
+// clusters returns the lab's clusters, starting them on first use.
+func clusters(t testing.TB) []*lab.Cluster { return testLab.Clusters(t) }
+
 var (
-	clusters []*lab.Cluster
 	// bin is the binary under test, built by TestMain while the lab starts.
 	bin      string
 	built    = make(chan struct{})
@@ -46,7 +54,7 @@ func TestMain(m *testing.M) {
 func testMain(m *testing.M) int {
 	flag.Parse()
 	if !runsAny("TestWizardAutomatedInTmux", "TestWizardManualTwoInstancesInTmux") {
-		// `make bench` (-run '^$'): no lab, no build.
+		// `make bench` (-run '^$'): no build.
 		return m.Run()
 	}
 	dir, err := os.MkdirTemp("", "liqo-auth-tui-e2e-")
@@ -63,7 +71,7 @@ func testMain(m *testing.M) int {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	}()
-	code := labtest.Main(m, &clusters, "provider", "consumer")
+	code := testLab.Run(m)
 	<-built
 	return code
 }
@@ -110,7 +118,7 @@ func suffix(t *testing.T) string {
 // initSide runs `liqo-auth-tui init` on a lab cluster.
 func initSide(t *testing.T, idx int, id, namespace string) side {
 	t.Helper()
-	s := side{kubeconfig: clusters[idx].KubeconfigPath, namespace: namespace, id: id}
+	s := side{kubeconfig: clusters(t)[idx].KubeconfigPath, namespace: namespace, id: id}
 	out, err := exec.CommandContext(t.Context(), binary(t), "init", "--kubeconfig", s.kubeconfig,
 		"--liqo-namespace", s.namespace, "--cluster-id", s.id).CombinedOutput()
 	require.NoError(t, err, "init %s:\n%s", id, out)

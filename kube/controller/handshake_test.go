@@ -1,3 +1,5 @@
+//go:build cluster
+
 package controller
 
 import (
@@ -64,7 +66,7 @@ func TestHandshakeAcrossTwoClusters(t *testing.T) {
 	assert.Equal(t, provNS.Name, accepted.Status.TenantNamespace)
 	assert.Contains(t, accepted.Finalizers, kube.TenantFinalizer)
 	params := accepted.Status.AuthParams
-	cert, err := kube.ParseCertificatePEM(params.SignedCRT)
+	cert, err := authcrypto.ParseCertificatePEM(params.SignedCRT)
 	require.NoError(t, err)
 	assert.Equal(t, consumerID, cert.Subject.CommonName)
 	assert.Equal(t, []string{kube.LiqoOrganization}, cert.Subject.Organization)

@@ -21,14 +21,14 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
-// Two real control planes shared by the tests of this package. Tests run
-// one after the other (Managers of two tests on one cluster would both
-// reconcile) and keep apart through their own consumer IDs.
-var clusters []*lab.Cluster
+// Two real control planes shared by the tests of this package, started by
+// the first test that needs them. Tests run one after the other (Managers
+// of two tests on one cluster would both reconcile) and keep apart through
+// their own consumer IDs.
+var testLab = labtest.Lazy("provider", "consumer")
 
 const (
 	providerID = "ctl-provider"
@@ -36,14 +36,14 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(labtest.Main(m, &clusters, "provider", "consumer"))
+	os.Exit(testLab.Run(m))
 }
 
 // labCluster returns an initialised cluster (idempotent) with a client
 // rate limit that does not slow the reconcilers down.
 func labCluster(t testing.TB, i int, id string) *kube.Cluster {
 	t.Helper()
-	cfg := rest.CopyConfig(clusters[i].Config)
+	cfg := rest.CopyConfig(testLab.Clusters(t)[i].Config)
 	cfg.QPS, cfg.Burst = 200, 400
 	c, err := kube.NewCluster(cfg, "")
 	require.NoError(t, err)
@@ -81,6 +81,39 @@ func (s *syncLog) record(loop, key string, err error) {
 func (s *syncLog) waitSync(t testing.TB, loop, key string) {
 	t.Helper()
 	s.waitSyncAfter(t, 0, loop, key)
+}
+
+func (s *syncLog) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.entries)
+}
+
+// waitSyncAfter waits for a successful sync of key by loop among the syncs
+// after the first seen ones.
+func (s *syncLog) waitSyncAfter(t testing.TB, seen int, loop, key string) {
+	t.Helper()
+	ctx := labtest.Context(t)
+	for {
+		s.mu.Lock()
+		for _, e := range s.entries[seen:] {
+			if e.loop == loop && e.key == key && e.err == nil {
+				s.mu.Unlock()
+				return
+			}
+		}
+		seen = len(s.entries)
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			t.Fatalf("no successful sync of %s by %s", key, loop)
+		}
+	}
 }
 
 // startManager runs a Manager until the test ends and waits for its caches.

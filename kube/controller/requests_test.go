@@ -1,3 +1,5 @@
+//go:build cluster
+
 package controller
 
 import (
@@ -148,39 +150,6 @@ func TestTenantRequests(t *testing.T) {
 			syncs.waitSyncAfter(t, seen, "tenant", ns.Name+"/"+cs.id)
 			assert.Empty(t, reqs.since(before))
 		})
-	}
-}
-
-func (s *syncLog) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.entries)
-}
-
-// waitSyncAfter waits for a successful sync of key by loop among the syncs
-// after the first seen ones.
-func (s *syncLog) waitSyncAfter(t testing.TB, seen int, loop, key string) {
-	t.Helper()
-	ctx := labtest.Context(t)
-	for {
-		s.mu.Lock()
-		for _, e := range s.entries[seen:] {
-			if e.loop == loop && e.key == key && e.err == nil {
-				s.mu.Unlock()
-				return
-			}
-		}
-		seen = len(s.entries)
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			t.Fatalf("no successful sync of %s by %s", key, loop)
-		}
 	}
 }
 

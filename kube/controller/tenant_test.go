@@ -1,7 +1,10 @@
+//go:build cluster
+
 package controller
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -144,4 +147,36 @@ func TestTenantDeletion(t *testing.T) {
 	} else {
 		assert.True(t, kube.IsNotFound(err), "RoleBinding: %v", err)
 	}
+}
+
+// A certificate past 2/3 of its lifetime is replaced by a new one from the
+// cluster's CA, in the status and in the cache.
+func TestCertificateRenewedPastTwoThirds(t *testing.T) {
+	p := providerCluster(t)
+	startManager(t, p, Options{Provider: true})
+	ctx := labtest.Context(t)
+	cs := newConsumer(t, "renewal")
+	tn := cs.handshake(t, p)
+	ns := tn.Namespace
+
+	old := selfSigned(t, cs.key, cs.id, time.Now().Add(-3*time.Hour), time.Now().Add(time.Hour))
+	_, err := p.StoreCertificate(ctx, ns, cs.id, tn.Spec.CSR, old)
+	require.NoError(t, err)
+	tn.Status.AuthParams.SignedCRT = old
+	_, err = p.Liqo.Tenants(ns).UpdateStatus(ctx, tn, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	ev := waitEvent(t, p, authv1beta1.TenantKind, ns, cs.id, ReasonCertificateRenewed)
+	assert.Equal(t, corev1.EventTypeNormal, ev.Type)
+	got := waitTenant(t, p, ns, cs.id, func(got *authv1beta1.Tenant) bool {
+		return statusFilled(got) && string(got.Status.AuthParams.SignedCRT) != string(old)
+	})
+	cert, err := authcrypto.ParseCertificatePEM(got.Status.AuthParams.SignedCRT)
+	require.NoError(t, err)
+	assert.Equal(t, cs.id, cert.Subject.CommonName)
+	assert.NotEqual(t, cert.Subject.String(), cert.Issuer.String(), "issued by the cluster CA")
+	assert.WithinDuration(t, time.Now(), cert.NotBefore, 10*time.Minute)
+	cached, err := p.Kube.CoreV1().Secrets(ns).Get(ctx, kube.RemoteCertSecretName, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, got.Status.AuthParams.SignedCRT, cached.Data["certificate"])
 }

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package cmd_test
 
 import (
@@ -68,7 +70,7 @@ func TestBadInputsFailClearlyAndWriteNothing(t *testing.T) {
 	require.NoError(t, err)
 
 	deadKubeconfig, _ := labtest.UnreachableKubeconfig(t)
-	nobodyCfg, err := clusters[0].AddUser("nobody-at-all")
+	nobodyCfg, err := clusters(t)[0].AddUser("nobody-at-all")
 	require.NoError(t, err)
 	nobodyKubeconfig := filepath.Join(dir, "nobody.kubeconfig")
 	require.NoError(t, lab.WriteKubeconfig(nobodyKubeconfig, "nobody", nobodyCfg))
@@ -118,7 +120,7 @@ func TestBadInputsFailClearlyAndWriteNothing(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(cases), 20)
 	ctx := labtest.Context(t)
-	before := []map[string]int{objectCount(t, ctx, clusters[0].KubeconfigPath), objectCount(t, ctx, clusters[1].KubeconfigPath)}
+	before := []map[string]int{objectCount(t, ctx, clusters(t)[0].KubeconfigPath), objectCount(t, ctx, clusters(t)[1].KubeconfigPath)}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runWithInput(tc.stdin, tc.args...)
@@ -129,7 +131,7 @@ func TestBadInputsFailClearlyAndWriteNothing(t *testing.T) {
 			assert.Empty(t, out)
 		})
 	}
-	after := []map[string]int{objectCount(t, ctx, clusters[0].KubeconfigPath), objectCount(t, ctx, clusters[1].KubeconfigPath)}
+	after := []map[string]int{objectCount(t, ctx, clusters(t)[0].KubeconfigPath), objectCount(t, ctx, clusters(t)[1].KubeconfigPath)}
 	assert.Equal(t, before, after, "bad inputs must write nothing")
 }
 

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package cmd_test
 
 import (
@@ -52,13 +54,13 @@ func TestBatchModeManualFlowInFourInvocations(t *testing.T) {
 }
 
 func TestBatchModeUsageAndNoTerminal(t *testing.T) {
-	code, _, errOut := run("--batch", "--kubeconfig", clusters[1].KubeconfigPath)
+	code, _, errOut := run("--batch", "--kubeconfig", clusters(t)[1].KubeconfigPath)
 	assert.Equal(t, cmd.ExitUsage, code, errOut)
 	assert.Contains(t, errOut, "--remote-cluster-id")
-	code, _, errOut = run("--batch", "--kubeconfig", clusters[1].KubeconfigPath, "--remote-cluster-id", "x", "--role", "king")
+	code, _, errOut = run("--batch", "--kubeconfig", clusters(t)[1].KubeconfigPath, "--remote-cluster-id", "x", "--role", "king")
 	assert.Equal(t, cmd.ExitUsage, code, errOut)
 	// Tests have no terminal: the wizard must not start.
-	code, _, errOut = run("--kubeconfig", clusters[1].KubeconfigPath)
+	code, _, errOut = run("--kubeconfig", clusters(t)[1].KubeconfigPath)
 	assert.Equal(t, cmd.ExitUsage, code)
 	assert.Contains(t, errOut, "not a terminal: use --batch or a subcommand")
 }

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package cmd_test
 
 import (
@@ -28,7 +30,7 @@ func (s side) args(args ...string) []string {
 }
 
 func initSide(t *testing.T, clusterIndex int, id string) side {
-	s := side{kubeconfig: clusters[clusterIndex].KubeconfigPath, liqoNamespace: "liqo-" + id, id: id}
+	s := side{kubeconfig: clusters(t)[clusterIndex].KubeconfigPath, liqoNamespace: "liqo-" + id, id: id}
 	code, _, errOut := run(s.args("init", "--cluster-id", id)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	return s

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package cmd_test
 
 import (
@@ -9,11 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 func TestInitTwiceThenInfo(t *testing.T) {
-	kc := clusters[0].KubeconfigPath
+	kc := clusters(t)[0].KubeconfigPath
 	code, out, errOut := run("init", "--kubeconfig", kc, "--cluster-id", "batch-provider")
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Empty(t, out)
@@ -36,7 +37,7 @@ func TestInitTwiceThenInfo(t *testing.T) {
 	assert.Equal(t, false, info["liqoInstalled"])
 	assert.Equal(t, false, info["controller"])
 	assert.Equal(t, "Ed25519", info["keyAlgorithm"])
-	assert.Equal(t, clusters[0].Config.Host, info["apiServer"])
+	assert.Equal(t, clusters(t)[0].Config.Host, info["apiServer"])
 	assert.True(t, strings.HasPrefix(info["keyFingerprint"].(string), "SHA256:"))
 
 	code, out, errOut = run("info", "--kubeconfig", kc)
@@ -46,21 +47,8 @@ func TestInitTwiceThenInfo(t *testing.T) {
 	assert.NotContains(t, out, "PRIVATE KEY")
 }
 
-// unreachableKubeconfig writes a kubeconfig with a lab cluster's
-// credentials and an address nothing listens on (returned too).
-func TestInfoOnUnreachableServerFailsWithOneLine(t *testing.T) {
-	kc, addr := labtest.UnreachableKubeconfig(t)
-
-	code, out, errOut := run("info", "--kubeconfig", kc)
-	assert.Equal(t, cmd.ExitFailure, code)
-	assert.Empty(t, out)
-	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
-	assert.Contains(t, errOut, "https://"+addr)
-	assert.Contains(t, errOut, "connection refused")
-}
-
 func TestUsageErrorsExitTwo(t *testing.T) {
-	kc := clusters[1].KubeconfigPath
+	kc := clusters(t)[1].KubeconfigPath
 	for _, args := range [][]string{
 		{"init", "--kubeconfig", kc, "--key-type", "dsa"},
 		{"init", "--kubeconfig", kc, "--cluster-id", "Bad_ID"},

@@ -11,11 +11,15 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
-var clusters []*lab.Cluster
+// The lab of this package's tests, started by the first test that needs it.
+var testLab = labtest.Lazy("provider", "consumer")
 
 func TestMain(m *testing.M) {
-	os.Exit(labtest.Main(m, &clusters, "provider", "consumer"))
+	os.Exit(testLab.Run(m))
 }
+
+// clusters returns the lab's clusters, starting them on first use.
+func clusters(t testing.TB) []*lab.Cluster { return testLab.Clusters(t) }
 
 // run executes the command line in-process and returns the exit code,
 // stdout and stderr.
