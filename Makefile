@@ -40,6 +40,7 @@ test: kube-binaries
 
 lint:
 	$(GO) vet ./...
+	$(GO) vet -tags cluster ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 # Benchmarks, printing numbers: crypto, wizard frames, Tenant reconcile, the

@@ -20,17 +20,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
-// The Warnings that Liqo's controllers retry are final for no wait, and §11
-// lists which ones are.
-func TestFinalWarningsAreSection11s(t *testing.T) {
-	for _, r := range []string{"SignatureVerificationFailed", "InvalidCSR"} {
-		assert.True(t, flows.IsFinalWarning(r), r)
-	}
-	for _, r := range []string{"UpdateFailed", "NonceNotFound", "AuthParamsFailed", "SomethingNew"} {
-		assert.False(t, flows.IsFinalWarning(r), r)
-	}
-}
-
 // warningWait is a wait on a real ConfigMap: the test adds Events to it
 // and then fills it.
 type warningWait struct {
