@@ -152,3 +152,46 @@ func TestRemoteControlPlaneRules(t *testing.T) {
 		},
 	}, role.Rules)
 }
+
+// The peering-user roles have the names, labels and rules of Liqo's chart
+// (deployments/liqo/files/liqo-peering-user-*.yaml), in the same order.
+func TestPeeringUserRoles(t *testing.T) {
+	manifests, err := assets.PeeringUserManifests()
+	require.NoError(t, err)
+	require.Len(t, manifests, 2)
+	labels := map[string]string{
+		"app.kubernetes.io/name":      "peering-user",
+		"app.kubernetes.io/component": "peering-user",
+		"app.kubernetes.io/part-of":   "liqo",
+	}
+
+	var role rbacv1.Role
+	require.NoError(t, yaml.UnmarshalStrict(manifests[0], &role))
+	assert.Equal(t, "Role", role.Kind)
+	assert.Equal(t, "liqo-peering-user-liqo-ns", role.Name)
+	assert.Equal(t, "liqo", role.Namespace)
+	assert.Equal(t, labels, role.Labels)
+	assert.Equal(t, []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"ipam.liqo.io"}, Resources: []string{"ips"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"ipam.liqo.io"}, Resources: []string{"networks"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"networking.liqo.io"}, Resources: []string{"wggatewayclienttemplates", "wggatewayservertemplates"}, Verbs: []string{"get", "list"}},
+	}, role.Rules)
+
+	var clusterRole rbacv1.ClusterRole
+	require.NoError(t, yaml.UnmarshalStrict(manifests[1], &clusterRole))
+	assert.Equal(t, "ClusterRole", clusterRole.Kind)
+	assert.Equal(t, "liqo-peering-user-tenant-ns", clusterRole.Name)
+	assert.Equal(t, labels, clusterRole.Labels)
+	crud := []string{"create", "delete", "get", "list", "update"}
+	assert.Equal(t, []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"namespaces", "services"}, Verbs: []string{"get"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create", "delete", "get", "list"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"authentication.liqo.io"}, Resources: []string{"tenants"}, Verbs: crud},
+		{APIGroups: []string{"ipam.liqo.io"}, Resources: []string{"ips"}, Verbs: []string{"create", "delete", "get", "update"}},
+		{APIGroups: []string{"networking.liqo.io"}, Resources: []string{"configurations", "gatewayclients", "gatewayservers", "publickeies"}, Verbs: crud},
+		{APIGroups: []string{"networking.liqo.io"}, Resources: []string{"connections"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"networking.liqo.io"}, Resources: []string{"gatewayclients/status", "gatewayservers/status"}, Verbs: []string{"get"}},
+	}, clusterRole.Rules)
+}

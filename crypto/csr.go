@@ -28,6 +28,21 @@ func NewCSR(k stdcrypto.Signer, clusterID string) ([]byte, error) {
 	if err := ValidateClusterID(clusterID); err != nil {
 		return nil, err
 	}
+	return newLiqoCSR(k, clusterID)
+}
+
+// NewUserCSR builds the CSR of a human user of a Liqo cluster, such as the
+// peering user (§9.4): like NewCSR (O=liqo.io, one PEM block), with the
+// user's name as CN, which may be longer than a cluster ID.
+func NewUserCSR(k stdcrypto.Signer, userName string) ([]byte, error) {
+	if userName == "" {
+		return nil, fmt.Errorf("creating CSR: empty user name")
+	}
+	return newLiqoCSR(k, userName)
+}
+
+// newLiqoCSR is a CSR of k with subject O=liqo.io, CN=commonName.
+func newLiqoCSR(k stdcrypto.Signer, commonName string) ([]byte, error) {
 	if _, err := signerPublicKey(k); err != nil {
 		return nil, fmt.Errorf("creating CSR: %w", err)
 	}
@@ -37,7 +52,7 @@ func NewCSR(k stdcrypto.Signer, clusterID string) ([]byte, error) {
 	template := &x509.CertificateRequest{
 		Subject: pkix.Name{
 			Organization: []string{liqoOrganization},
-			CommonName:   clusterID,
+			CommonName:   commonName,
 		},
 	}
 	der, err := x509.CreateCertificateRequest(rand.Reader, template, k)

@@ -18,7 +18,10 @@ import (
 // clusters (consumer local, provider remote).
 type AuthenticateOptions struct {
 	Consumer, Provider *kube.Cluster
-	ProxyURL           string
+	// ProxyURL is the proxy through which the consumer reaches the provider's
+	// API server: the Tenant's spec.proxyURL (§5.2), then the proxy-url of
+	// the consumer's kubeconfig Secret (§8). "" = direct.
+	ProxyURL string
 	// StepTimeout bounds each wait (0 = only the context).
 	StepTimeout time.Duration
 	Engine      EngineOptions
@@ -39,6 +42,9 @@ type Result struct {
 // event-driven waits that fail at once on a controller Warning. Every step
 // is idempotent, so an interrupted run completes when started again.
 func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sink) (*Result, error) {
+	if _, err := kube.ParseProxyURL(o.ProxyURL); err != nil {
+		return nil, fmt.Errorf("--proxy-url: %w", err)
+	}
 	var eng engines
 	defer eng.stop()
 	res := &Result{}
@@ -63,25 +69,40 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				}
 				return nil
 			}},
-		{ID: "engines", Scope: handshake.NoScope, Title: "Checking the controllers of both clusters", Success: "Controllers ready",
-			Failure: "Unable to start the controllers",
+		{ID: "engines", Scope: handshake.NoScope, Title: "Checking the controllers and permissions of both clusters", Success: "Controllers ready",
+			Failure: "Unable to prepare the handshake",
 			Run: func(ctx context.Context) error {
-				// Both sides at once: in-process controllers take a moment to
-				// sync their caches, which then overlaps the next steps.
+				// Both sides at once, writing nothing until both are known to
+				// work: what serves each side, and whether the provider's
+				// kubeconfig (perhaps a peering user's) may do the flow's part.
 				var g errgroup.Group
 				g.Go(func() (err error) {
-					if res.ConsumerEngine, err = eng.ensure(ctx, consumer, handshake.RoleConsumer, o.Engine, sink, handshake.Local); err != nil {
+					if res.ConsumerEngine, err = chooseEngine(ctx, consumer, handshake.RoleConsumer, o.Engine); err != nil {
 						return fmt.Errorf("(local) %w", err)
 					}
 					return nil
 				})
 				g.Go(func() (err error) {
-					if res.ProviderEngine, err = eng.ensure(ctx, provider, handshake.RoleProvider, o.Engine, sink, handshake.Remote); err != nil {
+					if res.ProviderEngine, err = chooseEngine(ctx, provider, handshake.RoleProvider, o.Engine); err == nil {
+						err = checkProviderAccess(ctx, provider, res.ConsumerID)
+					}
+					if err != nil {
 						return fmt.Errorf("(remote) %w", err)
 					}
 					return nil
 				})
-				return g.Wait()
+				if err := g.Wait(); err != nil {
+					return err
+				}
+				// In-process controllers take a moment to sync their caches,
+				// which then overlaps the next steps.
+				if err := eng.serve(ctx, consumer, handshake.RoleConsumer, res.ConsumerEngine, o.Engine, sink, handshake.Local); err != nil {
+					return fmt.Errorf("(local) %w", err)
+				}
+				if err := eng.serve(ctx, provider, handshake.RoleProvider, res.ProviderEngine, o.Engine, sink, handshake.Remote); err != nil {
+					return fmt.Errorf("(remote) %w", err)
+				}
+				return nil
 			}},
 		ensureTenantNamespaceStep(handshake.Local, consumer, func() string { return res.ProviderID }, &consumerNS),
 		ensureTenantNamespaceStep(handshake.Remote, provider, func() string { return res.ConsumerID }, &providerNS),

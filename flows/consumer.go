@@ -19,7 +19,7 @@ type ConsumerOptions struct {
 	Consumer    *kube.Cluster
 	ProviderID  string
 	Nonce       string // "" = reuse the nonce already signed for this provider
-	ProxyURL    string
+	ProxyURL    string // the Tenant's spec.proxyURL, as in AuthenticateOptions
 	StepTimeout time.Duration
 	Engine      EngineOptions
 }
@@ -34,6 +34,9 @@ func GenerateTenant(ctx context.Context, o ConsumerOptions, sink handshake.Sink)
 		if err := authcrypto.ValidateNonce(o.Nonce); err != nil {
 			return nil, fmt.Errorf("%w: copy the whole nonce printed by `create nonce` on the provider", err)
 		}
+	}
+	if _, err := kube.ParseProxyURL(o.ProxyURL); err != nil {
+		return nil, fmt.Errorf("--proxy-url: %w", err)
 	}
 	var eng engines
 	defer eng.stop()

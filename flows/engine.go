@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -18,6 +20,11 @@ const (
 	EngineLiqo       Engine = "Liqo's controller-manager"
 	EngineController Engine = "liqo-auth-controller (in-cluster)"
 	EngineInProcess  Engine = "in-process controller"
+	// EngineControllerAssumed: the kubeconfig may not read the controller's
+	// Lease (Liqo's peering user may not), so it may not hold one to run
+	// controllers in-process either; only a controller running on the
+	// cluster can serve the side, and the flow relies on it.
+	EngineControllerAssumed Engine = "liqo-auth-controller (in-cluster; not checked: this kubeconfig may not read its Lease)"
 )
 
 // EngineOptions tune the in-process controllers.
@@ -45,23 +52,47 @@ type engines struct {
 // ensure makes sure something serves role on c: real Liqo, the in-cluster
 // controller, or reconcilers run here for the flow's duration.
 func (e *engines) ensure(ctx context.Context, c *kube.Cluster, role handshake.Role, o EngineOptions, sink handshake.Sink, scope handshake.Scope) (Engine, error) {
-	engine, err := detectEngine(ctx, c)
+	engine, err := chooseEngine(ctx, c, role, o)
 	if err != nil {
 		return "", err
 	}
-	if engine == "" {
-		if o.NoInProcess {
-			return "", fmt.Errorf("no controller serves the %s side of %s and in-process controllers are disabled: install one with `liqo-auth-tui install controller`", role, c.Server)
-		}
+	return engine, e.serve(ctx, c, role, engine, o, sink, scope)
+}
+
+// chooseEngine finds what serves role on c, writing nothing: real Liqo, the
+// in-cluster controller, or, when neither does, reconcilers run
+// in-process, which the kubeconfig must then be allowed to run (they need
+// what the in-cluster controller's RBAC grants).
+func chooseEngine(ctx context.Context, c *kube.Cluster, role handshake.Role, o EngineOptions) (Engine, error) {
+	engine, err := detectEngine(ctx, c)
+	if err != nil || engine != "" {
+		return engine, err
+	}
+	if o.NoInProcess {
+		return "", fmt.Errorf("no controller serves the %s side of %s and in-process controllers are disabled: install one with `liqo-auth-tui install controller`", role, c.Server)
+	}
+	needs, err := c.ControllerAccess()
+	if err != nil {
+		return "", err
+	}
+	if err := c.CheckAccess(ctx, needs); err != nil {
+		return "", fmt.Errorf("%w: no controller serves the %s side of %s and running one in-process needs it: install one there with `liqo-auth-tui install controller`", err, role, c.Server)
+	}
+	return EngineInProcess, nil
+}
+
+// serve starts the in-process reconcilers when engine is EngineInProcess,
+// and reports who serves the side.
+func (e *engines) serve(ctx context.Context, c *kube.Cluster, role handshake.Role, engine Engine, o EngineOptions, sink handshake.Sink, scope handshake.Scope) error {
+	if engine == EngineInProcess {
 		if err := e.startInProcess(ctx, c, role, o); err != nil {
-			return "", err
+			return err
 		}
-		engine = EngineInProcess
 	}
 	if sink != nil {
 		sink(handshake.Event{Kind: handshake.Note, Scope: scope, Message: fmt.Sprintf("%s side served by %s", role, engine)})
 	}
-	return engine, nil
+	return nil
 }
 
 func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
@@ -73,6 +104,9 @@ func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
 		return EngineLiqo, nil
 	}
 	running, err := c.ControllerRunning(ctx)
+	if apierrors.IsForbidden(err) {
+		return EngineControllerAssumed, nil
+	}
 	if err != nil {
 		return "", err
 	}

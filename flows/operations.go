@@ -19,7 +19,7 @@ func Init(ctx context.Context, c *kube.Cluster, o kube.InitOptions, sink handsha
 	sink = orDiscard(sink)
 	var res *kube.InitResult
 	err := RunStep(ctx, sink, Step{ID: "init", Scope: handshake.Local,
-		Title:   "Creating namespace, cluster ID, keys, CRDs and ClusterRoles",
+		Title:   "Creating namespace, cluster ID, keys, CRDs and roles",
 		Failure: "Unable to prepare the cluster", Command: "liqo-auth-tui init",
 		Run: func(ctx context.Context) (err error) {
 			if res, err = c.Init(ctx, o); err != nil {

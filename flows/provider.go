@@ -75,6 +75,9 @@ func CheckTenant(ctx context.Context, provider *kube.Cluster, t *authv1beta1.Ten
 	if err := authcrypto.ValidateClusterID(id); err != nil {
 		return nil, fmt.Errorf("tenant spec.clusterID: %w", err)
 	}
+	if _, err := kube.ParseProxyURL(t.Spec.ProxyURL); err != nil {
+		return nil, fmt.Errorf("tenant spec.proxyURL: %w: the consumer's kubeconfig could not use it; generate the Tenant again with a valid --proxy-url", err)
+	}
 	if l, ok := t.Labels[kube.RemoteClusterIDLabel]; ok && l != id {
 		return nil, fmt.Errorf("tenant label %s=%s does not match spec.clusterID %s: the file was edited; generate it again on the consumer", kube.RemoteClusterIDLabel, l, id)
 	}

@@ -41,7 +41,7 @@ func waitNonceStep(provider *kube.Cluster, sink handshake.Sink, timeout time.Dur
 		Command: "kubectl get secret liqo-nonce -n liqo-tenant-<consumer> -o jsonpath='{.data.nonce}'",
 		Run: func(ctx context.Context) error {
 			secrets := provider.Kube.CoreV1().Secrets(ns())
-			s, err := waitWithEvents(ctx, provider, sink, handshake.Remote, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.NonceSecretName},
+			s, err := waitObserving(ctx, provider, sink, handshake.Remote, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.NonceSecretName},
 				kube.ListWatch(secrets.List, secrets.Watch, kube.BySelector(kube.NonceSelector(consumerID()))), "nonce to be generated",
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.NonceField]) > 0, nil })
 			if err != nil {
@@ -67,7 +67,7 @@ func waitSignatureStep(consumer *kube.Cluster, sink handshake.Sink, timeout time
 		Command: "kubectl get secret liqo-signed-nonce -n liqo-tenant-<provider> -o jsonpath='{.data.signedNonce}'",
 		Run: func(ctx context.Context) error {
 			secrets := consumer.Kube.CoreV1().Secrets(ns())
-			s, err := waitWithEvents(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.SignedNonceSecretName},
+			s, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.SignedNonceSecretName},
 				kube.ListWatch(secrets.List, secrets.Watch, kube.BySelector(kube.SignedNonceSelector(providerID()))), "nonce to be signed",
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.SignedNonceField]) > 0, nil })
 			if err != nil {
@@ -106,7 +106,7 @@ func waitTenantStatusStep(provider *kube.Cluster, sink handshake.Sink, timeout t
 		Run: func(ctx context.Context) error {
 			t := applied()
 			tenants := provider.Liqo.Tenants(t.Namespace)
-			got, err := waitWithEvents(ctx, provider, sink, handshake.Remote, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
+			got, err := waitObserving(ctx, provider, sink, handshake.Remote, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
 				kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name)), "tenant status to be filled",
 				func(got *authv1beta1.Tenant) (bool, error) { return tenantStatusFilled(got, t), nil })
 			if err != nil {
@@ -134,7 +134,7 @@ func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout
 		Run: func(ctx context.Context) error {
 			id := *io
 			identities := consumer.Liqo.Identities(id.Namespace)
-			got, err := waitWithEvents(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: id.Namespace, Name: id.Name},
+			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: id.Namespace, Name: id.Name},
 				kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), "identity status to be filled",
 				func(got *authv1beta1.Identity) (bool, error) {
 					return got.Status.KubeconfigSecretRef != nil && got.Status.KubeconfigSecretRef.Name != "", nil

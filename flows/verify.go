@@ -105,7 +105,7 @@ func VerifyConfig(ctx context.Context, cfg *rest.Config, tenantNamespace string)
 			ResourceAttributes: &authzv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Namespace: ns}}}
 		r, err := c.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 		if err != nil {
-			return nil, kube.Reach(c.Server, err)
+			return nil, c.Reach(err)
 		}
 		if r.Status.Allowed {
 			v.Allowed = append(v.Allowed, a.String(tenantNamespace))

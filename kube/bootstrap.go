@@ -31,9 +31,11 @@ type InitResult struct {
 
 // Init makes a cluster without Liqo ready for the handshake, idempotently:
 // the Liqo namespace, the cluster-ID ConfigMap, the authentication-keys
-// Secret, the authentication.liqo.io CRDs and Liqo's two ClusterRoles for
-// consumers. Existing identity (ID and keys) is never changed. On a cluster
-// where Liqo is installed it writes nothing.
+// Secret, the authentication.liqo.io CRDs, Liqo's two ClusterRoles for
+// consumers and its peering-user roles (the ClusterRole
+// liqo-peering-user-tenant-ns, the Role liqo-peering-user-liqo-ns in the
+// Liqo namespace). Existing identity (ID and keys) is never changed. On a
+// cluster where Liqo is installed it writes nothing.
 func (c *Cluster) Init(ctx context.Context, o InitOptions) (*InitResult, error) {
 	if o.ClusterID != "" {
 		if err := authcrypto.ValidateClusterID(o.ClusterID); err != nil {
@@ -62,6 +64,10 @@ func (c *Cluster) Init(ctx context.Context, o InitOptions) (*InitResult, error) 
 	}
 	// Decode the embedded manifests before writing anything.
 	crds, roles, err := embeddedManifests()
+	if err != nil {
+		return nil, err
+	}
+	peeringClusterRole, peeringRole, err := peeringUserManifests(c.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -96,10 +102,13 @@ func (c *Cluster) Init(ctx context.Context, o InitOptions) (*InitResult, error) 
 			return nil, err
 		}
 	}
-	for _, role := range roles {
+	for _, role := range append(roles, peeringClusterRole) {
 		if err := record(serverSideApply(ctx, c.Kube.RbacV1().ClusterRoles(), "ClusterRole", role)); err != nil {
 			return nil, err
 		}
+	}
+	if err := record(serverSideApply(ctx, c.Kube.RbacV1().Roles(c.Namespace), "Role", peeringRole)); err != nil {
+		return nil, err
 	}
 	for _, crd := range crds {
 		if err := c.waitCRDEstablished(ctx, crd.Name); err != nil {

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package kube_test
 
 import (
@@ -15,8 +17,8 @@ import (
 )
 
 func TestInitPreparesClusterOnceThenChangesNothing(t *testing.T) {
+	c, err := kube.NewCluster(clusters(t)[0].Config, "init-test")
 	ctx := labtest.Context(t)
-	c, err := kube.NewCluster(clusters[0].Config, "init-test")
 	require.NoError(t, err)
 
 	before, err := c.Probe(ctx)
@@ -37,7 +39,9 @@ func TestInitPreparesClusterOnceThenChangesNothing(t *testing.T) {
 	assert.Equal(t, kube.Created, actions["Secret authentication-keys"])
 	assert.Contains(t, []kube.Action{kube.Created, kube.Unchanged}, actions["CustomResourceDefinition tenants.authentication.liqo.io"])
 	assert.Contains(t, []kube.Action{kube.Created, kube.Unchanged}, actions["ClusterRole liqo-remote-controlplane"])
-	assert.Len(t, res.Changes, 3+4+2)
+	assert.Equal(t, kube.Created, actions["Role liqo-peering-user-liqo-ns"])
+	assert.Contains(t, []kube.Action{kube.Created, kube.Unchanged}, actions["ClusterRole liqo-peering-user-tenant-ns"])
+	assert.Len(t, res.Changes, 3+4+2+2)
 
 	// The CRDs serve: a Tenant can be listed and created.
 	_, err = c.Liqo.Tenants("").List(ctx, metav1.ListOptions{})
@@ -55,7 +59,7 @@ func TestInitPreparesClusterOnceThenChangesNothing(t *testing.T) {
 	assert.Equal(t, "init-provider", info.ClusterID)
 	assert.Equal(t, "Ed25519", info.KeyAlgorithm)
 	assert.Regexp(t, `^SHA256:[A-Za-z0-9+/]{43}$`, info.KeyFingerprint)
-	assert.Equal(t, clusters[0].Config.Host, info.APIServer)
+	assert.Equal(t, clusters(t)[0].Config.Host, info.APIServer)
 	assert.False(t, info.LiqoInstalled)
 	assert.False(t, info.Controller)
 
@@ -71,8 +75,8 @@ func TestInitPreparesClusterOnceThenChangesNothing(t *testing.T) {
 }
 
 func TestInitRefusesToChangeClusterIDAndWritesNothing(t *testing.T) {
+	c, err := kube.NewCluster(clusters(t)[1].Config, "init-conflict")
 	ctx := labtest.Context(t)
-	c, err := kube.NewCluster(clusters[1].Config, "init-conflict")
 	require.NoError(t, err)
 	_, err = c.Init(ctx, kube.InitOptions{ClusterID: "first-id", KeyType: authcrypto.KeyRSA})
 	require.NoError(t, err)
@@ -91,8 +95,8 @@ func TestInitRefusesToChangeClusterIDAndWritesNothing(t *testing.T) {
 }
 
 func TestInitOnLiqoClusterWritesNothing(t *testing.T) {
+	c, err := kube.NewCluster(clusters(t)[2].Config, "")
 	ctx := labtest.Context(t)
-	c, err := kube.NewCluster(clusters[2].Config, "")
 	require.NoError(t, err)
 	fc := &apiextv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: kube.LiqoForeignClusterCRDName},

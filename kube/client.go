@@ -20,6 +20,7 @@ type Cluster struct {
 	APIExt    apiextclient.Interface
 	Liqo      *LiqoClient
 	Server    string // API server URL
+	Proxy     string // proxy on the way to Server (redacted), "" = direct
 	Context   string // kubeconfig context, when loaded from a kubeconfig
 	Namespace string // Liqo namespace
 }
@@ -47,7 +48,7 @@ func NewCluster(cfg *rest.Config, liqoNamespace string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cluster{Config: cfg, Kube: kc, APIExt: ext, Liqo: lc, Server: cfg.Host, Namespace: liqoNamespace}, nil
+	return &Cluster{Config: cfg, Kube: kc, APIExt: ext, Liqo: lc, Server: cfg.Host, Proxy: proxyOf(cfg), Namespace: liqoNamespace}, nil
 }
 
 // Scheme knows the authentication.liqo.io/v1beta1 types.

@@ -16,7 +16,10 @@ type CSRRequest struct {
 	PEM []byte
 	// GenerateName prefixes the CertificateSigningRequest name.
 	GenerateName string
-	Labels       map[string]string
+	// Name, when set, is the exact name of the CertificateSigningRequest
+	// (GenerateName is then not used).
+	Name   string
+	Labels map[string]string
 	// Approval reason and message recorded on the CSR.
 	Reason, Message string
 	// KeepObject leaves the CertificateSigningRequest in place once the
@@ -52,7 +55,7 @@ func CSRWaitWhat(name string) string {
 func (c *Cluster) IssueCertificate(ctx context.Context, r CSRRequest) ([]byte, error) {
 	csrs := c.Kube.CertificatesV1().CertificateSigningRequests()
 	obj := &certv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: r.GenerateName, Labels: r.Labels},
+		ObjectMeta: metav1.ObjectMeta{Name: r.Name, GenerateName: r.GenerateName, Labels: r.Labels},
 		Spec: certv1.CertificateSigningRequestSpec{
 			Request:    r.PEM,
 			SignerName: KubeAPIServerClientSignerName,

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package kube_test
 
 import (
@@ -17,7 +19,7 @@ import (
 // kube-controller-manager, and the certificate authenticates as <CN> in
 // groups liqo.io and system:authenticated — on both clusters.
 func TestIssuedEd25519CertificateAuthenticates(t *testing.T) {
-	for _, lc := range clusters[:2] {
+	for _, lc := range clusters(t)[:2] {
 		t.Run(lc.Name, func(t *testing.T) {
 			ctx := labtest.Context(t)
 			c, err := kube.NewCluster(lc.Config, "")

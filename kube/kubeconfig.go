@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -15,6 +16,9 @@ type KubeconfigOptions struct {
 	LiqoNamespace string
 	// Timeout bounds each request (0 = client-go's default: none).
 	Timeout time.Duration
+	// ProxyURL is the proxy to reach the server through when the kubeconfig
+	// sets none (its proxy-url wins); "" = as the kubeconfig says.
+	ProxyURL string
 }
 
 // Describe names the kubeconfig and context for error messages.
@@ -45,6 +49,13 @@ func Connect(o KubeconfigOptions) (*Cluster, error) {
 		return nil, fmt.Errorf("loading kubeconfig (%s): %w", o.Describe(), err)
 	}
 	cfg.Timeout = o.Timeout
+	if cfg.Proxy == nil && o.ProxyURL != "" {
+		u, err := ParseProxyURL(o.ProxyURL)
+		if err != nil {
+			return nil, fmt.Errorf("proxy URL: %w", err)
+		}
+		cfg.Proxy = http.ProxyURL(u)
+	}
 	c, err := NewCluster(cfg, o.LiqoNamespace)
 	if err != nil {
 		return nil, err

@@ -53,6 +53,51 @@ const (
 	TenantNamespacePodSecurityLevel = "privileged"
 )
 
+// The peering user (§9.4): a restricted human user of the provider, made by
+// `liqoctl generate peering-user` / `liqo-auth-tui generate peering-user`,
+// whose kubeconfig the consumer's admin runs the handshake with. Its names
+// and labels are Liqo's: `liqoctl delete peering-user` finds what we made.
+const (
+	PeeringUserPrefix = "liqo-peer-user-"
+	// PeeringUserNameLabel (value liqo-peer-user-<consumerID>) is on the
+	// CSR object and on both RoleBindings.
+	PeeringUserNameLabel = "liqo.io/peering-user-name"
+	// PeeringUserRoleSelector finds the peering-user ClusterRole and the
+	// Role in the Liqo namespace, as Liqo does (never by name).
+	PeeringUserRoleSelector         = "app.kubernetes.io/component=peering-user"
+	PeeringUserTenantNSClusterRole  = "liqo-peering-user-tenant-ns"
+	PeeringUserLiqoNSRole           = "liqo-peering-user-liqo-ns"
+	PeeringUserKubeconfigContext    = "default-context"
+	PeeringUserApprovalReason       = IdentityApprovalReason
+	PeeringUserApprovalMessage      = "This CSR was approved by liqo-auth-tui generate peering-user"
+	peeringUserTenantBindingSuffix  = "-tenant-ns-writer"
+	peeringUserLiqoNSBindingSuffix  = "-liqo-ns-reader"
+	peeringUserKubeconfigUserSuffix = "-user"
+)
+
+// PeeringUserName is the name of the peering user of a consumer
+// (liqo-peer-user-<consumerID>): its CSR object and its label value. The
+// certificate's CN adds a random suffix (liqo-peer-user-<id>-<32 hex>).
+func PeeringUserName(consumerID string) string { return PeeringUserPrefix + consumerID }
+
+// PeeringUserTenantBindingName is the RoleBinding, in the consumer's tenant
+// namespace, of the ClusterRole liqo-peering-user-tenant-ns.
+func PeeringUserTenantBindingName(consumerID string) string {
+	return PeeringUserName(consumerID) + peeringUserTenantBindingSuffix
+}
+
+// PeeringUserLiqoNSBindingName is the RoleBinding, in the Liqo namespace, of
+// the Role liqo-peering-user-liqo-ns.
+func PeeringUserLiqoNSBindingName(consumerID string) string {
+	return PeeringUserName(consumerID) + peeringUserLiqoNSBindingSuffix
+}
+
+// PeeringUserKubeconfigUser is the user entry of the peering user's
+// kubeconfig (<consumerID>-user); its cluster entry is named <consumerID>.
+func PeeringUserKubeconfigUser(consumerID string) string {
+	return consumerID + peeringUserKubeconfigUserSuffix
+}
+
 // TenantNamespaceName is the default name of the tenant namespace for a
 // remote cluster (liqo-tenant-<remoteID>, never hashed or truncated).
 func TenantNamespaceName(remoteClusterID string) string {

@@ -28,7 +28,7 @@ type Info struct {
 func (c *Cluster) WhoAmI(ctx context.Context) (string, []string, error) {
 	r, err := c.Kube.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
-		return "", nil, Reach(c.Server, err)
+		return "", nil, c.Reach(err)
 	}
 	return r.Status.UserInfo.Username, r.Status.UserInfo.Groups, nil
 }

@@ -24,6 +24,7 @@ const (
 	FailureUnauthorized FailureClass = "401 unauthorized"
 	FailureForbidden    FailureClass = "403 forbidden"
 	FailureTimeout      FailureClass = "timeout"
+	FailureProxy        FailureClass = "proxy"
 	FailureOther        FailureClass = "error"
 )
 
@@ -36,6 +37,9 @@ func ClassifyError(err error) (FailureClass, string) {
 	var recordErr tls.RecordHeaderError
 	var netErr net.Error
 	switch {
+	case isProxyConnect(err):
+		// First: a proxy that cannot be reached also looks refused or timed out.
+		return FailureProxy, "is the proxy running? check its address: --proxy-url, or proxy-url in the kubeconfig"
 	case errors.As(err, &dnsErr):
 		return FailureDNS, "check the server address in the kubeconfig and your DNS"
 	case errors.Is(err, syscall.ECONNREFUSED):
@@ -53,16 +57,36 @@ func ClassifyError(err error) (FailureClass, string) {
 	return FailureOther, ""
 }
 
+// isProxyConnect tells whether err is net/http's failure to reach the
+// proxy itself (dial or TLS to the proxy): a net.OpError "proxyconnect".
+func isProxyConnect(err error) bool {
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "proxyconnect"
+}
+
 // ReachError wraps a failure to use a cluster with the server and the class.
 type ReachError struct {
 	Server string
+	Proxy  string // the proxy on the way to Server, "" = direct or unknown
 	Class  FailureClass
 	Hint   string
 	Err    error
 }
 
 func (e *ReachError) Error() string {
-	msg := fmt.Sprintf("cannot use the API server %s: %s: %s", e.Server, e.Class, rootCause(e.Err))
+	var msg string
+	switch {
+	case e.Class == FailureProxy:
+		proxy := "its proxy"
+		if e.Proxy != "" {
+			proxy = "the proxy " + e.Proxy
+		}
+		msg = fmt.Sprintf("cannot reach the API server %s through %s: %s", e.Server, proxy, rootCause(e.Err))
+	case e.Proxy != "":
+		msg = fmt.Sprintf("cannot use the API server %s through the proxy %s: %s: %s", e.Server, e.Proxy, e.Class, rootCause(e.Err))
+	default:
+		msg = fmt.Sprintf("cannot use the API server %s: %s: %s", e.Server, e.Class, rootCause(e.Err))
+	}
 	if e.Hint != "" {
 		msg += " (" + e.Hint + ")"
 	}
@@ -89,6 +113,10 @@ func rootCause(err error) string {
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) && opErr.Err != nil {
+		// "proxyconnect" wraps the dial to the proxy: keep its cause.
+		for inner := opErr; errors.As(inner.Err, &inner) && inner.Err != nil; {
+			opErr = inner
+		}
 		return opErr.Err.Error()
 	}
 	var status apierrors.APIStatus

@@ -1,3 +1,5 @@
+//go:build cluster
+
 package kube_test
 
 import (
@@ -37,7 +39,7 @@ func selfSignedPEM(t *testing.T) (certPEM, keyPEM []byte) {
 
 // Each way a cluster can be unusable is classified, with the server named.
 func TestWhoAmIClassifiesFailures(t *testing.T) {
-	admin := clusters[0].Config
+	admin := clusters(t)[0].Config
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	closedAddr := closed.Addr().String()
@@ -47,7 +49,7 @@ func TestWhoAmIClassifiesFailures(t *testing.T) {
 	defer silent.Close()
 
 	strangerCert, strangerKey := selfSignedPEM(t)
-	nobody, err := clusters[0].AddUser("nobody")
+	nobody, err := clusters(t)[0].AddUser("nobody")
 	require.NoError(t, err)
 
 	cases := []struct {

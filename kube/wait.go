@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
@@ -47,13 +51,35 @@ func BySelector(selector string) func(*metav1.ListOptions) {
 // ErrWaitTimeout is returned when a wait's context expires.
 var ErrWaitTimeout = errors.New("timed out waiting for the condition")
 
+// PollInterval is how often a wait lists when it may not watch (liqoctl's
+// interval, §9.1).
+const PollInterval = time.Second
+
+// errWatchForbidden stops a watch the kubeconfig may not make.
+var errWatchForbidden = errors.New("watch forbidden")
+
 // WaitFor watches the objects of lw until cond holds for one of them and
-// returns that object. It is event-driven: no polling. A cond error ends
-// the wait with that error. When ctx expires the error wraps ErrWaitTimeout
-// and says what was awaited.
+// returns that object. It is event-driven: no polling, unless the
+// kubeconfig may list but not watch (Liqo's peering user may not watch
+// Secrets nor Tenants): it then lists every PollInterval, as liqoctl does.
+// A cond error ends the wait with that error. When ctx expires the error
+// wraps ErrWaitTimeout and says what was awaited.
 func WaitFor[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, what string, cond func(T) (bool, error)) (T, error) {
 	var zero T
-	ev, err := watchtools.UntilWithSync(ctx, lw, newObject[T](), nil, func(e watch.Event) (bool, error) {
+	watchCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	inner := cache.ToListerWatcherWithContext(lw)
+	lw = &cache.ListWatch{
+		ListWithContextFunc: inner.ListWithContext,
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w, err := inner.WatchWithContext(ctx, o)
+			if apierrors.IsForbidden(err) {
+				stop(errWatchForbidden)
+			}
+			return w, err
+		},
+	}
+	ev, err := watchtools.UntilWithSync(watchCtx, lw, newObject[T](), nil, func(e watch.Event) (bool, error) {
 		if e.Type == watch.Deleted {
 			return false, nil
 		}
@@ -63,6 +89,9 @@ func WaitFor[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, what
 		}
 		return cond(obj)
 	})
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(watchCtx), errWatchForbidden) {
+		return pollFor(ctx, inner, what, cond)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return zero, fmt.Errorf("%w: %s", ErrWaitTimeout, what)
@@ -70,6 +99,40 @@ func WaitFor[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, what
 		return zero, err
 	}
 	return ev.Object.(T), nil
+}
+
+// pollFor is WaitFor by listing every PollInterval (the first at once).
+func pollFor[T runtime.Object](ctx context.Context, lw cache.ListerWithContext, what string, cond func(T) (bool, error)) (T, error) {
+	var found T
+	err := wait.PollUntilContextCancel(ctx, PollInterval, true, func(ctx context.Context) (bool, error) {
+		list, err := lw.ListWithContext(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return false, err
+		}
+		for _, item := range items {
+			obj, ok := item.(T)
+			if !ok {
+				continue
+			}
+			if done, err := cond(obj); err != nil || done {
+				found = obj
+				return done, err
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		var zero T
+		if ctx.Err() != nil {
+			return zero, fmt.Errorf("%w: %s", ErrWaitTimeout, what)
+		}
+		return zero, err
+	}
+	return found, nil
 }
 
 // newObject returns an empty object of the pointer type T.

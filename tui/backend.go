@@ -16,6 +16,9 @@ type ClusterRef struct {
 	Kubeconfig string // "" = KUBECONFIG / ~/.kube/config
 	Context    string // "" = the current context
 	Namespace  string // Liqo namespace ("" = liqo)
+	// ProxyURL is the proxy to reach this cluster's API server through
+	// ("" = the kubeconfig's, if any): the provider's, with --proxy-url.
+	ProxyURL string
 }
 
 // Given tells whether anything selects this cluster.

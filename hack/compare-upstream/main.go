@@ -1,6 +1,6 @@
 // Command compare-upstream is a developer check (not part of the test suite):
-// it compares our generated CRDs (assets/deploy/crds) and ClusterRoles (assets/deploy/rbac)
-// with the upstream Liqo copies kept outside the project
+// it compares our generated CRDs (assets/deploy/crds), ClusterRoles (assets/deploy/rbac)
+// and peering-user roles (assets/deploy/peering-user) with the upstream Liqo copies kept outside the project
 // (../shared/upstream-liqo-crds by default).
 //
 // CRDs are compared semantically: both files are parsed, every string
@@ -10,7 +10,7 @@
 //
 // Usage (from the repository root):
 //
-//	go run ./hack/compare-upstream [-upstream DIR] [-crds DIR] [-rbac DIR]
+//	go run ./hack/compare-upstream [-upstream DIR] [-crds DIR] [-rbac DIR] [-peering-user DIR]
 //
 // It prints every difference and exits with status 1 if there is any.
 package main
@@ -33,9 +33,10 @@ func main() {
 	upstream := flag.String("upstream", "../shared/upstream-liqo-crds", "folder holding the upstream Liqo CRDs and rule files")
 	crds := flag.String("crds", "assets/deploy/crds", "folder holding our CRDs")
 	rbac := flag.String("rbac", "assets/deploy/rbac", "folder holding our ClusterRoles")
+	peering := flag.String("peering-user", "assets/deploy/peering-user", "folder holding our peering-user Role and ClusterRole")
 	flag.Parse()
 
-	diffs, err := run(*upstream, *crds, *rbac)
+	diffs, err := run(*upstream, *crds, *rbac, *peering)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "compare-upstream:", err)
 		os.Exit(2)
@@ -47,7 +48,7 @@ func main() {
 	fmt.Println("no difference")
 }
 
-func run(upstreamDir, crdDir, rbacDir string) (int, error) {
+func run(upstreamDir, crdDir, rbacDir, peeringDir string) (int, error) {
 	diffs := 0
 
 	upCRDs, err := filepath.Glob(filepath.Join(upstreamDir, "authentication.liqo.io_*.yaml"))
@@ -87,6 +88,11 @@ func run(upstreamDir, crdDir, rbacDir string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	peeringRoles, err := filepath.Glob(filepath.Join(peeringDir, "*Role.yaml"))
+	if err != nil {
+		return 0, err
+	}
+	ourRoles = append(ourRoles, peeringRoles...)
 	if len(ourRoles) == 0 {
 		return 0, fmt.Errorf("no ClusterRole in %s", rbacDir)
 	}
@@ -98,7 +104,7 @@ func run(upstreamDir, crdDir, rbacDir string) (int, error) {
 		}
 		u, err := load(up)
 		if err != nil {
-			fmt.Printf("ClusterRole %s: no upstream rule file: %v\n", filepath.Base(ours), err)
+			fmt.Printf("RBAC %s: no upstream rule file: %v\n", filepath.Base(ours), err)
 			diffs++
 			continue
 		}
@@ -106,7 +112,7 @@ func run(upstreamDir, crdDir, rbacDir string) (int, error) {
 		um, _ := u.(map[string]any)
 		n := diff(filepath.Base(ours)+":rules", um["rules"], om["rules"])
 		if n == 0 {
-			fmt.Printf("ClusterRole %s: rules equal\n", filepath.Base(ours))
+			fmt.Printf("RBAC %s: rules equal\n", filepath.Base(ours))
 		}
 		diffs += n
 	}

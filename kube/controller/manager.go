@@ -185,5 +185,5 @@ func (m *Manager) checkAPIs(ctx context.Context) error {
 	case kube.IsNotFound(err):
 		return fmt.Errorf("controller: the authentication.liqo.io API is not served by %s: run `liqo-auth-tui init` or install Liqo", m.c.Server)
 	}
-	return fmt.Errorf("controller: %w", kube.Reach(m.c.Server, err))
+	return fmt.Errorf("controller: %w", m.c.Reach(err))
 }

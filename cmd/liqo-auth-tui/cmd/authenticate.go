@@ -16,7 +16,7 @@ import (
 type AuthenticateOptions struct {
 	*Options
 	Remote      ClusterFlags
-	ProxyURL    string
+	Proxy       ProxyFlags
 	StepTimeout time.Duration
 	Engine      EngineFlags
 }
@@ -37,25 +37,32 @@ by controllers run in-process for the command's duration.`,
 	}
 	addRemoteFlags(cmd, &opts.Remote)
 	addEngineFlags(cmd, &opts.Engine)
-	cmd.Flags().StringVar(&opts.ProxyURL, "proxy-url", "", "proxy the consumer uses to reach the provider API server")
+	addProxyFlags(cmd, &opts.Proxy, true)
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
 	return cmd
 }
 
 // Run authenticates the two clusters.
 func (o *AuthenticateOptions) Run(ctx context.Context) error {
+	proxyURL, err := o.Proxy.resolve(o.Printer)
+	if err != nil {
+		return err
+	}
 	engine, err := o.Engine.options()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
-	consumer, provider, err := o.connectBoth(ctx, o.Remote)
+	// The tool reaches the provider the way the consumer will.
+	remote := o.Remote
+	remote.ProxyURL = proxyURL
+	consumer, provider, err := o.connectBoth(ctx, remote)
 	if err != nil {
 		return err
 	}
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{
-		Consumer: consumer, Provider: provider, ProxyURL: o.ProxyURL, StepTimeout: o.StepTimeout, Engine: engine,
+		Consumer: consumer, Provider: provider, ProxyURL: proxyURL, StepTimeout: o.StepTimeout, Engine: engine,
 	}, o.Printer.sink)
 	if err != nil {
 		return err

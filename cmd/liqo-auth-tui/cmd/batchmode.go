@@ -30,11 +30,14 @@ func isTerminal(o *Options) bool {
 // the outgoing artifact on stdout and the next instruction on stderr.
 func (o *BatchOptions) Run(ctx context.Context) error {
 	s := o.Session
+	if err := s.Proxy.check(); err != nil {
+		return err
+	}
 	if s.Remote.Kubeconfig != "" || s.Remote.Context != "" {
 		if s.Role != "" {
 			return usagef("--role is for manual mode with one kubeconfig: drop it or --remote-kubeconfig")
 		}
-		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, StepTimeout: o.Timeout}
+		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout}
 		return a.Run(ctx)
 	}
 	if s.RemoteClusterID == "" {
@@ -101,7 +104,8 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout}
 		return apply.apply(ctx, consumer)
 	}
-	gen := &GenerateTenantOptions{Options: o.Options, ProviderID: s.RemoteClusterID, Nonce: s.Nonce, NonceFile: s.NonceFile, Engine: s.Engine, StepTimeout: o.Timeout}
+	gen := &GenerateTenantOptions{Options: o.Options, ProviderID: s.RemoteClusterID, Nonce: s.Nonce, NonceFile: s.NonceFile, Engine: s.Engine,
+		Proxy: s.Proxy, StepTimeout: o.Timeout}
 	if s.Nonce == "" && s.NonceFile == "" {
 		stage, err := flows.ConsumerStage(ctx, consumer, s.RemoteClusterID)
 		if err != nil {

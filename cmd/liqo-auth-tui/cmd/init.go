@@ -24,8 +24,8 @@ func newInitCommand(o *Options) *cobra.Command {
 		Short: "Prepare a cluster without Liqo for the handshake (idempotent)",
 		Long: `Creates what the handshake needs on a cluster without Liqo: the Liqo namespace,
 the cluster-ID ConfigMap, the authentication-keys Secret, the authentication.liqo.io
-CRDs and Liqo's ClusterRoles for consumers. Existing objects are kept; the cluster
-ID and key pair never change. On a cluster with Liqo installed it changes nothing.`,
+CRDs, Liqo's ClusterRoles for consumers and its peering-user roles (for generate
+peering-user). Existing objects are kept; the cluster ID and key pair never change. On a cluster with Liqo installed it changes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
 	}

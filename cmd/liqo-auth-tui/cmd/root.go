@@ -27,6 +27,9 @@ type ClusterFlags struct {
 	Kubeconfig    string
 	Context       string
 	LiqoNamespace string
+	// ProxyURL is the proxy to reach the cluster through when its kubeconfig
+	// sets none: not a flag of its own (authenticate's --proxy-url).
+	ProxyURL string
 }
 
 // Options are the flags every command shares.
@@ -40,7 +43,7 @@ type Options struct {
 }
 
 func (o *Options) connect(f ClusterFlags) (*kube.Cluster, error) {
-	return kube.Connect(kube.KubeconfigOptions{Path: f.Kubeconfig, Context: f.Context, LiqoNamespace: f.LiqoNamespace})
+	return kube.Connect(kube.KubeconfigOptions{Path: f.Kubeconfig, Context: f.Context, LiqoNamespace: f.LiqoNamespace, ProxyURL: f.ProxyURL})
 }
 
 // NewRootCommand builds the command tree; interactive runs when the tool is
@@ -78,7 +81,8 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	pf.BoolVarP(&o.Verbose, "verbose", "v", false, "also print client-go's and the controllers' logs")
 	root.AddCommand(newInitCommand(o), newInfoCommand(o),
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
-		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o))
+		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o),
+		newDeleteCommand(o))
 	root.AddCommand(newInstallCommands(o)...)
 	root.AddCommand(newVersionCommand(o))
 	root.SetVersionTemplate("{{.Version}}\n")

@@ -15,6 +15,7 @@ type SessionFlags struct {
 	IdentityFile    string
 	Clipboard       string
 	Engine          EngineFlags
+	Proxy           ProxyFlags
 }
 
 func addSessionFlags(root *cobra.Command, f *SessionFlags) {
@@ -31,4 +32,5 @@ func addSessionFlags(root *cobra.Command, f *SessionFlags) {
 	fl.StringVar(&f.IdentityFile, "identity-file", "", "consumer: file with the provider's Identity (- = stdin)")
 	fl.StringVar(&f.Clipboard, "clipboard", "auto", "wizard clipboard: auto, native, osc52 or off")
 	addEngineFlags(root, &f.Engine)
+	addProxyFlags(root, &f.Proxy, true)
 }

@@ -17,7 +17,7 @@ type GenerateTenantOptions struct {
 	ProviderID  string
 	Nonce       string
 	NonceFile   string
-	ProxyURL    string
+	Proxy       ProxyFlags
 	OutputFile  string
 	Output      string
 	StepTimeout time.Duration
@@ -25,7 +25,7 @@ type GenerateTenantOptions struct {
 }
 
 func newGenerateCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "generate", Short: "Generate an artifact of the handshake (consumer: tenant; provider: identity)", Args: cobra.NoArgs}
+	cmd := &cobra.Command{Use: "generate", Short: "Generate an artifact of the handshake (consumer: tenant; provider: identity, peering-user)", Args: cobra.NoArgs}
 	t := &GenerateTenantOptions{Options: o}
 	tenant := &cobra.Command{
 		Use:   "tenant",
@@ -37,17 +37,21 @@ func newGenerateCommand(o *Options) *cobra.Command {
 	tenant.Flags().StringVar(&t.Nonce, "nonce", "", "the provider's nonce")
 	tenant.Flags().StringVar(&t.NonceFile, "nonce-file", "", "file holding the provider's nonce (- = stdin)")
 	tenant.MarkFlagsMutuallyExclusive("nonce", "nonce-file")
-	tenant.Flags().StringVar(&t.ProxyURL, "proxy-url", "", "proxy the consumer uses to reach the provider API server")
+	addProxyFlags(tenant, &t.Proxy, false)
 	tenant.Flags().StringVar(&t.OutputFile, "output-file", "", "write the Tenant to this file (mode 0600) instead of stdout")
 	addOutputFlag(tenant, &t.Output)
 	addEngineFlags(tenant, &t.Engine)
 	tenant.Flags().DurationVar(&t.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	cmd.AddCommand(tenant, newGenerateIdentityCommand(o))
+	cmd.AddCommand(tenant, newGenerateIdentityCommand(o), newGeneratePeeringUserCommand(o))
 	return cmd
 }
 
 // Run generates the Tenant.
 func (o *GenerateTenantOptions) Run(ctx context.Context) error {
+	// Usage mistakes first, before dialing the cluster.
+	if err := o.Proxy.check(); err != nil {
+		return err
+	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	consumer, err := o.connectReachable(ctx, o.Local)
@@ -63,6 +67,10 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Clu
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
+	proxyURL, err := o.Proxy.resolve(o.Printer)
+	if err != nil {
+		return err
+	}
 	nonce, err := o.nonce()
 	if err != nil {
 		return err
@@ -72,7 +80,7 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Clu
 		return err
 	}
 	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: o.ProviderID, Nonce: nonce,
-		ProxyURL: o.ProxyURL, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
+		ProxyURL: proxyURL, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
 	if err != nil {
 		return err
 	}

@@ -60,15 +60,20 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 	if err != nil {
 		return err
 	}
+	proxyURL, err := sf.Proxy.resolve(o.Printer)
+	if err != nil {
+		return err
+	}
 	logPath, restore, err := quietLogs(o.Verbose)
 	if err != nil {
 		return err
 	}
 	defer restore()
 	opts := tui.Options{
-		Backend:         wizardbackend.New(time.Minute, engine),
-		Local:           tui.ClusterRef{Kubeconfig: o.Local.Kubeconfig, Context: o.Local.Context, Namespace: o.Local.LiqoNamespace},
-		Remote:          tui.ClusterRef{Kubeconfig: sf.Remote.Kubeconfig, Context: sf.Remote.Context, Namespace: sf.Remote.LiqoNamespace},
+		Backend: wizardbackend.New(time.Minute, engine).WithProxy(proxyURL),
+		Local:   tui.ClusterRef{Kubeconfig: o.Local.Kubeconfig, Context: o.Local.Context, Namespace: o.Local.LiqoNamespace},
+		Remote: tui.ClusterRef{Kubeconfig: sf.Remote.Kubeconfig, Context: sf.Remote.Context, Namespace: sf.Remote.LiqoNamespace,
+			ProxyURL: proxyURL},
 		Role:            role,
 		PeerID:          sf.RemoteClusterID,
 		Clipboard:       clip,

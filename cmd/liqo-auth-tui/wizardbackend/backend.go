@@ -26,6 +26,10 @@ import (
 type Backend struct {
 	stepTimeout time.Duration
 	engine      flows.EngineOptions
+	// proxyURL is what the consumer's Tenant asks the provider to
+	// advertise (spec.proxyURL, §5.2); how the wizard itself reaches a
+	// cluster is its ClusterRef's ProxyURL.
+	proxyURL string
 }
 
 var _ tui.Backend = (*Backend)(nil)
@@ -38,6 +42,13 @@ func New(stepTimeout time.Duration, engine flows.EngineOptions) *Backend {
 	return &Backend{stepTimeout: stepTimeout, engine: engine}
 }
 
+// WithProxy makes the Tenants this backend generates carry proxyURL (the
+// wizard's --proxy-url).
+func (b *Backend) WithProxy(proxyURL string) *Backend {
+	b.proxyURL = proxyURL
+	return b
+}
+
 func expandHome(path string) string {
 	if strings.HasPrefix(path, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -48,7 +59,8 @@ func expandHome(path string) string {
 }
 
 func (b *Backend) connect(ref tui.ClusterRef) (*kube.Cluster, error) {
-	return kube.Connect(kube.KubeconfigOptions{Path: expandHome(ref.Kubeconfig), Context: ref.Context, LiqoNamespace: ref.Namespace})
+	return kube.Connect(kube.KubeconfigOptions{Path: expandHome(ref.Kubeconfig), Context: ref.Context, LiqoNamespace: ref.Namespace,
+		ProxyURL: ref.ProxyURL})
 }
 
 // Contexts lists a kubeconfig's contexts with kubectl's loading rules.
@@ -133,7 +145,7 @@ func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, ima
 		return res, nil
 	}
 	if class, _ := kube.ClassifyError(err); class != kube.FailureOther {
-		err = kube.Reach(c.Server, err)
+		err = c.Reach(err)
 	}
 	e := explainErr(err)
 	var f *tui.Failure
@@ -157,7 +169,7 @@ func (b *Backend) Peers(ctx context.Context, ref tui.ClusterRef, role handshake.
 	}
 	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: kube.TenantNamespaceLabel})
 	if err != nil {
-		return nil, kube.Reach(c.Server, err)
+		return nil, c.Reach(err)
 	}
 	var peers []tui.Peer
 	for _, ns := range list.Items {
@@ -208,7 +220,8 @@ func (b *Backend) Authenticate(ctx context.Context, consumer, provider tui.Clust
 	if err != nil {
 		return nil, explainScoped(handshake.Remote, err)
 	}
-	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: cc, Provider: pc, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
+	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: cc, Provider: pc, ProxyURL: b.proxyURL,
+		StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}

@@ -38,7 +38,8 @@ func (b *Backend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, p
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: providerID, Nonce: nonce, StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
+	t, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: providerID, Nonce: nonce, ProxyURL: b.proxyURL,
+		StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}

@@ -1,0 +1,83 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// PeeringUser is what GeneratePeeringUser made on the provider.
+type PeeringUser struct {
+	ConsumerID string
+	// User is the certificate's CN (liqo-peer-user-<id>-<32 hex>), the
+	// Kubernetes user the provider's RBAC binds.
+	User string
+	// Kubeconfig holds the user's private key: hand it to the consumer's
+	// admin only, never log it.
+	Kubeconfig []byte
+	Expires    time.Time // the certificate's notAfter
+}
+
+// GeneratePeeringUser makes, on the provider, a peering user for consumerID
+// (§9.4, kube.Cluster.GeneratePeeringUser), as a step: each object is a
+// Note. The consumer's admin then runs the automated handshake with its
+// kubeconfig as the remote one.
+func GeneratePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID string, o kube.PeeringUserOptions, sink handshake.Sink) (*PeeringUser, error) {
+	sink = orDiscard(sink)
+	res := &PeeringUser{ConsumerID: consumerID}
+	o.Report = noteChange(sink)
+	err := RunStep(ctx, sink, Step{ID: "generate-peering-user", Scope: handshake.Local, Title: "Generating the peering user",
+		Failure: "Unable to generate the peering user", Command: "liqoctl generate peering-user --consumer-cluster-id " + consumerID,
+		Run: func(ctx context.Context) (err error) {
+			if res.Kubeconfig, err = provider.GeneratePeeringUser(ctx, consumerID, o); err != nil {
+				return err
+			}
+			cert, err := kube.KubeconfigCertificate(res.Kubeconfig)
+			if err != nil {
+				return err
+			}
+			res.User, res.Expires = cert.Subject.CommonName, cert.NotAfter
+			return nil
+		},
+		Outcome: func() string {
+			return fmt.Sprintf("Peering user %s generated for consumer %s (certificate valid until %s)", res.User, consumerID, res.Expires.UTC().Format(time.RFC3339))
+		}})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// DeletePeeringUser removes the peering user of consumerID from the provider
+// (kube.Cluster.DeletePeeringUser) as a step; each object is a Note.
+func DeletePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID string, sink handshake.Sink) ([]kube.Change, error) {
+	sink = orDiscard(sink)
+	var changes []kube.Change
+	err := RunStep(ctx, sink, Step{ID: "delete-peering-user", Scope: handshake.Local, Title: "Deleting the peering user",
+		Failure: "Unable to delete the peering user", Command: "liqoctl delete peering-user --consumer-cluster-id " + consumerID,
+		Run: func(ctx context.Context) (err error) {
+			changes, err = provider.DeletePeeringUser(ctx, consumerID)
+			for _, ch := range changes {
+				noteChange(sink)(ch)
+			}
+			return err
+		},
+		Outcome: func() string {
+			if !changed(changes) {
+				return fmt.Sprintf("No peering user for consumer %s: nothing to delete", consumerID)
+			}
+			return fmt.Sprintf("Peering user of consumer %s deleted: its kubeconfig may do nothing more on this cluster "+
+				"(a certificate cannot be revoked: it still authenticates until it expires)", consumerID)
+		}})
+	return changes, err
+}
+
+// noteChange reports a change as a (local) Note.
+func noteChange(sink handshake.Sink) func(kube.Change) {
+	return func(ch kube.Change) {
+		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch.String()})
+	}
+}
