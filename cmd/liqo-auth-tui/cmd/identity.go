@@ -110,14 +110,7 @@ func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
 // apply validates and applies the Identity file and waits for the
 // kubeconfig Secret.
 func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *kube.Cluster) error {
-	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
-		return err
-	}
-	engine, err := o.Engine.options()
-	if err != nil {
-		return err
-	}
-	data, err := o.readInput(o.File, "Identity")
+	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Identity")
 	if err != nil {
 		return err
 	}

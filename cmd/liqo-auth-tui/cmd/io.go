@@ -43,3 +43,17 @@ func (o *Options) writeArtifact(path string, data []byte) error {
 	}
 	return nil
 }
+
+// applyInput is what every apply command does before decoding: check the
+// output format and the engine flags, then read the artifact.
+func (o *Options) applyInput(output string, engine EngineFlags, path, what string) (flows.EngineOptions, []byte, error) {
+	if err := checkOutputFormat(output, "", "yaml", "json"); err != nil {
+		return flows.EngineOptions{}, nil, err
+	}
+	opts, err := engine.options()
+	if err != nil {
+		return flows.EngineOptions{}, nil, err
+	}
+	data, err := o.readInput(path, what)
+	return opts, data, err
+}

@@ -158,14 +158,7 @@ func (o *ApplyTenantOptions) Run(ctx context.Context) error {
 
 // apply validates and applies the Tenant file and waits for its status.
 func (o *ApplyTenantOptions) apply(ctx context.Context, provider *kube.Cluster) error {
-	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
-		return err
-	}
-	engine, err := o.Engine.options()
-	if err != nil {
-		return err
-	}
-	data, err := o.readInput(o.File, "Tenant")
+	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Tenant")
 	if err != nil {
 		return err
 	}
