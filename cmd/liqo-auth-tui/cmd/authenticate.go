@@ -91,12 +91,17 @@ func newUnauthenticateCommand(o *Options) *cobra.Command {
 	}
 	addRemoteFlags(cmd, &opts.Remote)
 	addEngineFlags(cmd, &opts.Engine)
+	cmd.Flags().StringVar(&opts.Remote.ProxyURL, "proxy-url", "",
+		"proxy through which this command reaches the provider's API server, http://HOST:PORT, unless the provider's kubeconfig sets its own proxy-url")
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
 	return cmd
 }
 
 // Run unauthenticates the two clusters.
 func (o *UnauthenticateOptions) Run(ctx context.Context) error {
+	if _, err := kube.ParseProxyURL(o.Remote.ProxyURL); err != nil {
+		return usagef("--proxy-url: %v", err)
+	}
 	engine, err := o.Engine.options()
 	if err != nil {
 		return err

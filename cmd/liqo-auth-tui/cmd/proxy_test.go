@@ -109,6 +109,15 @@ func TestAuthenticateThroughProxy(t *testing.T) {
 	t.Log(lines[0])
 	assert.Contains(t, lines[0], "through the proxy "+proxy.URL()+": connect: connection refused")
 	assert.Contains(t, lines[0], "is the proxy running?")
+
+	// unauthenticate reaches the provider through its --proxy-url too: with
+	// the proxy down it says so, and it refuses a bad URL before anything.
+	unauth := consumer.args("unauthenticate", "--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace)
+	code, _, errOut = run(append(unauth, "--proxy-url", proxy.URL())...)
+	assert.Equal(t, cmd.ExitFailure, code, errOut)
+	assert.Contains(t, errOut, "through the proxy "+proxy.URL())
+	code, _, errOut = run(append(unauth, "--proxy-url", "proxy:3128")...)
+	assert.Equal(t, cmd.ExitUsage, code, errOut)
 }
 
 // --in-band alone and bad --proxy-url values are usage errors, a Tenant

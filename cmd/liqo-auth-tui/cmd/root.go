@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -97,9 +98,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, interacti
 	root := NewRootCommand(o, interactive)
 	root.PersistentPreRun = func(*cobra.Command, []string) {
 		if !o.Verbose {
-			// client-go's own logging (leader election, retries) would
-			// break the one-line-per-step output scripts rely on.
-			klog.SetLogger(logr.Discard())
+			quietKlog()
 		}
 	}
 	root.SetArgs(args)
@@ -143,3 +142,9 @@ func (o *Options) withTimeout(ctx context.Context) (context.Context, context.Can
 	}
 	return context.WithTimeout(ctx, o.Timeout)
 }
+
+// quietKlog drops client-go's own logging (leader election, retries), which
+// would break the one-line-per-step output scripts rely on. klog's logger is
+// process-wide and not safe to swap while other goroutines log, so it is
+// set once (tests run many commands in one process).
+var quietKlog = sync.OnceFunc(func() { klog.SetLogger(logr.Discard()) })

@@ -97,7 +97,7 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 func quietLogs(verbose bool) (string, func(), error) {
 	rest.SetDefaultWarningHandler(rest.NoWarnings{})
 	if !verbose {
-		klog.SetLogger(logr.Discard())
+		quietKlog()
 		return "", func() {}, nil
 	}
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("liqo-auth-tui-%d.log", os.Getpid()))
