@@ -34,8 +34,10 @@ kube-binaries:
 # Unit tests and the real-cluster tests (they start real kube-apiservers).
 # The cluster tests sit behind the `cluster` build tag: a plain `go test ./...`
 # runs only the tests that need no control-plane binaries.
+# Everything runs under the race detector (flows call sinks and run
+# controllers on several goroutines).
 test: kube-binaries
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 lint:
