@@ -6,6 +6,7 @@ import (
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
@@ -21,6 +22,10 @@ type Info struct {
 	APIServer      string   `json:"apiServer"`
 	User           string   `json:"user,omitempty"`
 	Groups         []string `json:"groups,omitempty"`
+	// Restricted: the user may not read the authentication-keys Secret or
+	// the controller's Lease (Liqo's peering user, §9.4), so the key and
+	// Controller are unknown rather than absent.
+	Restricted bool `json:"restricted,omitempty"`
 }
 
 // WhoAmI asks the API server who the client is. It is the reachability and
@@ -35,24 +40,34 @@ func (c *Cluster) WhoAmI(ctx context.Context) (string, []string, error) {
 
 // Probe reads what the handshake needs to know about the cluster. A cluster
 // not prepared yet (no ID, no keys) is not an error: those fields stay empty.
+// Nor is a read the user may not make (a peering user may read the
+// cluster-ID ConfigMap, not the keys nor the Lease): what it could not read
+// stays empty and Restricted is set.
 func (c *Cluster) Probe(ctx context.Context) (*Info, error) {
 	info := &Info{APIServer: c.Server}
 	var err error
 	if info.User, info.Groups, err = c.WhoAmI(ctx); err != nil {
 		return nil, err
 	}
-	if info.ClusterID, err = c.ClusterID(ctx); err != nil && !IsNotFoundOrNoID(err) {
+	forbidden := func(err error) bool {
+		if apierrors.IsForbidden(err) {
+			info.Restricted = true
+			return true
+		}
+		return false
+	}
+	if info.ClusterID, err = c.ClusterID(ctx); err != nil && !IsNotFoundOrNoID(err) && !forbidden(err) {
 		return nil, err
 	}
 	if info.LiqoInstalled, err = c.LiqoInstalled(ctx); err != nil {
 		return nil, err
 	}
-	if info.Controller, err = c.ControllerRunning(ctx); err != nil {
+	if info.Controller, err = c.ControllerRunning(ctx); err != nil && !forbidden(err) {
 		return nil, err
 	}
 	pub, _, err := c.PublicKey(ctx)
 	switch {
-	case errors.Is(err, ErrNoKeys):
+	case errors.Is(err, ErrNoKeys), forbidden(err):
 	case err != nil:
 		return nil, err
 	default:

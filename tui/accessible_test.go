@@ -141,12 +141,7 @@ func TestAccessibleConsumerManualFlow(t *testing.T) {
 		"✓ Authenticated",
 		"must still reach the provider's API server",
 	)
-	if b, err := os.ReadFile(tenantPath); err != nil || string(b) != tenantYAML {
-		t.Fatalf("saved Tenant %q %v", b, err)
-	}
-	if st, _ := os.Stat(tenantPath); st.Mode().Perm() != 0o600 {
-		t.Fatalf("saved with mode %v", st.Mode().Perm())
-	}
+	mustBeSaved(t, tenantPath, tenantYAML)
 	for _, c := range []string{"GenerateTenant consumer provider-1 " + fakeNonce, "CheckIdentity consumer", "ApplyIdentity consumer", "Verify consumer provider-1"} {
 		if !f.called(c) {
 			t.Errorf("%q not called: %v", c, f.calls)
@@ -168,6 +163,7 @@ func TestAccessibleProviderManualSide(t *testing.T) {
 		"",                             // detect: continue
 		"",                             // known consumer: consumer-1
 		noncePath, "n", noncePath, "y", // the file exists: keep it, then overwrite it
+		"",                                       // go on: wait for the Tenant (u would make a peering user)
 		"p", strings.TrimSpace(identityYAML), "", // the wrong kind
 		"p", strings.TrimSpace(bad), "", // a bad signature
 		"p", strings.TrimSpace(tenantYAML), "",

@@ -60,11 +60,16 @@ type ClusterInfo struct {
 	Controller     bool
 	KeyAlgorithm   string
 	KeyFingerprint string
+	// Restricted: the user may not read the keys or the controller's Lease
+	// (a peering user, §9.4); KeyFingerprint and Controller are unknown.
+	Restricted bool
 }
 
 // Ready tells whether the cluster has what the handshake needs (ID, keys).
+// A restricted user's cluster is taken as ready when its ID is visible: it
+// cannot see the keys, nor run init.
 func (i *ClusterInfo) Ready() bool {
-	return i != nil && i.ClusterID != "" && (i.KeyFingerprint != "" || i.LiqoInstalled)
+	return i != nil && i.ClusterID != "" && (i.KeyFingerprint != "" || i.LiqoInstalled || i.Restricted)
 }
 
 // InitResult reports what init did on a cluster.
@@ -86,13 +91,15 @@ type InstallResult struct {
 	Unchanged []string
 }
 
-// Artifact is a nonce, Tenant or Identity, produced here or received.
+// Artifact is a nonce, Tenant, Identity or peering-user kubeconfig,
+// produced here or received.
 type Artifact struct {
 	Kind handshake.ArtifactKind
 	// Data is exactly what is sent to the other admin (file, print).
 	Data []byte
 	// Preview is what may be shown and copied; "" = Data. It differs when
-	// the artifact carries credentials (an EKS Identity's AWS keys).
+	// the artifact carries credentials (an EKS Identity's AWS keys, a
+	// peering user's private key).
 	Preview string
 	// Sensitive artifacts are never put on the clipboard.
 	Sensitive bool
@@ -102,9 +109,11 @@ type Artifact struct {
 	FromID, ForID string
 	// APIServer an Identity tells the consumer to use.
 	APIServer string
-	// NotAfter is when an Identity's signed certificate expires (zero if
-	// unknown).
+	// NotAfter is when an Identity's signed certificate, or a peering
+	// user's, expires (zero if unknown).
 	NotAfter time.Time
+	// User is a peering user's name (its certificate's CN).
+	User string
 }
 
 // Shown is the text that may appear on screen or on the clipboard.
@@ -175,6 +184,10 @@ type Backend interface {
 	CheckTenant(ctx context.Context, provider ClusterRef, data []byte) (*Artifact, error)
 	ApplyTenant(ctx context.Context, provider ClusterRef, data []byte, sink handshake.Sink) (*Artifact, error)
 	GenerateIdentity(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
+	// GeneratePeeringUser makes the peering user of consumerID (§9.4): a
+	// Sensitive KindPeeringUser Artifact, its kubeconfig, with which the
+	// consumer's admin runs the automated flow alone.
+	GeneratePeeringUser(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
 
 	// Consumer, manual mode. An empty nonce reuses the one already signed.
 	CheckNonce(data []byte) (*Artifact, error)

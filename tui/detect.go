@@ -147,7 +147,7 @@ func (d *detectScreen) uncontrolled() []handshake.Scope {
 		if side == handshake.Remote {
 			info = s.remoteInfo
 		}
-		if info == nil || info.LiqoInstalled || info.Controller || !d.uses(side) {
+		if info == nil || info.LiqoInstalled || info.Controller || info.Restricted || !d.uses(side) {
 			continue
 		}
 		if _, done := s.installed[s.ref(side)]; done {
@@ -445,53 +445,6 @@ func (d *detectScreen) View(width, height int) string {
 		b.WriteString(indent(wrap(d.note, max(width, 20)), "", styleSubtle.Render) + "\n")
 	}
 	return b.String()
-}
-
-func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, side handshake.Scope, ref ClusterRef, info *ClusterInfo, err error) {
-	name := ref.Context
-	if info != nil && info.Context != "" {
-		name = info.Context
-	}
-	if name == "" {
-		name = ref.Describe()
-	}
-	line := func(s string) { b.WriteString("    " + truncate(s, width-4) + "\n") }
-	head := styleBold.Render(label) + "  " + name
-	if info != nil {
-		head += styleSubtle.Render("  " + info.Server)
-	}
-	b.WriteString(truncate(head, width) + "\n")
-	switch {
-	case d.pending[side]:
-		line(strings.TrimSpace(d.spinner.View()) + " probing " + ref.Describe() + "…")
-	case err != nil:
-		// One line of text (the classified ReachError), wrapped to fit.
-		b.WriteString(indent(wrap(iconFailed+" "+oneLine(err.Error()), max(width-4, 20)), "    ", styleErr.Render) + "\n")
-	case info != nil:
-		line(styleOK.Render(iconDone) + " reachable, authenticated as " + info.User)
-		if info.ClusterID != "" {
-			line(styleOK.Render(iconDone) + " cluster ID " + styleBold.Render(info.ClusterID))
-		} else {
-			line(styleWarn.Render(iconWarn + " no cluster ID (init creates one)"))
-		}
-		switch {
-		case info.KeyFingerprint != "":
-			line(styleOK.Render(iconDone) + " key " + info.KeyAlgorithm + " " + styleFP.Render(info.KeyFingerprint))
-		case !info.LiqoInstalled:
-			line(styleWarn.Render(iconWarn + " no authentication keys (init creates them)"))
-		}
-		_, installed := d.s.installed[ref]
-		served := "no Liqo · no controller: the wizard serves it in-process (I installs one)"
-		switch {
-		case info.LiqoInstalled:
-			served = "Liqo installed: its controller-manager serves this cluster"
-		case info.Controller:
-			served = "no Liqo · liqo-auth controller running in the cluster"
-		case installed:
-			served = "controller installed, Pods not up yet: served in-process meanwhile"
-		}
-		line(styleSubtle.Render(iconInfo + " " + served))
-	}
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

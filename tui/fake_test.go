@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -214,6 +215,25 @@ func (f *fakeBackend) GenerateIdentity(_ context.Context, provider ClusterRef, c
 		APIServer: "https://provider.example:6443", NotAfter: fakeExpiry}, nil
 }
 
+// peeringUserKubeconfig is the fake's peering-user kubeconfig, and what
+// it shows (the key and certificate masked).
+const (
+	peeringUserKubeconfig = "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://provider.example:6443\n  name: consumer-1\n" +
+		"users:\n- name: consumer-1-user\n  user:\n    client-certificate-data: Q0VSVElGSUNBVEU=\n    client-key-data: UFJJVkFURSBLRVk=\n"
+	peeringUserPreview = "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://provider.example:6443\n  name: consumer-1\n" +
+		"users:\n- name: consumer-1-user\n  user:\n    client-certificate-data: DATA+OMITTED\n    client-key-data: REDACTED\n"
+	peeringUserName = "liqo-peer-user-consumer-1-0123456789abcdef0123456789abcdef"
+)
+
+func (f *fakeBackend) GeneratePeeringUser(_ context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error) {
+	if err := f.record("GeneratePeeringUser %s %s", provider.Context, consumerID); err != nil {
+		return nil, err
+	}
+	steps(sink, handshake.Local, "generate-peering-user")
+	return &Artifact{Kind: handshake.KindPeeringUser, Data: []byte(peeringUserKubeconfig), Preview: peeringUserPreview, Sensitive: true,
+		FromID: "provider-1", ForID: consumerID, User: peeringUserName, APIServer: "https://provider.example:6443", NotAfter: fakeExpiry}, nil
+}
+
 func (f *fakeBackend) CheckNonce(data []byte) (*Artifact, error) {
 	n := strings.TrimSpace(string(data))
 	if len(n) < 20 {
@@ -342,6 +362,18 @@ func (h *harness) mustSee(parts ...string) {
 		if !strings.Contains(v, p) {
 			h.t.Fatalf("screen lacks %q:\n%s", p, v)
 		}
+	}
+}
+
+// mustBeSaved checks that path holds want, readable by its owner only.
+func mustBeSaved(t *testing.T, path, want string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("saved file: %v %v", st, err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != want {
+		t.Fatalf("saved %q %v", b, err)
 	}
 }
 

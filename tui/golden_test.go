@@ -147,3 +147,12 @@ func TestGoldenQuitConfirm(t *testing.T) {
 		return h.m
 	})
 }
+
+func TestGoldenPeeringUserHandoff(t *testing.T) {
+	goldenScreen(t, func(t *testing.T) *Model {
+		h := nonceHandoff(t, newFake())
+		h.key("u")
+		screenIs[*handoffScreen](t, h)
+		return h.m
+	})
+}

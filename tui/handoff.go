@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
@@ -31,14 +32,16 @@ type (
 
 type handoffKeys struct {
 	Copy, Save, Print, Next key.Binding
-	Confirm, Cancel         key.Binding
+	// PeeringUser hands a restricted kubeconfig over instead (peeringuser.go).
+	PeeringUser     key.Binding
+	Confirm, Cancel key.Binding
 }
 
 func (k handoffKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Copy, k.Save, k.Print, k.Next, k.Confirm, k.Cancel}
+	return []key.Binding{k.Copy, k.Save, k.Print, k.Next, k.PeeringUser, k.Confirm, k.Cancel}
 }
 func (k handoffKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Copy, k.Save, k.Print, k.Next}, {k.Confirm, k.Cancel}}
+	return [][]key.Binding{{k.Copy, k.Save, k.Print, k.Next, k.PeeringUser}, {k.Confirm, k.Cancel}}
 }
 
 // handoffScreen shows an artifact for the other admin, its fingerprint and
@@ -65,12 +68,13 @@ func newHandoffScreen(s *session, art *Artifact) *handoffScreen {
 	in.CharLimit = 4096
 	steadyInput(&in)
 	h := &handoffScreen{s: s, art: art, path: in, keys: handoffKeys{
-		Copy:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy")),
-		Save:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save to file")),
-		Print:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "print")),
-		Next:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next")),
-		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
-		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Copy:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy")),
+		Save:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save to file")),
+		Print:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "print")),
+		Next:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next")),
+		PeeringUser: peeringUserKey(),
+		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
+		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}}
 	h.setKeys()
 	return h
@@ -80,6 +84,7 @@ func (h *handoffScreen) setKeys() {
 	for _, b := range []*key.Binding{&h.keys.Copy, &h.keys.Save, &h.keys.Print, &h.keys.Next} {
 		b.SetEnabled(!h.saving)
 	}
+	h.keys.PeeringUser.SetEnabled(!h.saving && h.offersPeeringUser())
 	h.keys.Confirm.SetEnabled(h.saving)
 	h.keys.Cancel.SetEnabled(h.saving)
 	if h.s.opts.Clipboard == ClipboardOff || h.art.Sensitive {
@@ -125,7 +130,7 @@ func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		h.setStatus("Saved to "+msg.path+" (mode 0600).", false)
 		return h, nil
 	case printNowMsg:
-		return h, tea.Println(h.printable())
+		return h, tea.Println(h.printed())
 	case tea.KeyPressMsg:
 		if h.saving {
 			switch {
@@ -153,12 +158,14 @@ func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			h.path.CursorEnd()
 			return h, h.path.Focus()
 		case key.Matches(msg, h.keys.Print):
-			h.setStatus("Printed below the wizard's screen: it stays in your terminal's scrollback.", false)
+			h.setStatus(h.printStatus())
 			// Leave the alternate screen first, then print above the UI.
 			return h, navigate(leaveAltScreenMsg{
 				then: tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return printNowMsg{} })})
 		case key.Matches(msg, h.keys.Next):
 			return h, h.next()
+		case key.Matches(msg, h.keys.PeeringUser):
+			return h, runOp(opGeneratePeeringUser(h.s))
 		}
 	}
 	return h, nil
@@ -166,7 +173,7 @@ func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 
 func (h *handoffScreen) copy() tea.Cmd {
 	if h.art.Sensitive {
-		h.setStatus("This Identity carries credentials: it is never put on the clipboard. Use s to save it.", true)
+		h.setStatus("This "+string(h.art.Kind)+" carries credentials: it is never put on the clipboard. Use s to save it.", true)
 		return nil
 	}
 	methods := h.s.copyMethods()
@@ -246,6 +253,9 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 	if art.Kind == handshake.KindIdentity && !art.NotAfter.IsZero() {
 		u.println("Certificate expires: " + plain(expiry(art.NotAfter, s.now())))
 	}
+	for _, l := range h.kindLines(s.now()) {
+		u.println(plain(l))
+	}
 	for {
 		path := ""
 		if err := u.ask(huh.NewInput().Title(fmt.Sprintf("Save it to a file? Type a path (for example ./%s), or just Return to go on:", art.Kind.FileName())).
@@ -279,6 +289,9 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 	for _, c := range next.Commands() {
 		u.println("  " + c)
 	}
+	if h.offersPeeringUser() {
+		return h.offerPeeringUser(u)
+	}
 	return u.await(h, h.next())
 }
 
@@ -290,7 +303,7 @@ func (h *handoffScreen) printable() string {
 	}
 	b.WriteString("\n" + strings.TrimRight(h.art.Shown(), "\n"))
 	if h.art.Sensitive {
-		b.WriteString("\n# credentials masked: save it to a file to send the full Identity")
+		b.WriteString("\n# credentials masked: save it to a file to send the full " + string(h.art.Kind))
 	}
 	return b.String()
 }
@@ -309,7 +322,7 @@ func fingerprintLabel(k handshake.ArtifactKind) string {
 // name filled in (the same text --batch and the step commands print).
 func (h *handoffScreen) handoff() handshake.Handoff {
 	return handshake.Handoff{Kind: h.art.Kind, SenderID: h.s.ownID(), ReceiverID: h.s.peerID,
-		File: h.savedAs, APIServer: h.art.APIServer}
+		File: h.savedAs, APIServer: h.art.APIServer, SenderNamespace: h.s.self().Namespace}
 }
 
 func (h *handoffScreen) View(width, height int) string {
@@ -331,15 +344,19 @@ func (h *handoffScreen) View(width, height int) string {
 	if h.art.Kind == handshake.KindIdentity && !h.art.NotAfter.IsZero() {
 		bottom.WriteString("Certificate expires: " + expiry(h.art.NotAfter, s.now()) + "\n")
 	}
+	for _, l := range h.kindLines(s.now()) {
+		bottom.WriteString(wrap(l, width) + "\n")
+	}
 	next := h.handoff()
-	bottom.WriteString("\n" + styleBold.Render(next.Title()) + "\n")
+	bottom.WriteString("\n" + styleBold.Render(wrapWords(next.Title(), width)) + "\n")
 	for _, c := range next.Commands() {
+		style := styleCode.Render
 		if strings.HasPrefix(c, "#") {
-			bottom.WriteString("  " + styleSubtle.Render(truncate(c, width-2)) + "\n")
-		} else {
-			// Never cut a command: it is what the other admin types.
-			bottom.WriteString(indent(wrap(c, max(width-2, 10)), "  ", styleCode.Render) + "\n")
+			style = styleSubtle.Render
 		}
+		// Never cut a command (remarks name some): it is what the other
+		// admin types.
+		bottom.WriteString(indent(wrapWords(c, max(width-2, 10)), "  ", style) + "\n")
 	}
 	if h.saving {
 		h.path.SetWidth(max(width-12, 10))
@@ -382,6 +399,20 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// wrapWords wraps s at spaces only, so that no word of a command (a flag,
+// a file name) is split at a hyphen; a word wider than w is cut.
+func wrapWords(s string, w int) string {
+	var lines []string
+	for _, word := range strings.Fields(s) {
+		if n := len(lines); n > 0 && lipgloss.Width(lines[n-1])+1+lipgloss.Width(word) <= w {
+			lines[n-1] += " " + word
+		} else {
+			lines = append(lines, word)
+		}
+	}
+	return ansi.Hardwrap(strings.Join(lines, "\n"), w, true)
 }
 
 // indent prefixes every line of s, trimming the padding wrap adds.

@@ -140,30 +140,34 @@ func opVerify(s *session, consumer ClusterRef, providerID string) operation {
 	}
 }
 
-func opCreateNonce(s *session) operation {
+// makeAndHandOver is an operation of one backend call on the cluster in use
+// that makes an artifact for the peer: stored in the session field slot
+// points at, then handed over.
+func makeAndHandOver(s *session, title, phaseTitle string, slot func(*session) **Artifact,
+	produce func(ctx context.Context, self ClusterRef, peer string, sink handshake.Sink) (*Artifact, error)) operation {
 	self, peer := s.self(), s.peerID
 	return operation{
-		Title: "Creating the nonce for consumer " + peer,
-		Phases: []phase{{Title: "Create nonce",
+		Title: title + peer,
+		Phases: []phase{{Title: phaseTitle,
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				return s.backend.CreateNonce(ctx, self, peer, sink)
+				return produce(ctx, self, peer, sink)
 			},
-			Apply: func(s *session, v any) { s.nonce = v.(*Artifact) }}},
-		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.nonce}) },
+			Apply: func(s *session, v any) { *slot(s) = v.(*Artifact) }}},
+		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: *slot(s)}) },
 	}
 }
 
+func opCreateNonce(s *session) operation {
+	return makeAndHandOver(s, "Creating the nonce for consumer ", "Create nonce",
+		func(s *session) **Artifact { return &s.nonce }, s.backend.CreateNonce)
+}
+
 func opGenerateTenant(s *session, nonce string) operation {
-	self, peer := s.self(), s.peerID
-	return operation{
-		Title: "Signing the nonce and generating the Tenant for provider " + peer,
-		Phases: []phase{{Title: "Generate Tenant",
-			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				return s.backend.GenerateTenant(ctx, self, peer, nonce, sink)
-			},
-			Apply: func(s *session, v any) { s.tenant = v.(*Artifact) }}},
-		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.tenant}) },
-	}
+	return makeAndHandOver(s, "Signing the nonce and generating the Tenant for provider ", "Generate Tenant",
+		func(s *session) **Artifact { return &s.tenant },
+		func(ctx context.Context, self ClusterRef, peer string, sink handshake.Sink) (*Artifact, error) {
+			return s.backend.GenerateTenant(ctx, self, peer, nonce, sink)
+		})
 }
 
 func opApplyTenant(s *session, data []byte) operation {

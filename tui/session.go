@@ -87,8 +87,10 @@ type session struct {
 	peerID     string
 
 	nonce, tenant, identity *Artifact
-	auth                    *AuthResult
-	verification            *Verification
+	// peeringUser is the kubeconfig handed over instead of the nonce.
+	peeringUser  *Artifact
+	auth         *AuthResult
+	verification *Verification
 	// banner is a one-line note on where the wizard resumed.
 	banner string
 	// notes are lines for the next detect screen (what init did).

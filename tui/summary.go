@@ -190,6 +190,10 @@ func (m *summaryScreen) View(width, height int) string {
 	if s.banner != "" {
 		b.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n\n")
 	}
+	if s.mode == ModeManual && s.selfRole() == handshake.RoleProvider && s.peeringUser != nil {
+		m.peeringUserSummary(&b, row, width)
+		return b.String()
+	}
 	if s.mode == ModeManual && s.selfRole() == handshake.RoleProvider {
 		b.WriteString(styleOK.Render(iconDone+" Provider side done") + "\n\n")
 		row("Consumer:", s.peerID)

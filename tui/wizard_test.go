@@ -305,13 +305,7 @@ func TestConsumerManualFlow(t *testing.T) {
 	ho.path.SetValue(path)
 	h.key("enter")
 	h.mustSee("Saved to " + path)
-	st, err := os.Stat(path)
-	if err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("saved file: %v %v", st, err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != tenantYAML {
-		t.Fatalf("saved %q", b)
-	}
+	mustBeSaved(t, path, tenantYAML)
 	// Saving again asks before overwriting.
 	h.key("s")
 	ho.path.SetValue(path)

@@ -9,6 +9,10 @@ const (
 	KindNonce    ArtifactKind = "nonce"
 	KindTenant   ArtifactKind = "Tenant"
 	KindIdentity ArtifactKind = "Identity"
+	// KindPeeringUser is the kubeconfig of a peering user (§9.4): the
+	// provider's third way to hand over, with which the consumer's admin
+	// runs the automated flow alone. It holds a private key.
+	KindPeeringUser ArtifactKind = "peering-user kubeconfig"
 )
 
 // FileName is the default file an artifact is saved as.
@@ -20,6 +24,8 @@ func (k ArtifactKind) FileName() string {
 		return "tenant.yaml"
 	case KindIdentity:
 		return "identity.yaml"
+	case KindPeeringUser:
+		return "peering-user.kubeconfig"
 	}
 	return "artifact.txt"
 }
@@ -47,6 +53,9 @@ type Handoff struct {
 	Batch bool
 	// APIServer is what an Identity tells the consumer to reach.
 	APIServer string
+	// SenderNamespace is the sender's Liqo namespace ("" = liqo): a
+	// peering user's kubeconfig is used with --remote-liqo-namespace.
+	SenderNamespace string
 }
 
 // Title is the line before the commands: "Next, on the consumer c1
@@ -68,6 +77,9 @@ func (h Handoff) Commands() []string {
 	}
 	const tool = "liqo-auth-tui"
 	file := h.file()
+	if h.Kind == KindPeeringUser {
+		return h.peeringUserCommands(tool, file)
+	}
 	if h.Batch {
 		switch h.Kind {
 		case KindNonce:
@@ -99,6 +111,25 @@ func (h Handoff) Commands() []string {
 		cmds = append(cmds, "# the consumer "+receiver+" must reach "+h.APIServer)
 	}
 	return cmds
+}
+
+// peeringUserCommands: the consumer's admin runs the automated flow alone,
+// the peering user's kubeconfig as the remote one.
+func (h Handoff) peeringUserCommands(tool, file string) []string {
+	remote := " --remote-kubeconfig " + file
+	if h.SenderNamespace != "" && h.SenderNamespace != "liqo" {
+		remote += " --remote-liqo-namespace " + h.SenderNamespace
+	}
+	receiver := h.ReceiverID
+	if receiver == "" {
+		receiver = "<consumer cluster ID>"
+	}
+	return []string{
+		tool + " authenticate --kubeconfig <your kubeconfig>" + remote,
+		"# or the wizard: " + tool + remote,
+		"# it is a credential (it holds a private key): send it privately",
+		"# on the provider, " + tool + " delete peering-user --consumer-cluster-id " + receiver + " revokes its rights",
+	}
 }
 
 // Line is the title and the commands on one line, for liqoctl-style

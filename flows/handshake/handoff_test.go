@@ -47,8 +47,40 @@ func TestHandoffCommands(t *testing.T) {
 	}
 }
 
+func TestHandoffPeeringUser(t *testing.T) {
+	h := Handoff{Kind: KindPeeringUser, SenderID: "p1", ReceiverID: "c1"}
+	if got, want := h.Title(), "Next, on the consumer c1 (save the peering-user kubeconfig as peering-user.kubeconfig):"; got != want {
+		t.Errorf("Title() = %q, want %q", got, want)
+	}
+	want := []string{
+		"liqo-auth-tui authenticate --kubeconfig <your kubeconfig> --remote-kubeconfig peering-user.kubeconfig",
+		"# or the wizard: liqo-auth-tui --remote-kubeconfig peering-user.kubeconfig",
+		"# it is a credential (it holds a private key): send it privately",
+		"# on the provider, liqo-auth-tui delete peering-user --consumer-cluster-id c1 revokes its rights",
+	}
+	if got := h.Commands(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Commands() = %q, want %q", got, want)
+	}
+	if got := h.Line(); got != h.Title()+" "+want[0] {
+		t.Errorf("Line() = %q", got)
+	}
+	// Saved under another name, from a provider with another Liqo
+	// namespace; --batch changes nothing (the consumer runs the automated
+	// flow either way).
+	h = Handoff{Kind: KindPeeringUser, File: "/tmp/pu.kubeconfig", SenderNamespace: "liqo-p1", Batch: true}
+	cmds := h.Commands()
+	if cmds[0] != "liqo-auth-tui authenticate --kubeconfig <your kubeconfig> --remote-kubeconfig /tmp/pu.kubeconfig --remote-liqo-namespace liqo-p1" ||
+		cmds[1] != "# or the wizard: liqo-auth-tui --remote-kubeconfig /tmp/pu.kubeconfig --remote-liqo-namespace liqo-p1" ||
+		!strings.Contains(cmds[3], "--consumer-cluster-id <consumer cluster ID> revokes") {
+		t.Errorf("Commands() = %q", cmds)
+	}
+	if got := (Handoff{Kind: KindPeeringUser, SenderNamespace: "liqo"}).Commands()[0]; strings.Contains(got, "--remote-liqo-namespace") {
+		t.Errorf("default namespace named: %q", got)
+	}
+}
+
 func TestArtifactKindReceiver(t *testing.T) {
-	for k, want := range map[ArtifactKind]Role{KindNonce: RoleConsumer, KindTenant: RoleProvider, KindIdentity: RoleConsumer} {
+	for k, want := range map[ArtifactKind]Role{KindNonce: RoleConsumer, KindTenant: RoleProvider, KindIdentity: RoleConsumer, KindPeeringUser: RoleConsumer} {
 		if got := k.Receiver(); got != want {
 			t.Errorf("%s.Receiver() = %q, want %q", k, got, want)
 		}

@@ -92,12 +92,21 @@ func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
 		return s
 	}
 	yesNo := map[bool]string{true: "yes", false: "no"}
+	noID := "none (run `liqo-auth-tui init`)"
+	if info.Restricted {
+		noID = "not visible to this user"
+	}
 	w := tabwriter.NewWriter(p.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "Cluster ID:\t%s\n", orNone(info.ClusterID, "none (run `liqo-auth-tui init`)"))
+	fmt.Fprintf(w, "Cluster ID:\t%s\n", orNone(info.ClusterID, noID))
 	fmt.Fprintf(w, "API server:\t%s\n", info.APIServer)
 	fmt.Fprintf(w, "Context:\t%s\n", orNone(c.Context, "-"))
 	fmt.Fprintf(w, "Authenticated as:\t%s %v\n", info.User, info.Groups)
 	fmt.Fprintf(w, "Liqo installed:\t%s\n", yesNo[info.LiqoInstalled])
+	if info.Restricted {
+		// A peering user (§9.4) may not read the keys nor the Lease.
+		fmt.Fprintf(w, "Restricted user:\tkey fingerprint and controller not visible\n")
+		return w.Flush()
+	}
 	fmt.Fprintf(w, "liqo-auth controller:\t%s\n", yesNo[info.Controller])
 	fmt.Fprintf(w, "Key algorithm:\t%s\n", orNone(info.KeyAlgorithm, "none (run `liqo-auth-tui init`)"))
 	fmt.Fprintf(w, "Key fingerprint:\t%s\n", orNone(info.KeyFingerprint, "-"))

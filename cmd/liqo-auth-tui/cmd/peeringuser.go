@@ -76,15 +76,10 @@ func (o *GeneratePeeringUserOptions) Run(ctx context.Context) error {
 	if err := o.writeSecret(o.OutputFile, user.Kubeconfig); err != nil {
 		return err
 	}
-	remote := o.OutputFile
-	if remote == "" {
-		remote = "<this kubeconfig, saved to a file>"
-	}
-	next := "liqo-auth-tui authenticate --kubeconfig <consumer kubeconfig> --remote-kubeconfig " + remote
-	if provider.Namespace != kube.DefaultLiqoNamespace {
-		next += " --remote-liqo-namespace " + provider.Namespace
-	}
-	o.Printer.Info(handshake.NoScope, "Hand the kubeconfig privately (it holds the user's private key) to the admin of consumer %s, who then runs: %s", o.ConsumerID, next)
+	o.Printer.Info(handshake.NoScope, "Hand the kubeconfig privately (it holds the user's private key) to the admin of consumer %s", o.ConsumerID)
+	// The same next command as the wizard's hand-off shows.
+	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindPeeringUser, ReceiverID: o.ConsumerID,
+		File: o.OutputFile, SenderNamespace: provider.Namespace}.Line())
 	return nil
 }
 

@@ -57,7 +57,7 @@ func generatePeeringUser(t *testing.T, provider side, consumerID string) string 
 	code, out, errOut := run(provider.args("generate", "peering-user", "--consumer-cluster-id", consumerID, "--output-file", file)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "liqo-auth-tui authenticate --kubeconfig <consumer kubeconfig> --remote-kubeconfig "+file+
+	assert.Contains(t, errOut, "liqo-auth-tui authenticate --kubeconfig <your kubeconfig> --remote-kubeconfig "+file+
 		" --remote-liqo-namespace "+provider.liqoNamespace)
 	eventuallyMay(t, file, provider.liqoNamespace, kube.Access{Verb: "get", Resource: "namespaces",
 		Name: kube.TenantNamespaceName(consumerID), Namespace: kube.TenantNamespaceName(consumerID)}, true)
@@ -204,7 +204,7 @@ func TestDeletePeeringUser(t *testing.T) {
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Contains(t, out, "client-key-data")
 	assert.NotContains(t, errOut, "client-key-data")
-	assert.Contains(t, errOut, "--remote-kubeconfig <this kubeconfig, saved to a file>")
+	assert.Contains(t, errOut, "--remote-kubeconfig peering-user.kubeconfig")
 	assert.Contains(t, errOut, "(local) RoleBinding liqo-tenant-pud-consumer/liqo-peer-user-pud-consumer-tenant-ns-writer created")
 	file := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, os.WriteFile(file, []byte(out), 0o600))

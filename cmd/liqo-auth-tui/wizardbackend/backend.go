@@ -100,7 +100,7 @@ func (b *Backend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterIn
 		return nil, err
 	}
 	return &tui.ClusterInfo{Server: info.APIServer, Context: c.Context, User: info.User, Groups: info.Groups,
-		ClusterID: info.ClusterID, LiqoInstalled: info.LiqoInstalled, Controller: info.Controller,
+		ClusterID: info.ClusterID, LiqoInstalled: info.LiqoInstalled, Controller: info.Controller, Restricted: info.Restricted,
 		KeyAlgorithm: info.KeyAlgorithm, KeyFingerprint: info.KeyFingerprint}, nil
 }
 
