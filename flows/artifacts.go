@@ -56,6 +56,9 @@ func DecodeIdentity(data []byte) (*authv1beta1.Identity, error) {
 
 func decodeOne(data []byte, kind string, into any) error {
 	article := "a " + kind
+	if strings.ContainsAny(kind[:1], "AEIOU") {
+		article = "an " + kind
+	}
 	if len(data) > MaxArtifactSize {
 		return fmt.Errorf("input is %d KiB, larger than any %s (limit %d KiB): is it the right file?", len(data)>>10, kind, MaxArtifactSize>>10)
 	}
@@ -75,6 +78,12 @@ func decodeOne(data []byte, kind string, into any) error {
 		Kind       string `json:"kind"`
 	}
 	if err := yaml.Unmarshal(docs[0], &meta); err != nil {
+		var v any
+		if yaml.Unmarshal(docs[0], &v) == nil {
+			if _, ok := v.(map[string]any); !ok {
+				return fmt.Errorf("input is not a YAML or JSON object: expected %s; is it the right file?", article)
+			}
+		}
 		return fmt.Errorf("input is not valid YAML or JSON: %w", err)
 	}
 	if meta.Kind != kind {

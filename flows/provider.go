@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -81,6 +82,22 @@ func CheckTenant(ctx context.Context, provider *kube.Cluster, t *authv1beta1.Ten
 	if l, ok := t.Labels[kube.RemoteClusterIDLabel]; ok && l != id {
 		return nil, fmt.Errorf("tenant label %s=%s does not match spec.clusterID %s: the file was edited; generate it again on the consumer", kube.RemoteClusterIDLabel, l, id)
 	}
+	if t.Name != "" && t.Name != id {
+		return nil, fmt.Errorf("tenant is named %q but its spec.clusterID is %s: the file was edited; generate it again on the consumer", t.Name, id)
+	}
+	if err := checkObjectMeta(t.ObjectMeta); err != nil {
+		return nil, fmt.Errorf("tenant %w: generate it again on the consumer", err)
+	}
+	switch t.Spec.AuthzPolicy {
+	case "", authv1beta1.KeysExchange, authv1beta1.TolerateNoHandshake:
+	default:
+		return nil, fmt.Errorf("tenant spec.authzPolicy %q is not KeysExchange or TolerateNoHandshake: generate it again on the consumer", t.Spec.AuthzPolicy)
+	}
+	switch t.Spec.TenantCondition {
+	case "", authv1beta1.TenantConditionActive, authv1beta1.TenantConditionCordoned, authv1beta1.TenantConditionDrained:
+	default:
+		return nil, fmt.Errorf("tenant spec.tenantCondition %q is not Active, Cordoned or Drained: generate it again on the consumer", t.Spec.TenantCondition)
+	}
 	own, err := provider.ClusterID(ctx)
 	if err != nil {
 		return nil, err
@@ -104,6 +121,7 @@ func CheckTenant(ctx context.Context, provider *kube.Cluster, t *authv1beta1.Ten
 	}
 	placed := t.DeepCopy()
 	placed.Namespace = ns.Name
+	placed.Name = id
 	if placed.Labels == nil {
 		placed.Labels = map[string]string{}
 	}
@@ -111,6 +129,10 @@ func CheckTenant(ctx context.Context, provider *kube.Cluster, t *authv1beta1.Ten
 	placed.ResourceVersion, placed.UID = "", ""
 	placed.Status = authv1beta1.TenantStatus{}
 	if err := kube.VerifyTenantHandshake(placed, nonce); err != nil {
+		var he *kube.HandshakeError
+		if errors.As(err, &he) && he.Reason != kube.ReasonSignatureVerificationFailed {
+			return nil, fmt.Errorf("%w: the Tenant was altered after it was generated; generate it again on the consumer", err)
+		}
 		return nil, fmt.Errorf("%w: the Tenant was not signed over this provider's (%s) current nonce for %s; generate it again with `get nonce --remote-cluster-id %s`", err, own, id, id)
 	}
 	return placed, nil

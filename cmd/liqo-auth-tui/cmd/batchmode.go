@@ -66,7 +66,7 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 		return err
 	}
 	if s.TenantFile != "" {
-		apply := &ApplyTenantOptions{Options: o.Options, File: s.TenantFile, Engine: s.Engine, StepTimeout: o.Timeout}
+		apply := &ApplyTenantOptions{Options: o.Options, File: s.TenantFile, Engine: s.Engine, StepTimeout: o.Timeout, consumerID: s.RemoteClusterID}
 		if err := apply.apply(ctx, provider); err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 		return err
 	}
 	if s.IdentityFile != "" {
-		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout}
+		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout, providerID: s.RemoteClusterID}
 		return apply.apply(ctx, consumer)
 	}
 	gen := &GenerateTenantOptions{Options: o.Options, ProviderID: s.RemoteClusterID, Nonce: s.Nonce, NonceFile: s.NonceFile, Engine: s.Engine,

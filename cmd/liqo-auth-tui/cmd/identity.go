@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,6 +79,9 @@ type ApplyIdentityOptions struct {
 	Output      string
 	StepTimeout time.Duration
 	Engine      EngineFlags
+	// providerID, when set (--batch --remote-cluster-id), is the provider
+	// the Identity must come from.
+	providerID string
 }
 
 func newApplyIdentityCommand(o *Options) *cobra.Command {
@@ -117,6 +121,9 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *kube.Cluster
 	id, err := flows.DecodeIdentity(data)
 	if err != nil {
 		return err
+	}
+	if o.providerID != "" && id.Spec.ClusterID != o.providerID {
+		return fmt.Errorf("the Identity is from provider %s, not from --remote-cluster-id %s: pass the Identity of %s", id.Spec.ClusterID, o.providerID, o.providerID)
 	}
 	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine}, id, o.Printer.sink)
 	if err != nil {

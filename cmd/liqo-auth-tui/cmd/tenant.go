@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,8 +68,7 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Clu
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
-	proxyURL, err := o.Proxy.resolve(o.Printer)
-	if err != nil {
+	if err := o.Proxy.check(); err != nil {
 		return err
 	}
 	nonce, err := o.nonce()
@@ -76,6 +76,11 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Clu
 		return err
 	}
 	engine, err := o.Engine.options()
+	if err != nil {
+		return err
+	}
+	// Every input is checked: only now may a progress line appear.
+	proxyURL, err := o.Proxy.resolve(o.Printer)
 	if err != nil {
 		return err
 	}
@@ -122,6 +127,9 @@ type ApplyTenantOptions struct {
 	Output      string
 	StepTimeout time.Duration
 	Engine      EngineFlags
+	// consumerID, when set (--batch --remote-cluster-id), is the consumer
+	// the Tenant must come from.
+	consumerID string
 }
 
 func newApplyCommand(o *Options) *cobra.Command {
@@ -165,6 +173,9 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *kube.Cluster) 
 	t, err := flows.DecodeTenant(data)
 	if err != nil {
 		return err
+	}
+	if o.consumerID != "" && t.Spec.ClusterID != o.consumerID {
+		return fmt.Errorf("the Tenant is from consumer %s, not from --remote-cluster-id %s: pass the Tenant of %s", t.Spec.ClusterID, o.consumerID, o.consumerID)
 	}
 	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: provider, ConsumerID: t.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine}, t, o.Printer.sink)
 	if err != nil {
