@@ -94,15 +94,22 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				if err := g.Wait(); err != nil {
 					return err
 				}
-				// In-process controllers take a moment to sync their caches,
-				// which then overlaps the next steps.
-				if err := eng.serve(ctx, consumer, handshake.RoleConsumer, res.ConsumerEngine, o.Engine, sink, handshake.Local); err != nil {
-					return fmt.Errorf("(local) %w", err)
-				}
-				if err := eng.serve(ctx, provider, handshake.RoleProvider, res.ProviderEngine, o.Engine, sink, handshake.Remote); err != nil {
-					return fmt.Errorf("(remote) %w", err)
-				}
-				return nil
+				// Both sides' in-process controllers start at once: each start
+				// waits for its Lease and its caches to sync.
+				g = errgroup.Group{}
+				g.Go(func() error {
+					if err := eng.serve(ctx, consumer, handshake.RoleConsumer, res.ConsumerEngine, o.Engine, sink, handshake.Local); err != nil {
+						return fmt.Errorf("(local) %w", err)
+					}
+					return nil
+				})
+				g.Go(func() error {
+					if err := eng.serve(ctx, provider, handshake.RoleProvider, res.ProviderEngine, o.Engine, sink, handshake.Remote); err != nil {
+						return fmt.Errorf("(remote) %w", err)
+					}
+					return nil
+				})
+				return g.Wait()
 			}},
 		ensureTenantNamespaceStep(handshake.Local, consumer, func() string { return res.ProviderID }, &consumerNS),
 		ensureTenantNamespaceStep(handshake.Remote, provider, func() string { return res.ConsumerID }, &providerNS),

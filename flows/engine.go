@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -44,10 +45,29 @@ func InProcessLeaseName(r handshake.Role) string { return "liqo-auth-inprocess-"
 // engines starts in-process controllers where a side needs them and stops
 // them when the flow ends.
 type engines struct {
-	mu      sync.Mutex
-	wg      sync.WaitGroup
-	cancels []context.CancelFunc
+	mu   sync.Mutex
+	runs []*controller.Started
 }
+
+// inProcessStartTimeout bounds the wait for the in-process controllers to
+// hold their Lease and sync their caches (or the step's deadline, if
+// sooner).
+var inProcessStartTimeout = 30 * time.Second
+
+// EngineError is the failure of in-process controllers: they could not
+// start, sync or keep their Lease, or stopped on an error. Once they ran,
+// it fails the flow's current step at once (see flowFailKey).
+type EngineError struct {
+	Role   handshake.Role
+	Server string
+	Err    error
+}
+
+func (e *EngineError) Error() string {
+	return fmt.Sprintf("in-process %s controllers on %s: %v", e.Role, e.Server, e.Err)
+}
+
+func (e *EngineError) Unwrap() error { return e.Err }
 
 // ensure makes sure something serves role on c: real Liqo, the in-cluster
 // controller, or reconcilers run here for the flow's duration.
@@ -124,23 +144,49 @@ func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role hand
 	if err != nil {
 		return err
 	}
-	// The controllers outlive the step that starts them, not the flow.
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	e.mu.Lock()
-	e.cancels = append(e.cancels, cancel)
-	e.mu.Unlock()
+	// Bounded: a step deadline sooner than that ends the start a little
+	// before it, so that the failure says what was not ready.
+	timeout := inProcessStartTimeout
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
+		timeout = max(time.Until(d)-100*time.Millisecond, time.Millisecond)
+	}
 	host, _ := os.Hostname()
 	identity := fmt.Sprintf("%s-%d", host, os.Getpid())
-	e.wg.Go(func() { _ = controller.RunWithLease(runCtx, c, InProcessLeaseName(role), identity, m, nil) })
+	// The controllers outlive the step that starts them (ctx bounds only
+	// the start), not the flow: stop ends them.
+	started, err := controller.StartWithLease(ctx, c, InProcessLeaseName(role), identity, m, timeout)
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != nil {
+			return context.Cause(ctx)
+		}
+		return &EngineError{Role: role, Server: c.Server, Err: err}
+	}
+	e.mu.Lock()
+	e.runs = append(e.runs, started)
+	e.mu.Unlock()
+	// A later failure (the Lease lost, the controllers stopped on an error)
+	// fails the flow's current step at once, with the cause.
+	if fail, ok := ctx.Value(flowFailKey{}).(context.CancelCauseFunc); ok {
+		go func() {
+			<-started.Done()
+			if err := started.Err(); err != nil {
+				fail(&EngineError{Role: role, Server: c.Server, Err: err})
+			}
+		}()
+	}
 	return nil
 }
+
+// flowFailKey keys, in the context of a flow's steps, the function that
+// ends the flow's context with a cause (an EngineError).
+type flowFailKey struct{}
 
 // stop ends the in-process controllers and waits for them (releasing the Lease).
 func (e *engines) stop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, cancel := range e.cancels {
-		cancel()
+	for _, r := range e.runs {
+		r.Stop()
 	}
-	e.wg.Wait()
+	e.runs = nil
 }

@@ -50,6 +50,11 @@ func run(ctx context.Context, sink handshake.Sink, steps []Step) error {
 	if sink == nil {
 		sink = handshake.Discard
 	}
+	// In-process controllers started by a step fail the flow's context,
+	// with their error as the cause, when they stop later (engine.go).
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	ctx = context.WithValue(ctx, flowFailKey{}, fail)
 	for i, s := range steps {
 		ev := handshake.Event{Step: s.ID, Index: i + 1, Total: len(steps), Scope: s.Scope, Command: s.Command}
 		start := time.Now()
@@ -79,6 +84,9 @@ func runOne(ctx context.Context, s Step) error {
 		defer cancel()
 	}
 	err := s.Run(ctx)
+	if engErr := (*EngineError)(nil); errors.As(context.Cause(ctx), &engErr) && (err != nil || ctx.Err() != nil) {
+		return engErr // the waits saw only their context end: name why
+	}
 	if err != nil && errors.Is(context.Cause(ctx), errStepTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w (step timeout %s)", err, s.Timeout)
 	}

@@ -28,7 +28,7 @@ func runCmd(ctx context.Context, cmd tea.Cmd, deliver func(tea.Msg) tea.Cmd) err
 		}
 		pending++
 		go func() {
-			msg := c()
+			msg := guard(c)() // a panic becomes the error screen
 			select {
 			case results <- msg:
 			case <-ctx.Done():

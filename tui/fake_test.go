@@ -28,6 +28,7 @@ type fakeBackend struct {
 			Stage
 	peers     []Peer
 	failOp    map[string]error
+	panicOp   map[string]any // a backend call that panics with that value
 	noncePeer string
 }
 
@@ -61,6 +62,9 @@ func (f *fakeBackend) record(format string, args ...any) error {
 	call := fmt.Sprintf(format, args...)
 	f.calls = append(f.calls, call)
 	name, _, _ := strings.Cut(call, " ")
+	if v := f.panicOp[name]; v != nil {
+		panic(v)
+	}
 	return f.failOp[name]
 }
 

@@ -127,13 +127,29 @@ func (r *runScreen) start(i int) tea.Cmd {
 		}
 	}
 	go func() {
-		v, err := ph.Run(ctx, sink)
+		v, err := runPhase(ctx, ph, sink)
 		select {
 		case ch <- phaseDoneMsg{gen: gen, phase: i, v: v, err: err}:
 		case <-done:
 		}
 	}()
 	return listen(ch)
+}
+
+// runPhase runs ph, turning a panic of the flow behind it into an error:
+// the phase runs on a goroutine of its own, outside bubbletea's recover,
+// where a panic would end the process with the terminal in raw mode.
+func runPhase(ctx context.Context, ph phase, sink handshake.Sink) (v any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			what := "the operation"
+			if ph.Title != "" {
+				what = fmt.Sprintf("%q", ph.Title)
+			}
+			v, err = nil, recovered(what, p)
+		}
+	}()
+	return ph.Run(ctx, sink)
 }
 
 func listen(ch chan tea.Msg) tea.Cmd {
@@ -234,7 +250,7 @@ func (r *runScreen) lines(u *lineUI) (tea.Msg, error) {
 		}
 		ctx, cancel := s.opContext()
 		sink, stop := u.progress()
-		v, err := ph.Run(ctx, sink)
+		v, err := runPhase(ctx, ph, sink)
 		stop()
 		cancel()
 		if err != nil {

@@ -95,11 +95,26 @@ func New(ctx context.Context, o Options) *Model {
 }
 
 // Init starts the first screen.
-func (m *Model) Init() tea.Cmd { return m.cur.Init() }
+func (m *Model) Init() tea.Cmd { return guard(m.cur.Init()) }
 
 // Update handles global keys, sizes and navigation, and passes the rest to
-// the current screen.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// the current screen. A panic, here or in the commands it returns (which
+// call the backend), ends on the error screen rather than the program.
+func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if v := recover(); v != nil {
+			if r, ok := m.cur.(*runScreen); ok {
+				r.cancel()
+			}
+			m.confirmQuit = false
+			m.cur, cmd = newErrorScreen(m.s, recovered("the wizard", v), nil), nil
+		}
+	}()
+	_, cmd = m.update(msg)
+	return m, guard(cmd)
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -179,7 +194,8 @@ func (s *session) screenFor(msg tea.Msg) screen {
 func (m *Model) show(sc screen) (tea.Model, tea.Cmd) {
 	m.cur = sc
 	m.help.ShowAll = false
-	return m, tea.Batch(sc.Init(), func() tea.Msg { return tea.WindowSizeMsg{Width: m.width, Height: m.height} })
+	size := tea.WindowSizeMsg{Width: m.width, Height: m.height} // read here: the command runs on another goroutine
+	return m, tea.Batch(sc.Init(), func() tea.Msg { return size })
 }
 
 // midFlow tells whether quitting now leaves the handshake half done.

@@ -3,7 +3,9 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/tools/leaderelection"
@@ -35,18 +37,121 @@ func RunWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity stri
 		return err
 	}
 	for ctx.Err() == nil {
-		if err := leadOnce(ctx, lock, leaseName, m, onLeading); err != nil {
+		if err := leadOnce(ctx, lock, leaseName, m, onLeading, nil); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// ErrLeaseLost ends a run started by StartWithLease whose Lease could not
+// be renewed.
+var ErrLeaseLost = errors.New("controller: lost the Lease")
+
+// Started is a Manager run under a Lease by StartWithLease.
+type Started struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	err    error
+}
+
+// Done is closed once the run ended: stopped, or failed (see Err).
+func (s *Started) Done() <-chan struct{} { return s.done }
+
+// Err tells why the run ended on its own (nil while it runs, or when it
+// was stopped).
+func (s *Started) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Stop ends the run and waits for it: the Manager stopped and the Lease
+// was released.
+func (s *Started) Stop() {
+	s.cancel()
+	<-s.done
+}
+
+func (s *Started) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+	s.cancel()
+}
+
+// StartWithLease runs m while holding the Lease leaseName, for a caller
+// that needs it served now (the wizard's in-process controllers): it
+// returns once the Lease is held and m's caches synced, or with the cause
+// when that fails or takes longer than timeout (the Lease held by another
+// runner, an informer that cannot list). Unlike RunWithLease it does not
+// compete again: a later failure (m stopping with an error, the Lease lost)
+// ends the run, which Done and Err then report. ctx bounds the start only
+// (its values are kept): the run lasts until Stop.
+func StartWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity string, m *Manager, timeout time.Duration) (*Started, error) {
+	if c == nil || m == nil {
+		return nil, errors.New("controller: StartWithLease needs a cluster and a Manager")
+	}
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, c.Namespace, leaseName,
+		c.Kube.CoreV1(), c.Kube.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: identity})
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s := &Started{cancel: cancel, done: make(chan struct{})}
+	var leading atomic.Bool
+	go func() {
+		defer close(s.done)
+		_ = leadOnce(runCtx, lock, leaseName, m, func(l bool) {
+			if l {
+				leading.Store(true)
+			}
+		}, s.fail)
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-m.Synced():
+		return s, nil
+	case <-s.done:
+		if err := s.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("controller: the controllers stopped before they synced")
+	case <-ctx.Done():
+		s.Stop()
+		return nil, context.Cause(ctx)
+	case <-timer.C:
+	}
+	s.Stop()
+	if !leading.Load() {
+		holder := "another runner"
+		getCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if rec, _, err := lock.Get(getCtx); err == nil && rec.HolderIdentity != "" {
+			holder = rec.HolderIdentity
+		}
+		return nil, fmt.Errorf("controller: the Lease %s/%s is held by %s: not acquired within %s (another wizard serving this cluster?)",
+			c.Namespace, leaseName, holder, timeout)
+	}
+	err = fmt.Errorf("controller: the caches of the controllers did not sync within %s", timeout)
+	if last := m.LastListError(); last != nil {
+		err = fmt.Errorf("%w (last error: %w)", err, last)
+	}
+	return nil, err
+}
+
 // leadOnce competes for the Lease and runs m while holding it. It returns
 // when leadership is lost or ctx ends, in both cases only after m stopped,
 // and in the latter after the Lease was released: the next holder never
 // overlaps with this one.
-func leadOnce(ctx context.Context, lock resourcelock.Interface, name string, m *Manager, onLeading func(bool)) error {
+//
+// fatal, when set, is told when m stops with an error or leadership is
+// lost while ctx lasts, and leadOnce then returns at once (no retry delay).
+func leadOnce(ctx context.Context, lock resourcelock.Interface, name string, m *Manager, onLeading func(bool), fatal func(error)) error {
 	var (
 		mu      sync.Mutex
 		over    bool // this round ended: a late OnStartedLeading must not run m
@@ -113,6 +218,16 @@ func leadOnce(ctx context.Context, lock resourcelock.Interface, name string, m *
 	mu.Lock()
 	failed := runErr != nil
 	mu.Unlock()
+	if fatal != nil && ctx.Err() == nil {
+		if failed {
+			fatal(runErr)
+		} else {
+			// The elector ended, or m returned without an error while ctx
+			// lasts: only its leading context ending does that.
+			fatal(fmt.Errorf("%w %s (held as %s): another runner took it over, or it could not be renewed in time", ErrLeaseLost, name, lock.Identity()))
+		}
+		return nil
+	}
 	if failed && ctx.Err() == nil {
 		// m could not start (the API is not served, say): let another
 		// runner try, and try again a bit later.

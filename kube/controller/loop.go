@@ -2,6 +2,8 @@ package controller
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -86,7 +88,7 @@ func (l *loop) next(ctx context.Context) bool {
 	l.activity.begin()
 	defer l.activity.end()
 	start := time.Now()
-	after, err := l.sync(ctx, key)
+	after, err := l.safeSync(ctx, key)
 	observeSync(l.name, time.Since(start), err)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -108,4 +110,19 @@ func (l *loop) next(ctx context.Context) bool {
 		l.afterSync(l.name, key, err)
 	}
 	return true
+}
+
+// safeSync runs the sync of key, turning a panic into an error: the panic
+// is logged with its stack, counted as a failed reconcile, and the key is
+// retried with back-off like any failure, instead of killing the process
+// (the wizard, whose terminal would stay in raw mode).
+func (l *loop) safeSync(ctx context.Context, key string) (after time.Duration, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in %s reconcile of %s: %v", l.name, key, p)
+			klog.FromContext(ctx).Error(err, "Reconcile panicked", "controller", l.name, "key", key, "stack", string(debug.Stack()))
+			after = 0
+		}
+	}()
+	return l.sync(ctx, key)
 }

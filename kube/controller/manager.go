@@ -73,6 +73,19 @@ type Manager struct {
 
 	// afterSync, when set (tests), is told about every finished sync.
 	afterSync func(loop, key string, err error)
+
+	// lastListErr is the last list or watch error of an informer while the
+	// caches were syncing (a network error, retried): a timeout names it.
+	lastListErr atomic.Pointer[error]
+}
+
+// LastListError returns the last list or watch error of an informer seen
+// while the caches were syncing, or nil.
+func (m *Manager) LastListError() error {
+	if p := m.lastListErr.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // New checks the options and prepares a Manager; it does not contact the
@@ -136,13 +149,24 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A list the API server refuses (Forbidden, a resource not served)
+	// before the caches synced ends the run with that cause: the informer
+	// would otherwise retry it forever and the run never sync.
+	parent := ctx
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	r.fail, r.lastErr = fail, &m.lastListErr
 	defer r.shutDownQueues() // also when ctx ends before the caches synced
 	r.start(ctx)
 	defer r.stop()
 	// Event-driven (no 100 ms polling): a handshake waits on this.
 	if !cache.WaitFor(ctx, "", r.synced...) {
+		if parent.Err() == nil {
+			return context.Cause(ctx)
+		}
 		return nil // ctx ended first
 	}
+	r.syncDone.Store(true)
 	m.hasSynced.Store(true)
 	defer m.hasSynced.Store(false)
 	m.syncedOnce.Do(func() { close(m.synced) })
@@ -162,6 +186,7 @@ func (m *Manager) Run(ctx context.Context) error {
 // are missing (an informer would otherwise retry its list forever).
 func (m *Manager) checkAPIs(ctx context.Context) error {
 	var err error
+	crd, side := "tenants."+authv1beta1.GroupVersion.Group, "provider"
 	if m.o.Provider {
 		_, err = m.c.Liqo.Tenants("").List(ctx, metav1.ListOptions{Limit: 1})
 	}
@@ -177,13 +202,14 @@ func (m *Manager) checkAPIs(ctx context.Context) error {
 		}
 	}
 	if err == nil && m.o.Consumer {
+		crd, side = "identities."+authv1beta1.GroupVersion.Group, "consumer"
 		_, err = m.c.Liqo.Identities("").List(ctx, metav1.ListOptions{Limit: 1})
 	}
 	switch {
 	case err == nil || ctx.Err() != nil:
 		return nil
 	case kube.IsNotFound(err):
-		return fmt.Errorf("controller: the authentication.liqo.io API is not served by %s: run `liqo-auth-tui init` or install Liqo", m.c.Server)
+		return fmt.Errorf("controller: CRD %s is not installed on the %s: run `liqo-auth-tui init` or install Liqo", crd, side)
 	}
 	return fmt.Errorf("controller: %w", m.c.Reach(err))
 }

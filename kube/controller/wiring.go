@@ -2,8 +2,11 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,6 +40,12 @@ type wiring struct {
 	liqoDone  sync.WaitGroup
 	closers   []func() // run once the workers stopped
 	activity  *activity
+
+	// fail ends the run with a cause; lastErr keeps the last list error
+	// seen before syncDone (both set by Run before start).
+	fail     context.CancelCauseFunc
+	lastErr  *atomic.Pointer[error]
+	syncDone atomic.Bool
 }
 
 // wire builds the informers and loops of the enabled sides. Every informer
@@ -250,6 +259,10 @@ func (r *wiring) loop(name string, sync syncFunc, afterSync func(string, string,
 // watch registers h (when not nil) and makes the run wait for inf's cache
 // and for h to have seen the initial list.
 func (r *wiring) watch(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) error {
+	// Set again for an informer watched twice: same handler, not started yet.
+	if err := inf.SetWatchErrorHandlerWithContext(r.watchError); err != nil {
+		return err
+	}
 	r.synced = append(r.synced, inf.HasSyncedChecker())
 	if h == nil {
 		return nil
@@ -260,6 +273,30 @@ func (r *wiring) watch(inf cache.SharedIndexInformer, h cache.ResourceEventHandl
 	}
 	r.synced = append(r.synced, reg.HasSyncedChecker())
 	return nil
+}
+
+// watchError logs a list or watch error as client-go does and, until the
+// caches synced, ends the run when retrying cannot help: the list is
+// forbidden, or the resource is not served (a CRD missing).
+func (r *wiring) watchError(ctx context.Context, refl *cache.Reflector, err error) {
+	cache.DefaultWatchErrorHandler(ctx, refl, err)
+	if r.syncDone.Load() || err == nil {
+		return
+	}
+	what := refl.TypeDescription()
+	wrapped := fmt.Errorf("controller: listing %s: %w", what, err)
+	if r.lastErr != nil {
+		r.lastErr.Store(&wrapped)
+	}
+	if r.fail == nil {
+		return
+	}
+	switch {
+	case apierrors.IsForbidden(err):
+		r.fail(fmt.Errorf("controller: the controllers may not list or watch %s: %w", what, err))
+	case apierrors.IsNotFound(err):
+		r.fail(fmt.Errorf("controller: %s is not served (is its CRD installed? run `liqo-auth-tui init`): %w", what, err))
+	}
 }
 
 func (r *wiring) start(ctx context.Context) {
