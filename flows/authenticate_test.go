@@ -5,6 +5,7 @@ package flows_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,10 +21,17 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
-// stepLines collects the success lines of a flow, with their scope.
-type recorder struct{ done, notes []string }
+// recorder collects the success lines of a flow, with their scope, and its
+// notes. Sinks are called from several goroutines (both sides' engines
+// report at once).
+type recorder struct {
+	mu          sync.Mutex
+	done, notes []string
+}
 
 func (r *recorder) sink(ev handshake.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	switch ev.Kind {
 	case handshake.StepDone:
 		r.done = append(r.done, "("+string(ev.Scope)+") "+ev.Message)
