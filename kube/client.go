@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/gentype"
@@ -60,10 +61,12 @@ var Scheme = func() *runtime.Scheme {
 	return s
 }()
 
-// TenantClient and IdentityClient are typed clients of one namespace.
+// Typed clients of one namespace ("" = all namespaces).
 type (
-	TenantClient   = gentype.ClientWithList[*authv1beta1.Tenant, *authv1beta1.TenantList]
-	IdentityClient = gentype.ClientWithList[*authv1beta1.Identity, *authv1beta1.IdentityList]
+	TenantClient        = gentype.ClientWithList[*authv1beta1.Tenant, *authv1beta1.TenantList]
+	IdentityClient      = gentype.ClientWithList[*authv1beta1.Identity, *authv1beta1.IdentityList]
+	ResourceSliceClient = gentype.ClientWithList[*authv1beta1.ResourceSlice, *authv1beta1.ResourceSliceList]
+	RenewClient         = gentype.ClientWithList[*authv1beta1.Renew, *authv1beta1.RenewList]
 )
 
 // LiqoClient is a typed client for authentication.liqo.io/v1beta1, built on
@@ -91,14 +94,34 @@ func NewLiqoClient(cfg *rest.Config) (*LiqoClient, error) {
 
 // Tenants returns a client of the Tenants in namespace ("" = all namespaces).
 func (c *LiqoClient) Tenants(namespace string) *TenantClient {
-	return gentype.NewClientWithList(authv1beta1.TenantResource, c.rest, c.codec, namespace,
-		func() *authv1beta1.Tenant { return &authv1beta1.Tenant{} },
-		func() *authv1beta1.TenantList { return &authv1beta1.TenantList{} })
+	return liqoClient[authv1beta1.Tenant, authv1beta1.TenantList](c, authv1beta1.TenantResource, namespace)
 }
 
 // Identities returns a client of the Identities in namespace ("" = all namespaces).
 func (c *LiqoClient) Identities(namespace string) *IdentityClient {
-	return gentype.NewClientWithList(authv1beta1.IdentityResource, c.rest, c.codec, namespace,
-		func() *authv1beta1.Identity { return &authv1beta1.Identity{} },
-		func() *authv1beta1.IdentityList { return &authv1beta1.IdentityList{} })
+	return liqoClient[authv1beta1.Identity, authv1beta1.IdentityList](c, authv1beta1.IdentityResource, namespace)
+}
+
+// ResourceSlices returns a client of the ResourceSlices in namespace ("" = all).
+func (c *LiqoClient) ResourceSlices(namespace string) *ResourceSliceClient {
+	return liqoClient[authv1beta1.ResourceSlice, authv1beta1.ResourceSliceList](c, authv1beta1.ResourceSliceResource, namespace)
+}
+
+// Renews returns a client of the Renews in namespace ("" = all).
+func (c *LiqoClient) Renews(namespace string) *RenewClient {
+	return liqoClient[authv1beta1.Renew, authv1beta1.RenewList](c, authv1beta1.RenewResource, namespace)
+}
+
+// liqoClient builds the generic typed client of one Liqo kind.
+func liqoClient[T, L any, PT interface {
+	*T
+	runtime.Object
+	metav1.Object
+}, PL interface {
+	*L
+	runtime.Object
+	metav1.ListInterface
+}](c *LiqoClient, resource, namespace string) *gentype.ClientWithList[PT, PL] {
+	return gentype.NewClientWithList(resource, c.rest, c.codec, namespace,
+		func() PT { return PT(new(T)) }, func() PL { return PL(new(L)) })
 }

@@ -32,6 +32,13 @@ type Options struct {
 	// CAOverride is the provider CA PEM; nil = the rest config's CAData (or
 	// the content of CAFile).
 	CAOverride []byte
+	// TrustedCA advertises no CA: the provider API server's certificate is
+	// publicly trusted (Liqo's --trusted-ca; CAOverride still wins).
+	TrustedCA bool
+	// AdvertiseNodeAddress, without APIServerOverride, advertises the first
+	// control-plane Node's address on port 6443 as Liqo does (§6.4): the
+	// in-cluster controller, whose own address is a Service VIP.
+	AdvertiseNodeAddress bool
 	Workers    int // per queue; 0 = 2
 	// CertificateTimeout bounds the wait for a CSR to be signed; 0 = 30s.
 	CertificateTimeout time.Duration

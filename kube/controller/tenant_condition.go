@@ -18,9 +18,9 @@ import (
 // Labels and annotation Liqo uses on the objects it replicated from a
 // consumer, and on the ResourceSlices of a cordoned Tenant (§5.5).
 const (
-	replicatedLabel        = "liqo.io/replicated"
-	originIDLabel          = "liqo.io/originID"
-	cordonTenantAnnotation = "liqo.io/cordon-tenant"
+	replicatedLabel        = kube.ReplicatedLabel
+	originIDLabel          = kube.OriginIDLabel
+	cordonTenantAnnotation = kube.CordonTenantAnnotation
 )
 
 // namespaceMapsResource is Liqo's offloading API; without Liqo it is not

@@ -69,6 +69,26 @@ func (m *Manager) wire(ev *events) (*wiring, error) {
 			return nil, err
 		}
 	}
+	// After the first handshake (§10): resource acquisition and renewal.
+	if m.o.Provider {
+		if err := m.wireSlicesProvider(r, ev); err != nil {
+			return nil, err
+		}
+		if err := m.wireRenewProvider(r, ev); err != nil {
+			return nil, err
+		}
+	}
+	if m.o.Consumer {
+		if err := m.wireSlicesConsumer(r, ev); err != nil {
+			return nil, err
+		}
+		if err := m.wireRenewConsumer(r, ev); err != nil {
+			return nil, err
+		}
+		if err := m.wireReplication(r, ev); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 

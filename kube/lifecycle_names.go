@@ -1,0 +1,47 @@
+package kube
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// Names and labels of the authentication module after the first handshake:
+// replication of ResourceSlices and Renews from the consumer to the
+// provider (protocol spec §10), resource acquisition (§10.1) and renewal
+// (§10.2). The peer's controllers look these up: byte for byte Liqo's.
+const (
+	// ReplicationLabel=true marks a consumer object to copy to the provider
+	// named by RemoteIDLabel; the copy carries ReplicationLabel=false.
+	ReplicationLabel = "liqo.io/replication"
+	RemoteIDLabel    = "liqo.io/remoteID"
+	// ReplicatedLabel=true and OriginIDLabel=<consumerID> mark the copy on
+	// the provider (with RemoteClusterIDLabel=<consumerID>).
+	ReplicatedLabel = "liqo.io/replicated"
+	OriginIDLabel   = "liqo.io/originID"
+
+	// ResourceSliceNameLabel is on a ResourceSlice Identity: its slice.
+	ResourceSliceNameLabel = "liqo.io/resourceslice-name"
+	// ResourceSliceIdentityPrefix names a slice's Identity
+	// (resourceslice-<slice>); its kubeconfig Secret adds KubeconfigSecretPrefix.
+	ResourceSliceIdentityPrefix = "resourceslice-"
+	// CreateVirtualNodeAnnotation ("true") asks Liqo for a VirtualNode.
+	CreateVirtualNodeAnnotation = "liqo.io/create-virtual-node"
+	// CordonTenantAnnotation ("true") is set on a consumer's replicated
+	// slices while its Tenant is Cordoned (§5.5).
+	CordonTenantAnnotation = "liqo.io/cordon-tenant"
+)
+
+// ResourceSliceIdentityName is the Identity made for an accepted slice.
+func ResourceSliceIdentityName(slice string) string { return ResourceSliceIdentityPrefix + slice }
+
+// ResourceSliceCertSecretName is the provider's certificate cache Secret of
+// a slice (liqo-remote-certificate-<slice>, §6.3 step 5).
+func ResourceSliceCertSecretName(slice string) string { return RemoteCertSecretName + "-" + slice }
+
+// ResourceSliceUser is the CN of a slice certificate: the slice name, a dash
+// and the first 6 bytes of SHA-256(consumerID) as 12 lowercase hex
+// characters (§10.1). Its O is the consumer ID.
+func ResourceSliceUser(slice, consumerID string) string {
+	sum := sha256.Sum256([]byte(consumerID))
+	return slice + "-" + hex.EncodeToString(sum[:6])
+}
