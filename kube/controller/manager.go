@@ -39,7 +39,7 @@ type Options struct {
 	// control-plane Node's address on port 6443 as Liqo does (§6.4): the
 	// in-cluster controller, whose own address is a Service VIP.
 	AdvertiseNodeAddress bool
-	Workers    int // per queue; 0 = 2
+	Workers              int // per queue; 0 = 2
 	// CertificateTimeout bounds the wait for a CSR to be signed; 0 = 30s.
 	CertificateTimeout time.Duration
 	// KeepCSRs leaves CertificateSigningRequests in place once their
