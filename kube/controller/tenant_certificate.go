@@ -53,12 +53,12 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 	if parsed, err := authcrypto.ParseCertificatePEM(cert); err == nil {
 		observeCertificate(t.Spec.ClusterID, parsed.NotAfter)
 	}
-	ca, err := r.c.AdvertisedCA(r.o.CAOverride)
+	params, err := advertiser{c: r.c, o: r.o}.authParams(ctx, cert, t.Spec.ProxyURL)
 	if err != nil {
 		r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
 		return 0, false, err
 	}
-	status.AuthParams = kube.NewAuthParams(cert, ca, r.c.AdvertisedAPIServer(r.o.APIServerOverride), t.Spec.ProxyURL)
+	status.AuthParams = params
 	renewed := old != nil && !bytes.Equal(old, cert)
 	return requeueAfter, renewed, nil
 }
