@@ -14,7 +14,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image's architecture: make image GOARCH=arm64 (the OS is linux).
 IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
 
-.PHONY: all build image test lint bench demo kube-binaries generate fuzz clean tools
+.PHONY: all build image test lint bench demo kube-binaries liqo-peer generate fuzz clean tools
 
 all: build
 
@@ -31,12 +31,17 @@ image:
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null
 
+# REAL Liqo v1.2.0 authentication reconcilers (hack/liqo-peer) with Liqo's
+# CRDs, for the interoperability tests (built once, then cached per user).
+liqo-peer:
+	@hack/install-liqo-peer.sh >/dev/null
+
 # Unit tests and the real-cluster tests (they start real kube-apiservers).
 # The cluster tests sit behind the `cluster` build tag: a plain `go test ./...`
 # runs only the tests that need no control-plane binaries.
 # Everything runs under the race detector (flows call sinks and run
 # controllers on several goroutines).
-test: kube-binaries
+test: kube-binaries liqo-peer
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
@@ -64,13 +69,13 @@ fuzz:
 # Two real control planes and the wizard against both; leaving it stops the lab.
 # The build prints every 25th package it compiles (a first build takes minutes).
 demo: kube-binaries
-	@echo "demo: building bin/liqo-auth-tui and bin/liqo-auth-lab..."
+	@echo "demo: building bin/liqo-auth-tui, bin/liqo-auth-controller and bin/liqo-auth-lab..."
 	@set -o pipefail; start=$$SECONDS; \
-	  $(GO) build -v -o bin/ ./cmd/liqo-auth-tui ./cmd/liqo-auth-lab 2>&1 | \
+	  $(GO) build -v -o bin/ ./cmd/liqo-auth-tui ./cmd/liqo-auth-controller ./cmd/liqo-auth-lab 2>&1 | \
 	  awk '/^[^ :]+$$/ { if (++n % 25 == 0) { print "demo:   compiled " n " packages (" $$0 ")"; fflush() } next } { print; fflush() }' && \
 	  echo "demo: built in $$((SECONDS - start))s"
-	@echo "demo: starting the lab: bin/liqo-auth-lab run --dir .lab -- hack/demo.sh"
-	@LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) bin/liqo-auth-lab run --dir .lab -- hack/demo.sh
+	@echo "demo: starting the lab: bin/liqo-auth-lab run --dir .lab --signing-duration 4m -- hack/demo.sh"
+	@LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) bin/liqo-auth-lab run --dir .lab --signing-duration 4m -- hack/demo.sh
 
 generate:
 	hack/generate.sh

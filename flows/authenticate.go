@@ -84,6 +84,9 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				})
 				g.Go(func() (err error) {
 					if res.ProviderEngine, err = chooseEngine(ctx, provider, handshake.RoleProvider, o.Engine); err == nil {
+						err = checkAdvertiseEngine(res.ProviderEngine, o.Engine)
+					}
+					if err == nil {
 						err = checkProviderAccess(ctx, provider, res.ConsumerID)
 					}
 					if err != nil {
@@ -127,7 +130,13 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 		{ID: "apply-tenant", Scope: handshake.Remote, Title: "Applying tenant on provider cluster", Success: "Tenant correctly applied on provider cluster",
 			Failure: "Unable to apply tenant on provider cluster", Command: "kubectl apply -f tenant.yaml -n liqo-tenant-<consumer>",
 			Run: func(ctx context.Context) (err error) {
-				tenant, _, err = provider.ApplyTenant(ctx, tenant)
+				if tenant, err = advertiseTenant(tenant, o.Engine); err != nil {
+					return err
+				}
+				if tenant, _, err = provider.ApplyTenant(ctx, tenant); err != nil {
+					return err
+				}
+				tenant, err = ensureAdvertiseAnnotations(ctx, provider, tenant, o.Engine, false)
 				return err
 			}},
 		waitTenantStatusStep(provider, sink, o.StepTimeout, func() *authv1beta1.Tenant { return tenant }, &tenant),
@@ -140,6 +149,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 		{ID: "apply-identity", Scope: handshake.Local, Title: "Applying identity on consumer cluster", Success: "Identity correctly applied on consumer cluster",
 			Failure: "Unable to apply identity on consumer cluster", Command: "kubectl apply -f identity.yaml -n liqo-tenant-<provider>",
 			Run: func(ctx context.Context) (err error) {
+				warnIfUnreachable(ctx, identity.Spec.AuthParams, sink, handshake.Local)
 				identity, _, err = consumer.ApplyIdentity(ctx, identity)
 				return err
 			}},

@@ -251,6 +251,8 @@ func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Ident
 	if _, err := chooseEngine(ctx, o.Consumer, handshake.RoleConsumer, o.Engine); err != nil {
 		return nil, err
 	}
+	// From here, not from the cluster: a warning, not a refusal.
+	warnIfUnreachable(ctx, placed.Spec.AuthParams, sink, handshake.Local)
 	var eng engines
 	defer eng.stop()
 	var ns *corev1.Namespace

@@ -33,9 +33,14 @@ type EngineOptions struct {
 	// NoInProcess refuses to run controllers in-process: a side without a
 	// controller then fails instead.
 	NoInProcess bool
-	// APIServerOverride / CAOverride: what the provider advertises (§6.4).
+	// APIServerOverride / CAOverride / TrustedCA: what the provider
+	// advertises (§6.4) instead of its default; "", nil, false = the
+	// default. Besides configuring in-process controllers, the flows put
+	// them on the Tenant as advertise annotations (kube.AdvertiseAnnotations),
+	// which the in-cluster controller honours too and renewals keep.
 	APIServerOverride string
 	CAOverride        []byte
+	TrustedCA         bool
 }
 
 // InProcessLeaseName is the Lease in-process runners of a role hold, so two
@@ -139,7 +144,7 @@ func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
 func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role handshake.Role, o EngineOptions) error {
 	m, err := controller.New(c, controller.Options{
 		Provider: role == handshake.RoleProvider, Consumer: role == handshake.RoleConsumer,
-		APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride,
+		APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride, TrustedCA: o.TrustedCA,
 	})
 	if err != nil {
 		return err

@@ -153,7 +153,16 @@ func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, 
 		{ID: "apply-tenant", Scope: handshake.Local, Title: "Applying tenant", Success: "Tenant correctly applied",
 			Failure: "Unable to apply tenant", Command: "kubectl apply -f tenant.yaml -n " + placed.Namespace,
 			Run: func(ctx context.Context) (err error) {
-				applied, _, err = o.Provider.ApplyTenant(ctx, placed)
+				if err := checkAdvertiseProvider(ctx, o.Provider, o.Engine); err != nil {
+					return err
+				}
+				if placed, err = advertiseTenant(placed, o.Engine); err != nil {
+					return err
+				}
+				if applied, _, err = o.Provider.ApplyTenant(ctx, placed); err != nil {
+					return err
+				}
+				applied, err = ensureAdvertiseAnnotations(ctx, o.Provider, applied, o.Engine, false)
 				return err
 			}},
 		waitTenantStatusStep(o.Provider, sink, o.StepTimeout, func() *authv1beta1.Tenant { return applied }, &applied),

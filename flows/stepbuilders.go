@@ -124,7 +124,7 @@ func tenantStatusFilled(got, sent *authv1beta1.Tenant) bool {
 	if s.TenantNamespace == "" || s.AuthParams == nil || len(s.AuthParams.SignedCRT) == 0 && s.AuthParams.AWSConfig == nil {
 		return false
 	}
-	return string(got.Spec.CSR) == string(sent.Spec.CSR)
+	return string(got.Spec.CSR) == string(sent.Spec.CSR) && advertiseApplied(got)
 }
 
 func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, providerID func() string, io **authv1beta1.Identity) Step {

@@ -3,13 +3,17 @@ package flows
 import (
 	"context"
 	"fmt"
+	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // Verification is what a consumer's credentials can do on the provider.
@@ -20,6 +24,13 @@ type Verification struct {
 	Groups          []string `json:"groups"`
 	Allowed         []string `json:"allowed"`
 	Denied          []string `json:"denied"`
+	// CertificateNotAfter is when the kubeconfig's certificate expires
+	// (zero: unreadable); the provider renews it at 2/3 of its validity.
+	CertificateNotAfter time.Time `json:"certificateNotAfter,omitzero"`
+	// LastRenewal is when this consumer last applied a certificate the
+	// provider renewed (the Identity's liqo-auth-tui.io/last-renewal
+	// annotation); zero: never.
+	LastRenewal time.Time `json:"lastRenewal,omitzero"`
 }
 
 // accessCheck is one question asked with a SelfSubjectAccessReview.
@@ -82,7 +93,30 @@ func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Ve
 	if ns == "" {
 		return nil, fmt.Errorf("secret %s/%s has no %s annotation", s.Namespace, s.Name, kube.RemoteTenantNamespace)
 	}
-	return VerifyConfig(ctx, cfg, ns)
+	v, err := VerifyConfig(ctx, cfg, ns)
+	if err != nil {
+		return nil, AdvertisedUnreachable(err)
+	}
+	v.LastRenewal = lastRenewal(ctx, consumer, s)
+	return v, nil
+}
+
+// lastRenewal reads the last-renewal annotation of the Identity that owns
+// the kubeconfig Secret; zero when never renewed (or unreadable).
+func lastRenewal(ctx context.Context, consumer *kube.Cluster, s *corev1.Secret) time.Time {
+	ref := metav1.GetControllerOf(s)
+	if ref == nil || ref.Kind != authv1beta1.IdentityKind {
+		return time.Time{}
+	}
+	id, err := consumer.Liqo.Identities(s.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return time.Time{}
+	}
+	at, err := time.Parse(time.RFC3339, id.Annotations[kube.LastRenewalAnnotation])
+	if err != nil {
+		return time.Time{}
+	}
+	return at
 }
 
 // VerifyConfig reports who cfg authenticates as on the provider and which
@@ -93,6 +127,9 @@ func VerifyConfig(ctx context.Context, cfg *rest.Config, tenantNamespace string)
 		return nil, err
 	}
 	v := &Verification{Server: c.Server, TenantNamespace: tenantNamespace, Allowed: []string{}, Denied: []string{}}
+	if cert, err := authcrypto.ParseCertificatePEM(cfg.CertData); err == nil {
+		v.CertificateNotAfter = cert.NotAfter
+	}
 	if v.User, v.Groups, err = c.WhoAmI(ctx); err != nil {
 		return nil, err
 	}

@@ -39,12 +39,19 @@ var ErrStoredCSRMismatch = errors.New("the stored and the provided CSR do not ma
 // none (or the Secret lacks a key), ErrStoredCSRMismatch when it was issued
 // for another CSR.
 func (c *Cluster) CachedCertificate(ctx context.Context, tenantNamespace string, csr []byte) ([]byte, error) {
-	s, err := c.Kube.CoreV1().Secrets(tenantNamespace).Get(ctx, RemoteCertSecretName, metav1.GetOptions{})
+	return c.CachedCertificateIn(ctx, tenantNamespace, RemoteCertSecretName, csr)
+}
+
+// CachedCertificateIn is CachedCertificate with the cache Secret named:
+// liqo-remote-certificate for the control plane, ResourceSliceCertSecretName
+// for a ResourceSlice.
+func (c *Cluster) CachedCertificateIn(ctx context.Context, tenantNamespace, secretName string, csr []byte) ([]byte, error) {
+	s, err := c.Kube.CoreV1().Secrets(tenantNamespace).Get(ctx, secretName, metav1.GetOptions{})
 	if IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+		return nil, fmt.Errorf("reading secret %s/%s: %w", tenantNamespace, secretName, err)
 	}
 	return CertificateFromSecret(s, csr)
 }
@@ -60,7 +67,7 @@ func CertificateFromSecret(s *corev1.Secret, csr []byte) ([]byte, error) {
 	}
 	if !bytes.Equal(stored, csr) {
 		return nil, fmt.Errorf("%w: delete secret %s/%s on the provider to issue a new certificate",
-			ErrStoredCSRMismatch, s.Namespace, RemoteCertSecretName)
+			ErrStoredCSRMismatch, s.Namespace, cacheSecretName(s))
 	}
 	return cert, nil
 }
@@ -68,29 +75,35 @@ func CertificateFromSecret(s *corev1.Secret, csr []byte) ([]byte, error) {
 // StoreCertificate creates or updates the certificate cache Secret of a
 // consumer (label remote-cluster-id, data csr + certificate, no owner).
 func (c *Cluster) StoreCertificate(ctx context.Context, tenantNamespace, consumerID string, csr, cert []byte) (Change, error) {
+	return c.StoreCertificateIn(ctx, tenantNamespace, RemoteCertSecretName, consumerID, csr, cert)
+}
+
+// StoreCertificateIn is StoreCertificate with the cache Secret named (see
+// CachedCertificateIn).
+func (c *Cluster) StoreCertificateIn(ctx context.Context, tenantNamespace, secretName, consumerID string, csr, cert []byte) (Change, error) {
 	secrets := c.Kube.CoreV1().Secrets(tenantNamespace)
-	ch := Change{Object: "Secret " + tenantNamespace + "/" + RemoteCertSecretName}
-	s, err := secrets.Get(ctx, RemoteCertSecretName, metav1.GetOptions{})
+	ch := Change{Object: "Secret " + tenantNamespace + "/" + secretName}
+	s, err := secrets.Get(ctx, secretName, metav1.GetOptions{})
 	if IsNotFound(err) {
-		if _, err = secrets.Create(ctx, newCertificateSecret(tenantNamespace, consumerID, csr, cert), metav1.CreateOptions{}); err == nil {
+		if _, err = secrets.Create(ctx, newCertificateSecret(tenantNamespace, secretName, consumerID, csr, cert), metav1.CreateOptions{}); err == nil {
 			ch.Action = Created
 			return ch, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+			return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, secretName, err)
 		}
-		s, err = secrets.Get(ctx, RemoteCertSecretName, metav1.GetOptions{})
+		s, err = secrets.Get(ctx, secretName, metav1.GetOptions{})
 	}
 	if err != nil {
-		return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, RemoteCertSecretName, err)
+		return ch, fmt.Errorf("storing the certificate in secret %s/%s: %w", tenantNamespace, secretName, err)
 	}
 	_, ch.Action, err = c.updateCertificateSecret(ctx, s, consumerID, csr, cert)
 	return ch, err
 }
 
-func newCertificateSecret(tenantNamespace, consumerID string, csr, cert []byte) *corev1.Secret {
+func newCertificateSecret(tenantNamespace, secretName, consumerID string, csr, cert []byte) *corev1.Secret {
 	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: RemoteCertSecretName, Namespace: tenantNamespace,
+		ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: tenantNamespace,
 			Labels: map[string]string{RemoteClusterIDLabel: consumerID}},
 		Data: map[string][]byte{RemoteCertCSRField: csr, RemoteCertCertificateField: cert},
 	}
@@ -108,7 +121,7 @@ func (c *Cluster) updateCertificateSecret(ctx context.Context, s *corev1.Secret,
 	s.Data = map[string][]byte{RemoteCertCSRField: csr, RemoteCertCertificateField: cert}
 	updated, err := c.Kube.CoreV1().Secrets(s.Namespace).Update(ctx, s, metav1.UpdateOptions{})
 	if err != nil {
-		return nil, Unchanged, fmt.Errorf("storing the certificate in secret %s/%s: %w", s.Namespace, RemoteCertSecretName, err)
+		return nil, Unchanged, fmt.Errorf("storing the certificate in secret %s/%s: %w", s.Namespace, cacheSecretName(s), err)
 	}
 	return updated, Updated, nil
 }
@@ -121,7 +134,7 @@ func (c *Cluster) updateCertificateSecret(ctx context.Context, s *corev1.Secret,
 // ErrStoredCSRMismatch, what CachedCertificate would have said.
 func (c *Cluster) CreateCertificateSecret(ctx context.Context, tenantNamespace, consumerID string, csr, cert []byte) (*corev1.Secret, error) {
 	secrets := c.Kube.CoreV1().Secrets(tenantNamespace)
-	created, err := secrets.Create(ctx, newCertificateSecret(tenantNamespace, consumerID, csr, cert), metav1.CreateOptions{})
+	created, err := secrets.Create(ctx, newCertificateSecret(tenantNamespace, RemoteCertSecretName, consumerID, csr, cert), metav1.CreateOptions{})
 	if err == nil {
 		return created, nil
 	}
@@ -158,14 +171,22 @@ type TenantCertificateOptions struct {
 	KeepCSR bool
 	// Timeout bounds the wait for the signer; 0 = 30s, like Liqo.
 	Timeout time.Duration
+	// SecretName is the cache Secret; "" = liqo-remote-certificate (the
+	// control plane), ResourceSliceCertSecretName(slice) for a slice.
+	SecretName string
 }
 
 // TenantCertificate returns the control-plane certificate for a consumer's
-// CSR (§6.3): the cached one, or a new one issued through the Kubernetes CSR
-// API and then cached. issued tells whether a new certificate was made.
+// CSR (§6.3), or a ResourceSlice's with o.SecretName: the cached one, or a
+// new one issued through the Kubernetes CSR API and then cached. issued
+// tells whether a new certificate was made.
 func (c *Cluster) TenantCertificate(ctx context.Context, tenantNamespace, consumerID string, csr []byte, o TenantCertificateOptions) (cert []byte, issued bool, err error) {
+	secretName := o.SecretName
+	if secretName == "" {
+		secretName = RemoteCertSecretName
+	}
 	if !o.Renew {
-		if cert, err = c.CachedCertificate(ctx, tenantNamespace, csr); err != nil || cert != nil {
+		if cert, err = c.CachedCertificateIn(ctx, tenantNamespace, secretName, csr); err != nil || cert != nil {
 			return cert, false, err
 		}
 	}
@@ -182,10 +203,19 @@ func (c *Cluster) TenantCertificate(ctx context.Context, tenantNamespace, consum
 	if err != nil {
 		return nil, false, fmt.Errorf("issuing the certificate of cluster %s: %w", consumerID, err)
 	}
-	if _, err := c.StoreCertificate(ctx, tenantNamespace, consumerID, csr, cert); err != nil {
+	if _, err := c.StoreCertificateIn(ctx, tenantNamespace, secretName, consumerID, csr, cert); err != nil {
 		return nil, false, err
 	}
 	return cert, true, nil
+}
+
+// cacheSecretName names a cache Secret in messages (one made up in a test
+// may have no name).
+func cacheSecretName(s *corev1.Secret) string {
+	if s.Name == "" {
+		return RemoteCertSecretName
+	}
+	return s.Name
 }
 
 // CertificateRenewalTime is when Liqo renews a certificate: at 2/3 of its

@@ -1,9 +1,6 @@
 package kube
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-)
+import authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 
 // Names and labels of the authentication module after the first handshake:
 // replication of ResourceSlices and Renews from the consumer to the
@@ -18,6 +15,10 @@ const (
 	// the provider (with RemoteClusterIDLabel=<consumerID>).
 	ReplicatedLabel = "liqo.io/replicated"
 	OriginIDLabel   = "liqo.io/originID"
+	// OwnershipLabel names the local component owning an object; Liqo's
+	// replicator drops it from the copy (the rest of the labels, remoteID
+	// included, are kept).
+	OwnershipLabel = "liqo.io/ownership"
 
 	// ResourceSliceNameLabel is on a ResourceSlice Identity: its slice.
 	ResourceSliceNameLabel = "liqo.io/resourceslice-name"
@@ -42,6 +43,34 @@ func ResourceSliceCertSecretName(slice string) string { return RemoteCertSecretN
 // and the first 6 bytes of SHA-256(consumerID) as 12 lowercase hex
 // characters (§10.1). Its O is the consumer ID.
 func ResourceSliceUser(slice, consumerID string) string {
-	sum := sha256.Sum256([]byte(consumerID))
-	return slice + "-" + hex.EncodeToString(sum[:6])
+	return authcrypto.ResourceSliceCommonName(slice, consumerID)
+}
+
+// LastRenewalAnnotation is ours, not Liqo's: the consumer's renewer sets it
+// on an Identity (RFC 3339 time) each time it applies a certificate the
+// provider renewed (§10.2); `verify` shows it.
+const LastRenewalAnnotation = "liqo-auth-tui.io/last-renewal"
+
+// ReplicaLabels are the labels of the copy of a local object on the provider
+// (§10), as Liqo's crd-replicator makes them: the local labels (remoteID
+// included) without OwnershipLabel, with ReplicationLabel=false,
+// ReplicatedLabel=true, and OriginIDLabel and RemoteClusterIDLabel set to
+// the consumer's cluster ID.
+func ReplicaLabels(local map[string]string, consumerID string) map[string]string {
+	out := make(map[string]string, len(local)+2)
+	for k, v := range local {
+		if k != OwnershipLabel {
+			out[k] = v
+		}
+	}
+	out[ReplicationLabel] = "false"
+	out[ReplicatedLabel] = "true"
+	out[OriginIDLabel] = consumerID
+	out[RemoteClusterIDLabel] = consumerID
+	return out
+}
+
+// ReplicaSelector selects the copies a consumer made on a provider.
+func ReplicaSelector(consumerID string) string {
+	return ReplicatedLabel + "=true," + OriginIDLabel + "=" + consumerID
 }

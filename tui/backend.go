@@ -152,6 +152,9 @@ type Verification struct {
 	// CertificateExpiry is the notAfter of the certificate the consumer
 	// uses (zero if unknown).
 	CertificateExpiry time.Time
+	// LastRenewal is when the consumer's Identity last got a renewed
+	// certificate (zero: never, or unknown).
+	LastRenewal time.Time
 }
 
 // Backend is everything the wizard needs from the clusters. Every method
@@ -195,7 +198,81 @@ type Backend interface {
 	CheckIdentity(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
 	ApplyIdentity(ctx context.Context, consumer ClusterRef, data []byte, sink handshake.Sink) (*AuthResult, error)
 	Verify(ctx context.Context, consumer ClusterRef, providerID string, sink handshake.Sink) (*Verification, error)
+
+	// Consumer, resources (§10.1): after the handshake, the consumer asks
+	// the provider for resources with a ResourceSlice.
+	// CheckSliceRequest validates a request as the API server would (no
+	// network): the first bad field as a *FieldError.
+	CheckSliceRequest(req SliceRequest) error
+	// RequestResources creates (or updates) the ResourceSlice on the
+	// consumer and waits for the provider's answer.
+	RequestResources(ctx context.Context, consumer ClusterRef, req SliceRequest, sink handshake.Sink) (*SliceInfo, error)
+	// ResourceSlices lists the consumer's ResourceSlices with providerID.
+	ResourceSlices(ctx context.Context, consumer ClusterRef, providerID string) ([]SliceInfo, error)
+
+	// Provider, before its Identity is generated (advertise.go).
+	// Advertised tells the API server and CA the consumer consumerID will
+	// be told to reach provider at; nil: nothing the admin could act on.
+	Advertised(ctx context.Context, provider ClusterRef, consumerID string) (*Advertisement, error)
+	// SetAdvertised changes them for consumerID: kept for the runs that
+	// follow and, when the provider already accepted its Tenant, applied to
+	// it at once (so renewals keep them). Refused when real Liqo serves the
+	// provider.
+	SetAdvertised(ctx context.Context, provider ClusterRef, consumerID string, edit AdvertiseEdit, sink handshake.Sink) (*Advertisement, error)
 }
+
+// SliceRequest asks a provider for resources with a ResourceSlice created
+// on the consumer (§10.1).
+type SliceRequest struct {
+	Name       string
+	ProviderID string
+	// Class is the slice's class ("" = default, handled by Liqo itself).
+	Class string
+	// CPU, Memory and Pods are Kubernetes quantities; "" leaves the
+	// amount to the provider.
+	CPU, Memory, Pods string
+	// Provider is the provider's cluster when this workstation reaches it
+	// too (automated mode; nil otherwise): its side is then served
+	// in-process when no controller runs there, as in Authenticate.
+	Provider *ClusterRef
+}
+
+// SliceInfo is one of the consumer's ResourceSlices and the provider's
+// answer to it.
+type SliceInfo struct {
+	Name, ProviderID, Class string
+	// Authentication and Resources are the provider's conditions:
+	// "Accepted", "Denied" or "" (no answer yet).
+	Authentication, Resources string
+	// Message is the provider's reason, when it gave one.
+	Message string
+	// Requested and Granted map resource names (cpu, memory, pods) to
+	// quantities.
+	Requested, Granted map[string]string
+	// Identity and KubeconfigSecret are what the consumer made from the
+	// slice's certificate ("" until the provider signed it).
+	Identity, KubeconfigSecret string
+	// NotAfter is when the slice's certificate expires (zero if unknown).
+	NotAfter time.Time
+}
+
+// Fields of a SliceRequest, as FieldError names them.
+const (
+	FieldSliceName = "name"
+	FieldCPU       = "cpu"
+	FieldMemory    = "memory"
+	FieldPods      = "pods"
+	FieldClass     = "class"
+)
+
+// FieldError is a value a form may not submit: which field, and why in
+// one line.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Reason }
 
 // Failure is an error the backend explained: the reason in one line and
 // what the admin can do about it.

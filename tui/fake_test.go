@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +32,16 @@ type fakeBackend struct {
 	failOp    map[string]error
 	panicOp   map[string]any // a backend call that panics with that value
 	noncePeer string
+	// lastRenewal is what Verify reports; slices are the consumer's
+	// ResourceSlices (RequestResources adds to them), and sliceDenial, when
+	// set, is the provider's reason to deny the next requests.
+	lastRenewal time.Time
+	slices      []SliceInfo
+	sliceDenial string
+	// advertisement is what Advertised answers; nil answers nil without
+	// recording the call (nothing to confirm: the flows of other tests).
+	advertisement *Advertisement
+	edits         []AdvertiseEdit
 }
 
 const (
@@ -283,7 +295,109 @@ func (f *fakeBackend) Verify(_ context.Context, consumer ClusterRef, providerID 
 	sink(handshake.Event{Kind: handshake.StepDone, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local, Message: "Authenticated as consumer-1: 2 allowed, 1 denied"})
 	return &Verification{Server: "https://provider.example:6443", TenantNamespace: "liqo-tenant-consumer-1", User: "consumer-1",
 		Groups: []string{"liqo.io", "system:authenticated"}, Allowed: []string{"get resourceslices", "create resourceslices"},
-		Denied: []string{"list secrets (cluster-wide)"}, CertificateExpiry: fakeExpiry}, nil
+		Denied: []string{"list secrets (cluster-wide)"}, CertificateExpiry: fakeExpiry, LastRenewal: f.renewedAt()}, nil
+}
+
+func (f *fakeBackend) renewedAt() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lastRenewal
+}
+
+// fakeQuantity is the fake's idea of a Kubernetes quantity: digits, an
+// optional fraction and suffix.
+var fakeQuantity = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$`)
+
+func (f *fakeBackend) CheckSliceRequest(req SliceRequest) error {
+	if err := validateClusterID(req.Name); err != nil {
+		return &FieldError{Field: FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: lowercase letters, digits and '-'", req.Name)}
+	}
+	for _, q := range []struct{ field, v string }{{FieldCPU, req.CPU}, {FieldMemory, req.Memory}, {FieldPods, req.Pods}} {
+		if q.v != "" && !fakeQuantity.MatchString(q.v) {
+			return &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. 4, 500m, 8Gi)", q.field, q.v)}
+		}
+	}
+	return nil
+}
+
+func (f *fakeBackend) RequestResources(_ context.Context, consumer ClusterRef, req SliceRequest, sink handshake.Sink) (*SliceInfo, error) {
+	provider := "-"
+	if req.Provider != nil {
+		provider = req.Provider.Context
+	}
+	if err := f.record("RequestResources %s %s %s cpu=%s memory=%s pods=%s class=%s provider=%s", consumer.Context, req.ProviderID, req.Name,
+		req.CPU, req.Memory, req.Pods, req.Class, provider); err != nil {
+		return nil, err
+	}
+	steps(sink, handshake.Local, "create-resourceslice", "wait-resourceslice")
+	requested := map[string]string{}
+	for k, v := range map[string]string{"cpu": req.CPU, "memory": req.Memory, "pods": req.Pods} {
+		if v != "" {
+			requested[k] = v
+		}
+	}
+	info := SliceInfo{Name: req.Name, ProviderID: req.ProviderID, Class: req.Class, Authentication: "Accepted", Resources: "Accepted",
+		Requested: requested, Granted: map[string]string{"cpu": orDefault(req.CPU, "2"), "memory": orDefault(req.Memory, "4Gi"), "pods": orDefault(req.Pods, "110")},
+		Identity: "liqo-tenant-" + req.ProviderID + "/resourceslice-" + req.Name, KubeconfigSecret: "liqo-tenant-" + req.ProviderID + "/kubeconfig-resourceslice-" + req.Name,
+		NotAfter: fakeExpiry}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sliceDenial != "" {
+		info.Resources, info.Message, info.Granted = "Denied", f.sliceDenial, nil
+	}
+	for _, sl := range f.slices {
+		// Like flows: a slice asks once; the same request again is a no-op.
+		if sl.Name == info.Name {
+			if !maps.Equal(sl.Requested, info.Requested) || sl.Class != info.Class {
+				return nil, fmt.Errorf("ResourceSlice %s already exists and asks for something else", sl.Name)
+			}
+			return &sl, nil
+		}
+	}
+	f.slices = append(f.slices, info)
+	return &info, nil
+}
+
+func (f *fakeBackend) ResourceSlices(_ context.Context, consumer ClusterRef, providerID string) ([]SliceInfo, error) {
+	if err := f.record("ResourceSlices %s %s", consumer.Context, providerID); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]SliceInfo(nil), f.slices...), nil
+}
+
+func (f *fakeBackend) Advertised(_ context.Context, provider ClusterRef, consumerID string) (*Advertisement, error) {
+	f.mu.Lock()
+	adv := f.advertisement
+	f.mu.Unlock()
+	if adv == nil {
+		return nil, nil
+	}
+	if err := f.record("Advertised %s %s", provider.Context, consumerID); err != nil {
+		return nil, err
+	}
+	cp := *adv
+	return &cp, nil
+}
+
+func (f *fakeBackend) SetAdvertised(_ context.Context, provider ClusterRef, consumerID string, edit AdvertiseEdit, _ handshake.Sink) (*Advertisement, error) {
+	if err := f.record("SetAdvertised %s %s %s", provider.Context, consumerID, edit.APIServer); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.edits = append(f.edits, edit)
+	adv := *f.advertisement
+	if edit.APIServer != "" {
+		adv.APIServer, adv.Source = edit.APIServer, "override"
+	}
+	if edit.TrustedCA {
+		adv.TrustedCA, adv.CAFingerprint = true, ""
+	}
+	f.advertisement = &adv
+	cp := adv
+	return &cp, nil
 }
 
 // harness drives a Model's Update directly, running the commands it

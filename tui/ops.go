@@ -28,6 +28,9 @@ type operation struct {
 	// Review keeps the run screen up once done, until enter, so that the
 	// admin can read what changed before Then.
 	Review bool
+	// GivesIdentity: the operation makes the provider's Identity for a
+	// consumer, so the advertise screen comes first (advertise.go).
+	GivesIdentity bool
 }
 
 func goTo(msg tea.Msg) func(*session) tea.Cmd {
@@ -110,7 +113,8 @@ func opAuthenticate(s *session) operation {
 	consumer, cinfo := s.consumer()
 	provider, pinfo := s.provider()
 	return operation{
-		Title: fmt.Sprintf("Authenticating consumer %s with provider %s", idOf(cinfo), idOf(pinfo)),
+		Title:         fmt.Sprintf("Authenticating consumer %s with provider %s", idOf(cinfo), idOf(pinfo)),
+		GivesIdentity: true,
 		Phases: []phase{
 			{Title: "Authenticate (14 steps)",
 				Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
@@ -173,7 +177,8 @@ func opGenerateTenant(s *session, nonce string) operation {
 func opApplyTenant(s *session, data []byte) operation {
 	self := s.self()
 	return operation{
-		Title: "Applying the Tenant of consumer " + s.peerID,
+		Title:         "Applying the Tenant of consumer " + s.peerID,
+		GivesIdentity: true,
 		Phases: []phase{
 			{Title: "Apply Tenant",
 				Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
@@ -198,9 +203,10 @@ func identityPhase(s *session) phase {
 // opGenerateIdentity is where a provider whose Tenant was accepted resumes.
 func opGenerateIdentity(s *session) operation {
 	return operation{
-		Title:  "Generating the Identity for consumer " + s.peerID,
-		Phases: []phase{identityPhase(s)},
-		Then:   func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.identity}) },
+		Title:         "Generating the Identity for consumer " + s.peerID,
+		GivesIdentity: true,
+		Phases:        []phase{identityPhase(s)},
+		Then:          func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.identity}) },
 	}
 }
 

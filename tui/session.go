@@ -99,6 +99,9 @@ type session struct {
 	// (with the image): until its Pods run, the probe cannot tell.
 	installed map[ClusterRef]string
 	done      bool
+	// advertise: whether the admin saw (and maybe edited) what the
+	// provider advertises to the consumer (advertise.go).
+	advertise advertiseState
 }
 
 func newSession(ctx context.Context, o Options) *session {

@@ -72,7 +72,7 @@ func TestSummaryWrapsLongValuesInsteadOfCutting(t *testing.T) {
 	for _, w := range []int{80, 120} {
 		h.send(tea.WindowSizeMsg{Width: w, Height: 40})
 		lines := strings.Split(h.view(), "\n")
-		v := strings.Join(lines[2:], "\n") // below the header, which may be cut
+		v := strings.Join(lines[2:len(lines)-1], "\n") // between the header and the help bar, which may be cut
 		if strings.Contains(v, "…") {
 			t.Fatalf("a value is cut at width %d:\n%s", w, v)
 		}
@@ -80,4 +80,125 @@ func TestSummaryWrapsLongValuesInsteadOfCutting(t *testing.T) {
 			t.Fatalf("the Secret's name is not whole at width %d:\n%s", w, v)
 		}
 	}
+}
+
+// The summary shows when the consumer's certificate was last renewed,
+// from verify: never, or the time and how long ago (fixed clock).
+func TestSummaryShowsLastRenewal(t *testing.T) {
+	h := newHarness(t, newFake(), both())
+	h.key("enter")
+	screenIs[*summaryScreen](t, h)
+	h.mustSee("Last renewal:        never (the certificate is renewed at 2/3 of its validity)")
+
+	f := newFake()
+	f.lastRenewal = fixedNow.Add(-3*24*time.Hour - 2*time.Hour)
+	h = newHarness(t, f, both())
+	h.key("enter")
+	h.mustSee("Last renewal:        2025-12-29 10:00 UTC (3 days ago)")
+
+	// Verify again reads it again: a renewal since shows at once.
+	f.mu.Lock()
+	f.lastRenewal = fixedNow.Add(-5 * time.Minute)
+	f.mu.Unlock()
+	h.key("v")
+	screenIs[*summaryScreen](t, h)
+	h.mustSee("Last renewal:        2026-01-01 11:55 UTC (5 minutes ago)")
+}
+
+// Without verify's reading of the Identity the renewal is unknown: no row.
+func TestSummaryNoRenewalRowWhenUnknown(t *testing.T) {
+	h := newHarness(t, newFake(), both())
+	h.key("enter")
+	h.m.s.verification.CertificateExpiry = time.Time{}
+	if v := h.view(); strings.Contains(v, "Last renewal") {
+		t.Fatalf("renewal shown without the Identity:\n%s", v)
+	}
+}
+
+func TestAgo(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{-time.Minute, "just now"}, {30 * time.Second, "just now"}, {time.Minute, "1 minute ago"}, {59 * time.Minute, "59 minutes ago"},
+		{time.Hour, "1 hour ago"}, {47 * time.Hour, "47 hours ago"}, {48 * time.Hour, "2 days ago"}, {400 * 24 * time.Hour, "400 days ago"},
+	} {
+		if got := ago(c.d); got != c.want {
+			t.Errorf("ago(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
+
+// fakeSlices are a granted slice, a denied one, and one the provider has
+// not answered yet, whose certificate is near its end.
+func fakeSlices() []SliceInfo {
+	return []SliceInfo{
+		{Name: "provider-1", ProviderID: "provider-1", Authentication: "Accepted", Resources: "Accepted",
+			Granted: map[string]string{"cpu": "4", "memory": "8Gi", "pods": "110"}, NotAfter: fakeExpiry},
+		{Name: "gpu", ProviderID: "provider-1", Authentication: "Accepted", Resources: "Denied", Message: "no GPUs left", NotAfter: fixedNow.Add(10 * 24 * time.Hour)},
+		{Name: "later", ProviderID: "provider-1"},
+	}
+}
+
+// The consumer's ResourceSlices with the provider: a line each with the
+// provider's answers, what it granted and the certificate's expiry.
+func TestSummaryListsResourceSlices(t *testing.T) {
+	f := newFake()
+	f.slices = fakeSlices()
+	h := newHarness(t, f, both())
+	h.key("enter")
+	screenIs[*summaryScreen](t, h)
+	if !f.called("ResourceSlices consumer provider-1") {
+		t.Fatalf("calls %v", f.calls)
+	}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 50})
+	h.mustSee("resources (the consumer's ResourceSlices with this provider)",
+		"  NAME        AUTHENTICATION  RESOURCES  CPU  MEMORY  PODS  CERTIFICATE EXPIRES\n",
+		"  provider-1  Accepted        Accepted   4    8Gi     110   2027-01-01\n",
+		"  gpu         Accepted        Denied     -    -       -     2026-01-11\n",
+		"  later       pending         pending    -    -       -     -\n",
+		"  ✗ gpu: no GPUs left",
+		"r requests more resources (optional)")
+
+	// Narrower than the table: one block per slice, nothing cut.
+	h.send(tea.WindowSizeMsg{Width: 60, Height: 80})
+	v := h.view()
+	if strings.Contains(v, "CERTIFICATE EXPIRES") {
+		t.Fatalf("the table is drawn wider than the window:\n%s", v)
+	}
+	h.mustSee("  ResourceSlice:       gpu\n  Authentication:      Accepted\n  Resources:           Denied\n  Granted:             -\n",
+		"  Certificate expires: 2026-01-11 12:00 UTC (in 10 days:")
+}
+
+// A failure to list the slices is one line; the rest of the summary stays.
+func TestSummarySlicesListFailure(t *testing.T) {
+	f := newFake()
+	f.failOp["ResourceSlices"] = &Failure{Reason: "resourceslices.authentication.liqo.io is forbidden"}
+	h := newHarness(t, f, both())
+	h.key("enter")
+	screenIs[*summaryScreen](t, h)
+	h.mustSee("⚠ could not list them: resourceslices.authentication.liqo.io is forbidden", "Kubeconfig Secret:", "Denied:")
+}
+
+// A summary taller than the window scrolls, and says what is hidden.
+func TestSummaryScrolls(t *testing.T) {
+	f := newFake()
+	f.slices = fakeSlices()
+	h := newHarness(t, f, both())
+	h.key("enter")
+	h.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.view() // draw once: the help knows then that it scrolls
+	h.mustSee("more line(s) below: ↓ scrolls")
+	if !helpHas(h, "scroll") {
+		t.Fatal("the help does not offer to scroll")
+	}
+	if strings.Contains(h.view(), "Denied:              1") {
+		t.Fatal("the bottom is shown before scrolling")
+	}
+	for range 20 {
+		h.key("down")
+	}
+	h.mustSee("Denied:              1", "line(s) above: ↑ scrolls")
+	h.key("up")
+	h.mustSee("more line(s) below")
 }

@@ -177,6 +177,9 @@ func (s *session) screenFor(msg tea.Msg) screen {
 	case gotoPeerMsg:
 		return newPeerScreen(s)
 	case gotoRunMsg:
+		if sc := s.advertiseFirst(msg); sc != nil {
+			return sc
+		}
 		return newRunScreen(s, msg.op)
 	case gotoHandoffMsg:
 		return newHandoffScreen(s, msg.art)
@@ -185,6 +188,8 @@ func (s *session) screenFor(msg tea.Msg) screen {
 	case gotoSummaryMsg:
 		s.done = true
 		return newSummaryScreen(s)
+	case gotoSlicesMsg:
+		return newSlicesScreen(s, msg.result, msg.taken)
 	case gotoErrorMsg:
 		return newErrorScreen(s, msg.err, msg.retry)
 	}

@@ -26,6 +26,8 @@ type options struct {
 	healthAddr, metricsAddr            string
 	provider, consumer                 bool
 	apiServerOverride, caOverrideFile  string
+	caOverride                         string // base64 of the CA PEM, like Liqo's
+	trustedCA                          bool
 	workers                            int
 	profiling                          bool
 	qps                                float64
@@ -51,8 +53,10 @@ func (o *options) flagGroups() cliflag.NamedFlagSets {
 	fs = groups.FlagSet("controller")
 	fs.BoolVar(&o.provider, "provider", true, "serve the provider side (nonce creator, Tenant reconciler)")
 	fs.BoolVar(&o.consumer, "consumer", true, "serve the consumer side (nonce signer, Identity reconciler)")
-	fs.StringVar(&o.apiServerOverride, "api-server-address-override", "", "provider API server URL advertised to consumers (default: the in-cluster API server URL)")
-	fs.StringVar(&o.caOverrideFile, "ca-override-file", "", "provider CA bundle advertised to consumers (default: the service account's ca.crt)")
+	fs.StringVar(&o.apiServerOverride, "api-server-address-override", "", "provider API server address advertised to consumers, https:// prefixed when missing (default in a Pod: https://<first control-plane node address>:6443, like Liqo; with --kubeconfig: its server)")
+	fs.StringVar(&o.caOverride, "ca-override", "", "provider CA advertised to consumers, base64 of its PEM, like Liqo's (default: the service account's ca.crt)")
+	fs.StringVar(&o.caOverrideFile, "ca-override-file", "", "provider CA bundle advertised to consumers, read from a file (default: the service account's ca.crt)")
+	fs.BoolVar(&o.trustedCA, "trusted-ca", false, "advertise no CA: the API server's certificate is publicly trusted (a CA override still wins)")
 	// A Tenant's reconcile mostly waits: on its requests and on the CA
 	// signing its CSR. Many of them at once keep the API server, not the
 	// queue, the limit when consumers arrive together: in the 1,000-Tenant
@@ -101,6 +105,18 @@ func parseFlags(args []string, stdout io.Writer) (o options, done bool, err erro
 		return o, true, nil
 	case all.NArg() > 0:
 		return o, false, fmt.Errorf("unexpected argument %q (it takes flags only)", all.Arg(0))
+	case o.caOverride != "" && o.caOverrideFile != "":
+		return o, false, fmt.Errorf("--ca-override and --ca-override-file both give the CA: keep one")
+	}
+	if o.apiServerOverride != "" {
+		if _, err := kube.NormalizeAPIServer(o.apiServerOverride); err != nil {
+			return o, false, fmt.Errorf("--api-server-address-override: %w", err)
+		}
+	}
+	if o.caOverride != "" {
+		if _, err := kube.DecodeCAOverride(o.caOverride); err != nil {
+			return o, false, fmt.Errorf("--ca-override: %w", err)
+		}
 	}
 	return o, false, nil
 }

@@ -63,11 +63,9 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	copts := controller.Options{Provider: o.provider, Consumer: o.consumer, APIServerOverride: o.apiServerOverride, Workers: o.workers}
-	if o.caOverrideFile != "" {
-		if copts.CAOverride, err = os.ReadFile(o.caOverrideFile); err != nil {
-			return fmt.Errorf("--ca-override-file: %w", err)
-		}
+	copts, err := controllerOptions(o)
+	if err != nil {
+		return err
 	}
 	controller.RegisterMetrics()
 	m, err := controller.New(c, copts)
@@ -110,6 +108,27 @@ func run(ctx context.Context, o options) error {
 		s.leading.Store(leading)
 		klog.InfoS("Leadership changed", "identity", identity, "leading", leading)
 	})
+}
+
+// controllerOptions turns the flags into the reconcilers' Options. In a Pod
+// (no --kubeconfig) the advertised address defaults, like Liqo's, to a
+// control-plane Node's: the in-cluster server is a Service VIP consumers
+// cannot reach.
+func controllerOptions(o options) (controller.Options, error) {
+	copts := controller.Options{Provider: o.provider, Consumer: o.consumer, Workers: o.workers,
+		APIServerOverride: o.apiServerOverride, TrustedCA: o.trustedCA, AdvertiseNodeAddress: o.kubeconfig == ""}
+	var err error
+	switch {
+	case o.caOverride != "":
+		if copts.CAOverride, err = kube.DecodeCAOverride(o.caOverride); err != nil {
+			return copts, fmt.Errorf("--ca-override: %w", err)
+		}
+	case o.caOverrideFile != "":
+		if copts.CAOverride, err = os.ReadFile(o.caOverrideFile); err != nil {
+			return copts, fmt.Errorf("--ca-override-file: %w", err)
+		}
+	}
+	return copts, nil
 }
 
 func restConfig(o options) (*rest.Config, error) {

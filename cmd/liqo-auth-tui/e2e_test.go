@@ -106,6 +106,7 @@ func binary(t *testing.T) string {
 // Liqo namespace, so tests sharing the lab never see each other's objects.
 type side struct {
 	kubeconfig, namespace, id string
+	server                    string // the API server URL of its kubeconfig
 }
 
 func suffix(t *testing.T) string {
@@ -118,7 +119,7 @@ func suffix(t *testing.T) string {
 // initSide runs `liqo-auth-tui init` on a lab cluster.
 func initSide(t *testing.T, idx int, id, namespace string) side {
 	t.Helper()
-	s := side{kubeconfig: clusters(t)[idx].KubeconfigPath, namespace: namespace, id: id}
+	s := side{kubeconfig: clusters(t)[idx].KubeconfigPath, server: clusters(t)[idx].Config.Host, namespace: namespace, id: id}
 	out, err := exec.CommandContext(t.Context(), binary(t), "init", "--kubeconfig", s.kubeconfig,
 		"--liqo-namespace", s.namespace, "--cluster-id", s.id).CombinedOutput()
 	require.NoError(t, err, "init %s:\n%s", id, out)
@@ -346,6 +347,14 @@ func (tm *term) receiveFile(path string) {
 	tm.keys("Enter")
 }
 
+// confirmAdvertised accepts the advertise screen, which comes before the
+// provider's Identity is made, after checking it shows server.
+func (tm *term) confirmAdvertised(server string) {
+	tm.s.t.Helper()
+	tm.waitFor(flowWait, "What the consumer gets", "The consumer will reach this provider at "+server, "enter continue")
+	tm.keys("Enter")
+}
+
 const (
 	// screenWait bounds a screen change that needs no cluster work.
 	screenWait = 30 * time.Second
@@ -367,6 +376,7 @@ func TestWizardAutomatedInTmux(t *testing.T) {
 	tm.waitFor(screenWait, "Automated mode", "cluster ID "+consumer.id, "cluster ID "+provider.id, "enter continue")
 	t.Logf("detect screen after %v", time.Since(start).Round(time.Millisecond))
 	tm.keys("Enter")
+	tm.confirmAdvertised(provider.server)
 	sc := tm.waitFor(flowWait, "✓ Authenticated", "Consumer:            "+consumer.id, "Provider:            "+provider.id,
 		`re:Authenticated as:\s+`+regexp.QuoteMeta(consumer.id)+`\n`, `re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\d days\)`,
 		"Kubeconfig Secret:   liqo-tenant-"+provider.id+"/")
@@ -437,6 +447,7 @@ func TestWizardManualTwoInstancesInTmux(t *testing.T) {
 	prov.keys("C-s")
 	prov.waitFor(screenWait, "Apply the Tenant of consumer "+consumer.id)
 	prov.keys("y")
+	prov.confirmAdvertised(provider.server)
 	prov.waitFor(flowWait, "Send this Identity to the consumer's admin", "kind: Identity", "Certificate expires: ",
 		"verify --remote-cluster-id "+provider.id)
 	prov.saveAs(identityFile)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -34,6 +35,9 @@ type identityReconciler struct {
 func (r *identityReconciler) sync(ctx context.Context, key string) (time.Duration, error) {
 	obj, exists, err := r.identities.GetByKey(key)
 	if err != nil || !exists {
+		if err == nil {
+			observeIdentityCertificate("", key, time.Time{})
+		}
 		return 0, err // a deleted Identity takes its Secret along (owner reference)
 	}
 	id := obj.(*authv1beta1.Identity).DeepCopy()
@@ -50,6 +54,9 @@ func (r *identityReconciler) sync(ctx context.Context, key string) (time.Duratio
 	kubeconfig, err := kube.Kubeconfig(id, keyPEM)
 	if err != nil {
 		return 0, fmt.Errorf("building the kubeconfig of Identity %s: %w", key, err)
+	}
+	if cert, err := authcrypto.ParseCertificatePEM(id.Spec.AuthParams.SignedCRT); err == nil {
+		observeIdentityCertificate(id.Spec.ClusterID, key, cert.NotAfter)
 	}
 	secret, action, err := r.ensureSecret(ctx, kube.KubeconfigSecret(id, kubeconfig))
 	if err != nil {

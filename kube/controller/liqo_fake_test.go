@@ -449,8 +449,9 @@ func newProvider(t *testing.T, consumerID string) *provider {
 // reconciler is the Tenant reconciler of a Manager whose caches are the
 // fixture's, every other lookup live (no tenantCaches).
 func (p *provider) reconciler() *tenantReconciler {
+	o := Options{CertificateTimeout: 5 * time.Second}.withDefaults()
 	return &tenantReconciler{
-		c: p.cluster, o: Options{CertificateTimeout: 5 * time.Second}.withDefaults(), events: p.events(), dyn: p.dyn,
+		c: p.cluster, o: o, adv: newAdvertiser(p.cluster, o), events: p.events(), dyn: p.dyn,
 		tenants: p.tenants, namespaces: p.tenantNamespaces(), nonces: p.secrets,
 	}
 }

@@ -10,9 +10,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -25,19 +25,27 @@ import (
 type Options struct {
 	Provider bool // run the nonce creator (§3.3) and the Tenant reconciler (§6.2–§6.5)
 	Consumer bool // run the nonce signer (§4.3) and the Identity reconciler (§8)
-	// APIServerOverride is the provider API server URL advertised in
-	// authParams; "" = the rest config's Host (lab clusters have no Nodes).
-	// https:// is prefixed when there is no scheme, like Liqo.
+	// What the provider advertises in authParams (§6.4, kube.Advertise);
+	// a Tenant's advertise annotations (kube.AdvertiseAPIServerAnnotation,
+	// ...) win over these four for its consumer.
+	//
+	// APIServerOverride is the provider API server address, https://
+	// prefixed when it does not start with it, like Liqo; "" = a
+	// control-plane Node's with AdvertiseNodeAddress, else the rest
+	// config's Host (in-process controllers; lab clusters have no Nodes).
 	APIServerOverride string
-	// CAOverride is the provider CA PEM; nil = the rest config's CAData (or
-	// the content of CAFile).
+	// CAOverride is the provider CA PEM; nil = none with TrustedCA, else the
+	// rest config's CAData (or the content of CAFile: in a Pod, the service
+	// account's ca.crt).
 	CAOverride []byte
 	// TrustedCA advertises no CA: the provider API server's certificate is
 	// publicly trusted (Liqo's --trusted-ca; CAOverride still wins).
 	TrustedCA bool
 	// AdvertiseNodeAddress, without APIServerOverride, advertises the first
 	// control-plane Node's address on port 6443 as Liqo does (§6.4): the
-	// in-cluster controller, whose own address is a Service VIP.
+	// in-cluster controller, whose own address is a Service VIP. The
+	// address is cached for a minute; no such Node is an error naming
+	// --api-server-address-override.
 	AdvertiseNodeAddress bool
 	Workers              int // per queue; 0 = 2
 	// CertificateTimeout bounds the wait for a CSR to be signed; 0 = 30s.
@@ -65,10 +73,9 @@ const eventFlushTimeout = 5 * time.Second
 // after it returned (RunWithLease does so when leadership comes back), but
 // never twice at once.
 type Manager struct {
-	c    *kube.Cluster
-	o    Options
-	dyn  dynamic.Interface
-	meta metadata.Interface
+	c   *kube.Cluster
+	o   Options
+	dyn dynamic.Interface
 
 	// slicesServed tells whether the ResourceSlice API answered at start.
 	slicesServed bool
@@ -122,11 +129,7 @@ func New(c *kube.Cluster, o Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controller: building a dynamic client for %s: %w", c.Server, err)
 	}
-	meta, err := metadata.NewForConfig(c.Config)
-	if err != nil {
-		return nil, fmt.Errorf("controller: building a metadata client for %s: %w", c.Server, err)
-	}
-	return &Manager{c: c, o: o.withDefaults(), dyn: dyn, meta: meta, synced: make(chan struct{})}, nil
+	return &Manager{c: c, o: o.withDefaults(), dyn: dyn, synced: make(chan struct{})}, nil
 }
 
 // HasSynced tells whether a Run is active and all its informers synced.
@@ -197,20 +200,12 @@ func (m *Manager) checkAPIs(ctx context.Context) error {
 	if m.o.Provider {
 		_, err = m.c.Liqo.Tenants("").List(ctx, metav1.ListOptions{Limit: 1})
 	}
-	if err == nil && m.o.Provider {
-		// Every Tenant reconcile looks at the consumer's ResourceSlices
-		// (cordoning). The API server builds a custom resource's storage on
-		// its first request, which takes a second on a small machine: pay
-		// for it here rather than in the middle of the first handshake.
-		_, err = m.dyn.Resource(authv1beta1.ResourceSliceGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1})
-		m.slicesServed = err == nil
-		if kube.IsNotFound(err) {
-			err = nil // served only with the authentication CRDs; cordoning then has nothing to do
-		}
-	}
 	if err == nil && m.o.Consumer {
 		crd, side = "identities."+authv1beta1.GroupVersion.Group, "consumer"
 		_, err = m.c.Liqo.Identities("").List(ctx, metav1.ListOptions{Limit: 1})
+	}
+	if err == nil {
+		err = m.checkLifecycleAPIs(ctx)
 	}
 	switch {
 	case err == nil || ctx.Err() != nil:
@@ -219,4 +214,35 @@ func (m *Manager) checkAPIs(ctx context.Context) error {
 		return fmt.Errorf("controller: CRD %s is not installed on the %s: run `liqo-auth-tui init` or install Liqo", crd, side)
 	}
 	return fmt.Errorf("controller: %w", m.c.Reach(err))
+}
+
+// checkLifecycleAPIs tells whether ResourceSlices and Renews are served:
+// without them the slice, renewal and replication controllers stay off
+// (cordoning then has nothing to do). They come with the Tenant and
+// Identity CRDs; a CRD installed a moment ago may answer 404 for a second
+// or two, so a 404 is asked again for a few seconds before giving up. The
+// list also has the API server build the storage of these custom
+// resources now rather than in the middle of the first handshake.
+func (m *Manager) checkLifecycleAPIs(ctx context.Context) error {
+	var lastErr error
+	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 6} // ~6 s in all
+	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+		_, lastErr = m.dyn.Resource(authv1beta1.ResourceSliceGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1})
+		if lastErr == nil {
+			_, lastErr = m.dyn.Resource(authv1beta1.RenewGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1})
+		}
+		if kube.IsNotFound(lastErr) {
+			return false, nil
+		}
+		return true, lastErr
+	})
+	m.slicesServed = lastErr == nil
+	switch {
+	case m.slicesServed:
+		return nil
+	case kube.IsNotFound(lastErr) || wait.Interrupted(err):
+		klog.FromContext(ctx).Info("ResourceSlices and Renews are not served: slices, renewal and replication stay off (run `liqo-auth-tui init` to install their CRDs)")
+		return nil
+	}
+	return lastErr
 }

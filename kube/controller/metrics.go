@@ -24,6 +24,14 @@ var (
 		Name: "liqo_auth_certificate_expiry_timestamp_seconds",
 		Help: "NotAfter of the certificate issued to each consumer (Tenant), as a Unix time.",
 	}, []string{"consumer"})
+	identityCertificateExpiry = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "liqo_auth_identity_certificate_expiry_timestamp_seconds",
+		Help: "NotAfter of the certificate in each Identity (consumer side), as a Unix time.",
+	}, []string{"provider", "identity"})
+	renewalsApplied = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "liqo_auth_identity_renewals_total",
+		Help: "Certificates renewed by a provider and applied to an Identity (consumer side), by provider.",
+	}, []string{"provider"})
 )
 
 var registerOnce sync.Once
@@ -33,7 +41,7 @@ var registerOnce sync.Once
 // before starting a Manager whose metrics are served.
 func RegisterMetrics() {
 	registerOnce.Do(func() {
-		Registry.MustRegister(reconciles, reconcileDuration, certificateExpiry, apiRequests)
+		Registry.MustRegister(reconciles, reconcileDuration, certificateExpiry, identityCertificateExpiry, renewalsApplied, apiRequests)
 		workqueue.SetProvider(queueMetrics{})
 	})
 }
@@ -56,6 +64,21 @@ func observeCertificate(consumerID string, notAfter time.Time) {
 		return
 	}
 	certificateExpiry.WithLabelValues(consumerID).Set(float64(notAfter.Unix()))
+}
+
+// observeIdentityCertificate records the expiry of the certificate of an
+// Identity (key namespace/name); a zero time forgets it (Identity deleted).
+func observeIdentityCertificate(providerID, identity string, notAfter time.Time) {
+	if notAfter.IsZero() {
+		identityCertificateExpiry.DeletePartialMatch(prometheus.Labels{"identity": identity})
+		return
+	}
+	identityCertificateExpiry.WithLabelValues(providerID, identity).Set(float64(notAfter.Unix()))
+}
+
+// observeRenewal counts a renewed certificate applied to an Identity.
+func observeRenewal(providerID string) {
+	renewalsApplied.WithLabelValues(providerID).Inc()
 }
 
 // queueMetrics adapts client-go's workqueue metrics to Prometheus.

@@ -40,3 +40,38 @@ const (
 	ReasonKubeconfigEnsured = "KubeconfigEnsured"
 	ReasonKubeconfigFailed  = "KubeconfigFailed"
 )
+
+// Replication and renewal (§10). Liqo's replicator only logs; these say on
+// the local object what blocks its copy to the provider.
+const (
+	ReasonKubeconfigNotFound   = "KubeconfigNotFound"
+	ReasonReplicationForbidden = "ReplicationForbidden"
+	ReasonReplicationFailed    = "ReplicationFailed"
+	ReasonIdentityRenewed      = "IdentityRenewed"
+	ReasonRenewRefused         = "RenewRefused"
+)
+
+// ResourceSlice reconcilers (§10.1). Liqo names none of these: they are
+// ours, for humans. A denied slice also gets InvalidCSR (a CSR that fails
+// the checks), final until the slice changes, like a Tenant's.
+const (
+	// Provider.
+	ReasonResourceSliceAccepted  = "ResourceSliceAccepted"
+	ReasonResourceSliceDenied    = "ResourceSliceDenied"
+	ReasonResourcesDenied        = "ResourcesDenied"
+	ReasonSliceCertificateFailed = "SliceCertificateFailed"
+	// Consumer.
+	ReasonResourceSliceCSRCreated = "ResourceSliceCSRCreated"
+	ReasonIdentityEnsured         = "IdentityEnsured"
+	ReasonIdentityDeleted         = "IdentityDeleted"
+)
+
+// Condition reasons written in a ResourceSlice's status by the provider.
+const (
+	SliceReasonCertificateIssued = "CertificateIssued"
+	SliceReasonInvalidCSR        = "InvalidCSR"
+	SliceReasonWrongNamespace    = "WrongNamespace"
+	SliceReasonTenantDrained     = "TenantDrained"
+	SliceReasonTenantCordoned    = "TenantCordoned"
+	SliceReasonResourcesAccepted = "ResourcesAccepted"
+)

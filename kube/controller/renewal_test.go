@@ -53,3 +53,35 @@ func selfSigned(t testing.TB, key crypto.Signer, cn string, notBefore, notAfter 
 	require.NoError(t, err)
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
+
+// The consumer applies a renewed certificate only when it is readable, for
+// its own key, and lasts longer than the one it has: a Renew status a step
+// behind never rolls the Identity back.
+func TestRenewedCertificate(t *testing.T) {
+	now := time.Now()
+	key, other := newConsumer(t, "renewed").key, newConsumer(t, "other").key
+	current := selfSigned(t, key, "renewed", now.Add(-time.Hour), now.Add(time.Hour))
+	newer := selfSigned(t, key, "renewed", now, now.Add(2*time.Hour))
+	older := selfSigned(t, key, "renewed", now.Add(-2*time.Hour), now.Add(30*time.Minute))
+
+	got, err := renewedCertificate(current, newer)
+	require.NoError(t, err)
+	require.NotNil(t, got)
+	assert.Equal(t, now.Add(2*time.Hour).Truncate(time.Second).UTC(), got.NotAfter.UTC())
+
+	got, err = renewedCertificate(current, older)
+	require.NoError(t, err)
+	assert.Nil(t, got, "an older certificate is not applied")
+	got, err = renewedCertificate(current, current)
+	require.NoError(t, err)
+	assert.Nil(t, got, "the same one neither")
+
+	_, err = renewedCertificate(current, selfSigned(t, other, "renewed", now, now.Add(2*time.Hour)))
+	assert.ErrorContains(t, err, "another key")
+	_, err = renewedCertificate(current, []byte("garbage"))
+	assert.ErrorContains(t, err, "unreadable")
+
+	got, err = renewedCertificate([]byte("crt"), newer)
+	require.NoError(t, err)
+	assert.NotNil(t, got, "an unreadable current certificate is replaced")
+}

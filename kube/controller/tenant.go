@@ -26,6 +26,7 @@ import (
 type tenantReconciler struct {
 	c          *kube.Cluster
 	o          Options
+	adv        *advertiser
 	events     *events
 	dyn        dynamic.Interface
 	tenants    cache.Indexer

@@ -53,7 +53,7 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 	if parsed, err := authcrypto.ParseCertificatePEM(cert); err == nil {
 		observeCertificate(t.Spec.ClusterID, parsed.NotAfter)
 	}
-	params, err := advertiser{c: r.c, o: r.o}.authParams(ctx, cert, t.Spec.ProxyURL)
+	params, err := r.adv.forTenant(ctx, t, cert)
 	if err != nil {
 		r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
 		return 0, false, err

@@ -13,7 +13,6 @@ import (
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -46,6 +45,16 @@ type wiring struct {
 	fail     context.CancelCauseFunc
 	lastErr  *atomic.Pointer[error]
 	syncDone atomic.Bool
+
+	// Shared with the ResourceSlice reconcilers (wiring_slices.go): the
+	// tenant namespaces (set by wire), and the provider's Tenants and CSR
+	// tracker (set by wireProvider; nil on a consumer-only run).
+	namespaces tenantNamespaces
+	tenants    cache.SharedIndexInformer
+	csrs       *csrTracker
+
+	shared map[string]cache.SharedIndexInformer // see sharedLiqo
+	adv    *advertiser                          // the provider's (wireProvider)
 }
 
 // wire builds the informers and loops of the enabled sides. Every informer
@@ -59,6 +68,7 @@ func (m *Manager) wire(ev *events) (*wiring, error) {
 	if err := r.watch(namespaces.Informer(), nil); err != nil {
 		return nil, err
 	}
+	r.namespaces = tenantNamespaces{c: m.c, lister: namespaces.Lister(), index: namespaces.Informer().GetIndexer()}
 	if m.o.Provider {
 		if err := m.wireProvider(r, ev, namespaces.Informer(), namespaces.Lister()); err != nil {
 			return nil, err
@@ -69,7 +79,11 @@ func (m *Manager) wire(ev *events) (*wiring, error) {
 			return nil, err
 		}
 	}
-	// After the first handshake (§10): resource acquisition and renewal.
+	// After the first handshake (§10): resource acquisition and renewal,
+	// when their APIs are served (checkLifecycleAPIs).
+	if !m.slicesServed {
+		return r, nil
+	}
 	if m.o.Provider {
 		if err := m.wireSlicesProvider(r, ev); err != nil {
 			return nil, err
@@ -93,6 +107,7 @@ func (m *Manager) wire(ev *events) (*wiring, error) {
 }
 
 func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedIndexInformer, nsLister corelisters.NamespaceLister) error {
+	r.adv = newAdvertiser(m.c, m.o)
 	nonces := r.factory(m.c, kube.NonceLabel).Core().V1().Secrets()
 	if err := nonces.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return err
@@ -134,10 +149,11 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 	tenantNS := tenantNamespaces{c: m.c, lister: nsLister, index: nsInformer.GetIndexer()}
 	creator := r.loop("nonce-creator", (&nonceCreator{c: m.c, events: ev, secrets: nonces.Lister(), namespaces: tenantNS}).sync, m.afterSync)
 	tenantLoop := r.loop("tenant", (&tenantReconciler{
-		c: m.c, o: m.o, events: ev, dyn: m.dyn, tenants: tenants.GetIndexer(), namespaces: tenantNS,
+		c: m.c, o: m.o, adv: r.adv, events: ev, dyn: m.dyn, tenants: tenants.GetIndexer(), namespaces: tenantNS,
 		nonces: nonces.Informer().GetIndexer(), caches: caches,
 	}).sync, m.afterSync)
 	r.closers = append(r.closers, tracker.flush)
+	r.tenants, r.csrs = tenants, tracker
 
 	tenantsOf := func(obj any) {
 		if id := remoteClusterID(obj); id != "" {
@@ -183,26 +199,17 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 	return nil
 }
 
-// resourceSliceInformer caches the metadata of the ResourceSlices
-// replicated from consumers (cordoning reads them on every Tenant pass).
-// The run does not wait for it: until it synced, or when the API is not
-// served or not watchable, the reconciler lists live as before.
+// resourceSliceInformer caches the ResourceSlices replicated from
+// consumers (cordoning reads them on every Tenant pass). Nil when the API
+// is not served: the reconciler then lists live.
 func (m *Manager) resourceSliceInformer(r *wiring) cache.SharedIndexInformer {
-	if !m.slicesServed || m.meta == nil {
+	if !m.slicesServed {
 		return nil
 	}
-	inf := metadatainformer.NewFilteredMetadataInformer(m.meta, authv1beta1.ResourceSliceGroupVersionResource, "", 0,
-		cache.Indexers{byOrigin: func(obj any) ([]string, error) {
-			if o := objectMeta(obj); o != nil {
-				if id := o.GetLabels()[originIDLabel]; id != "" {
-					return []string{id}, nil
-				}
-			}
-			return nil, nil
-		}},
-		func(o *metav1.ListOptions) { o.LabelSelector = replicatedLabel + "=true" }).Informer()
-	_ = inf.SetTransform(stripManagedFields)
-	r.informers = append(r.informers, inf)
+	inf, err := r.sliceInformer(m.c, replicatedLabel+"=true", cache.Indexers{byOrigin: originIndex})
+	if err != nil {
+		return nil // not started yet: cannot fail
+	}
 	return inf
 }
 
@@ -212,8 +219,10 @@ func (m *Manager) wireConsumer(r *wiring, ev *events, nsInformer cache.SharedInd
 		return err
 	}
 	kubeconfigs := r.factory(m.c, kube.IdentityTypeLabel).Core().V1().Secrets()
-	identityClient := m.c.Liqo.Identities("")
-	identities := r.liqoInformer(kube.ListWatch(identityClient.List, identityClient.Watch, all), &authv1beta1.Identity{}, cache.Indexers{})
+	identities, err := r.identityInformer(m.c)
+	if err != nil {
+		return err
+	}
 
 	signer := r.loop("nonce-signer", (&nonceSigner{c: m.c, events: ev, secrets: signed.Lister(),
 		namespaces: tenantNamespaces{c: m.c, lister: nsLister, index: nsInformer.GetIndexer()}}).sync, m.afterSync)

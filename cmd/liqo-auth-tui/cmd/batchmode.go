@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
@@ -16,6 +17,39 @@ import (
 // a terminal.
 type BatchOptions struct {
 	*Options
+	// root, when set, is the root command: its flags tell which slice
+	// flags were given.
+	root *cobra.Command
+}
+
+// BatchSliceFlags ask --batch for a ResourceSlice once the consumer is
+// authenticated (the whole handshake, or the consumer's last manual step).
+type BatchSliceFlags struct {
+	Name string
+	SliceFlags
+}
+
+func addBatchSliceFlags(root *cobra.Command, f *BatchSliceFlags) {
+	fl := root.Flags()
+	fl.StringVar(&f.Name, "resource-slice", "", "--batch, consumer: once authenticated, ask the provider for a ResourceSlice of this name (with --cpu, --memory, --pods, --class, --no-virtual-node)")
+	addSliceFlags(fl, &f.SliceFlags)
+}
+
+// check refuses slice flags without --resource-slice, and a bad request
+// before anything is written.
+func (f BatchSliceFlags) check(root *cobra.Command) error {
+	if f.Name == "" {
+		for _, name := range []string{"cpu", "memory", "pods", "class", "no-virtual-node"} {
+			if fl := root.Flags().Lookup(name); fl != nil && fl.Changed {
+				return usagef("--%s asks for a ResourceSlice: give --resource-slice NAME too", name)
+			}
+		}
+		return nil
+	}
+	if err := flows.CheckSliceRequest(f.request(f.Name, "")); err != nil {
+		return usagef("--resource-slice: %v", err)
+	}
+	return nil
 }
 
 // isTerminal tells whether both stdin and stdout are terminals.
@@ -33,18 +67,29 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 	if err := s.Proxy.check(); err != nil {
 		return err
 	}
+	if o.root != nil {
+		if err := o.BatchSlice.check(o.root); err != nil {
+			return err
+		}
+	}
 	if s.Remote.Kubeconfig != "" || s.Remote.Context != "" {
 		if s.Role != "" {
 			return usagef("--role is for manual mode with one kubeconfig: drop it or --remote-kubeconfig")
 		}
 		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout}
-		return a.Run(ctx)
+		if err := a.Run(ctx); err != nil || o.BatchSlice.Name == "" {
+			return err
+		}
+		return o.requestSlice(ctx)
 	}
 	if s.RemoteClusterID == "" {
 		return usagef("--batch with one kubeconfig needs --role and --remote-cluster-id (the other cluster's ID)")
 	}
 	switch s.Role {
 	case string(handshake.RoleProvider):
+		if o.BatchSlice.Name != "" {
+			return usagef("--resource-slice is asked by the consumer: drop it with --role provider")
+		}
 		return o.providerStep(ctx)
 	case string(handshake.RoleConsumer):
 		return o.consumerStep(ctx)
@@ -102,7 +147,13 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 	}
 	if s.IdentityFile != "" {
 		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout, providerID: s.RemoteClusterID}
-		return apply.apply(ctx, consumer)
+		if err := apply.apply(ctx, consumer); err != nil || o.BatchSlice.Name == "" {
+			return err
+		}
+		return o.createSlice(ctx, consumer, nil, s.RemoteClusterID)
+	}
+	if o.BatchSlice.Name != "" && (s.Nonce != "" || s.NonceFile != "") {
+		return usagef("--resource-slice needs an authenticated provider: give it with --identity-file (the consumer's last step), not with the nonce")
 	}
 	gen := &GenerateTenantOptions{Options: o.Options, ProviderID: s.RemoteClusterID, Nonce: s.Nonce, NonceFile: s.NonceFile, Engine: s.Engine,
 		Proxy: s.Proxy, StepTimeout: o.Timeout}
@@ -113,11 +164,42 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 		}
 		switch stage {
 		case handshake.StageAuthenticated:
+			if o.BatchSlice.Name != "" {
+				return o.createSlice(ctx, consumer, nil, s.RemoteClusterID)
+			}
 			o.Printer.Info(handshake.NoScope, "Already authenticated with provider %s: check it with `liqo-auth-tui verify --remote-cluster-id %s`", s.RemoteClusterID, s.RemoteClusterID)
 			return nil
+		}
+		if o.BatchSlice.Name != "" {
+			return fmt.Errorf("--resource-slice: not authenticated with provider %s yet: finish the handshake first (the last consumer step takes --identity-file)", s.RemoteClusterID)
+		}
+		switch stage {
 		case handshake.StageAwaitNonce:
 			return fmt.Errorf("no nonce from provider %s yet: pass it with --nonce-file (the provider gets it with `liqo-auth-tui --batch --role provider --remote-cluster-id <this cluster's ID>`)", s.RemoteClusterID)
 		}
 	}
 	return gen.generate(ctx, consumer, true)
+}
+
+// requestSlice asks for the --resource-slice once the whole handshake is
+// done, both kubeconfigs at hand (the provider is served too when needed).
+func (o *BatchOptions) requestSlice(ctx context.Context) error {
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	remote := o.Session.Remote
+	remote.ProxyURL = o.Session.Proxy.ProxyURL // reached as authenticate reached it
+	consumer, provider, err := o.connectBoth(ctx, remote)
+	if err != nil {
+		return err
+	}
+	providerID, err := provider.ClusterID(ctx)
+	if err != nil {
+		return scoped(handshake.Remote, err)
+	}
+	return o.createSlice(ctx, consumer, provider, providerID)
+}
+
+func (o *BatchOptions) createSlice(ctx context.Context, consumer, provider *kube.Cluster, providerID string) error {
+	c := &CreateResourceSliceOptions{Options: o.Options, Engine: o.Session.Engine, StepTimeout: o.Timeout}
+	return c.create(ctx, consumer, provider, o.BatchSlice.request(o.BatchSlice.Name, providerID))
 }

@@ -22,16 +22,23 @@ type EngineFlags struct {
 	NoInProcess       bool
 	APIServerOverride string
 	CAFile            string
+	TrustedCA         bool
 }
 
 func addEngineFlags(cmd *cobra.Command, f *EngineFlags) {
 	cmd.Flags().BoolVar(&f.NoInProcess, "no-in-process", false, "fail instead of running the controllers in-process on a cluster without one")
 	cmd.Flags().StringVar(&f.APIServerOverride, "api-server-override", "", "provider API server URL advertised to the consumer (default: the one in the provider's kubeconfig)")
 	cmd.Flags().StringVar(&f.CAFile, "ca-override-file", "", "provider CA bundle advertised to the consumer (default: the one in the provider's kubeconfig)")
+	cmd.Flags().BoolVar(&f.TrustedCA, "trusted-ca", false, "advertise no CA to the consumer: the provider API server's certificate is publicly trusted (--ca-override-file still wins)")
 }
 
 func (f EngineFlags) options() (flows.EngineOptions, error) {
-	o := flows.EngineOptions{NoInProcess: f.NoInProcess, APIServerOverride: f.APIServerOverride}
+	o := flows.EngineOptions{NoInProcess: f.NoInProcess, APIServerOverride: f.APIServerOverride, TrustedCA: f.TrustedCA}
+	if f.APIServerOverride != "" {
+		if _, err := kube.NormalizeAPIServer(f.APIServerOverride); err != nil {
+			return o, usagef("--api-server-override: %v", err)
+		}
+	}
 	if f.CAFile != "" {
 		ca, err := os.ReadFile(f.CAFile)
 		if err != nil {

@@ -39,8 +39,10 @@ type Options struct {
 	Timeout time.Duration
 	Verbose bool
 	Session SessionFlags // root-only flags: wizard and --batch
-	Printer *Printer
-	In      io.Reader // standard input, for "-f -" and "--nonce-file -"
+	// BatchSlice asks for a ResourceSlice once --batch authenticated.
+	BatchSlice BatchSliceFlags
+	Printer    *Printer
+	In         io.Reader // standard input, for "-f -" and "--nonce-file -"
 }
 
 func (o *Options) connect(f ClusterFlags) (*kube.Cluster, error) {
@@ -61,7 +63,7 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 		Version: version.String(binaryName),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Session.Batch {
-				return (&BatchOptions{Options: o}).Run(cmd.Context())
+				return (&BatchOptions{Options: o, root: cmd}).Run(cmd.Context())
 			}
 			if !isTerminal(o) {
 				return usagef("not a terminal: use --batch or a subcommand")
@@ -73,6 +75,7 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 		},
 	}
 	addSessionFlags(root, &o.Session)
+	addBatchSliceFlags(root, &o.BatchSlice)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.Local.Kubeconfig, "kubeconfig", "", "path to the kubeconfig of the local cluster (default: KUBECONFIG or ~/.kube/config)")
@@ -80,10 +83,13 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	pf.StringVar(&o.Local.LiqoNamespace, "liqo-namespace", kube.DefaultLiqoNamespace, "namespace where Liqo (or this tool's objects) live")
 	pf.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long the command may take")
 	pf.BoolVarP(&o.Verbose, "verbose", "v", false, "also print client-go's and the controllers' logs")
+	create, get, del := newCreateCommand(o), newGetCommand(o), newDeleteCommand(o)
+	create.AddCommand(newCreateResourceSliceCommand(o))
+	get.AddCommand(newGetResourceSliceCommand(o))
+	del.AddCommand(newDeleteResourceSliceCommand(o))
 	root.AddCommand(newInitCommand(o), newInfoCommand(o),
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
-		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o),
-		newDeleteCommand(o))
+		create, get, newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o), del)
 	root.AddCommand(newInstallCommands(o)...)
 	root.AddCommand(newVersionCommand(o))
 	root.SetVersionTemplate("{{.Version}}\n")

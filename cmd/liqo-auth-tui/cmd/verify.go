@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -50,6 +51,26 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	}
 	w := o.Printer.Out
 	fmt.Fprintf(w, "Provider API server: %s\nAuthenticated as:    %s %v\nTenant namespace:    %s\n", v.Server, v.User, v.Groups, v.TenantNamespace)
+	fmt.Fprintf(w, "Certificate expires: %s\nLast renewal:        %s\n", certificateExpiryText(v.CertificateNotAfter, time.Now()), lastRenewalText(v.LastRenewal))
 	fmt.Fprintf(w, "Allowed (%d):\n  %s\nDenied (%d):\n  %s\n", len(v.Allowed), strings.Join(v.Allowed, "\n  "), len(v.Denied), strings.Join(v.Denied, "\n  "))
 	return nil
+}
+
+// certificateExpiryText shows when the certificate expires and how long that is from now.
+func certificateExpiryText(notAfter, now time.Time) string {
+	switch {
+	case notAfter.IsZero():
+		return "unknown (the kubeconfig's certificate is unreadable)"
+	case !notAfter.After(now):
+		return notAfter.UTC().Format(time.RFC3339) + " (expired " + now.Sub(notAfter).Round(time.Second).String() + " ago)"
+	}
+	return notAfter.UTC().Format(time.RFC3339) + " (in " + notAfter.Sub(now).Round(time.Second).String() + ")"
+}
+
+// lastRenewalText shows the last renewal applied, or that there was none.
+func lastRenewalText(at time.Time) string {
+	if at.IsZero() {
+		return "never"
+	}
+	return at.UTC().Format(time.RFC3339)
 }

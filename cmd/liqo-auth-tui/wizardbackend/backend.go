@@ -240,20 +240,11 @@ func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerI
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	out := &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied}
+	out := &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied,
+		CertificateExpiry: v.CertificateNotAfter, LastRenewal: v.LastRenewal}
 	// The expiry is a bonus: an Identity that cannot be read leaves it unknown.
-	if id, err := c.ControlPlaneIdentityFor(ctx, providerID); err == nil {
+	if id, err := c.ControlPlaneIdentityFor(ctx, providerID); err == nil && out.CertificateExpiry.IsZero() {
 		out.CertificateExpiry = identityNotAfter(id)
 	}
 	return out, nil
 }
-
-// identityNotAfter is the notAfter of an Identity's signed certificate;
-
-// zero when there is none or it does not parse.
-
-// explainErr turns a flow error into a tui.Failure: the one-line reason and
-
-// what to do, from the controller Warning, the reachability class or the
-
-// timeout behind it.

@@ -1,0 +1,104 @@
+package wizardbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
+)
+
+// Advertised tells what the consumer will be told to reach the provider
+// at, with the wizard's overrides (--api-server-override, earlier edits,
+// what an earlier run set on the consumer's Tenant).
+// On real Liqo the overrides cannot apply: its own advertisement is shown,
+// Fixed, with how to change it there.
+func (b *Backend) Advertised(ctx context.Context, provider tui.ClusterRef, consumerID string) (*tui.Advertisement, error) {
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	adv, err := flows.AdvertisedTo(ctx, c, consumerID, b.engine)
+	if errors.Is(err, flows.ErrLiqoAdvertises) {
+		adv, err = flows.Advertised(ctx, c, flows.EngineOptions{NoInProcess: b.engine.NoInProcess})
+	}
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return advertisement(adv), nil
+}
+
+// SetAdvertised makes the provider advertise edit to consumerID: checked
+// first (address, CA file, engine), kept for the flows that follow, and,
+// when the provider already has the consumer's Tenant, put on it at once
+// (flows.Readvertise) so the Identity generated next and its renewals
+// carry it.
+func (b *Backend) SetAdvertised(ctx context.Context, provider tui.ClusterRef, consumerID string, edit tui.AdvertiseEdit, sink handshake.Sink) (*tui.Advertisement, error) {
+	o, err := b.editedEngine(edit)
+	if err != nil {
+		return nil, err
+	}
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	adv, err := flows.Advertised(ctx, c, o)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	if authcrypto.ValidateClusterID(consumerID) == nil {
+		_, err := c.TenantFor(ctx, "", consumerID)
+		switch {
+		case err == nil:
+			popts := flows.ProviderOptions{Provider: c, ConsumerID: consumerID, StepTimeout: b.stepTimeout, Engine: o}
+			if _, err := flows.Readvertise(ctx, popts, sink); err != nil {
+				return nil, explainErr(err)
+			}
+		case !kube.IsNotFound(err):
+			return nil, explainErr(err)
+		}
+	}
+	b.engine = o
+	return advertisement(adv), nil
+}
+
+// editedEngine is the backend's engine options with edit's overrides, each
+// checked: one line says what is wrong.
+func (b *Backend) editedEngine(edit tui.AdvertiseEdit) (flows.EngineOptions, error) {
+	o := b.engine
+	o.APIServerOverride, o.CAOverride, o.TrustedCA = "", nil, edit.TrustedCA
+	if edit.APIServer != "" {
+		server, err := kube.NormalizeAPIServer(edit.APIServer)
+		if err != nil {
+			return o, err
+		}
+		o.APIServerOverride = server
+	}
+	if edit.CAFile != "" {
+		ca, err := os.ReadFile(expandHome(edit.CAFile))
+		if err != nil {
+			return o, fmt.Errorf("reading the CA file: %w", err)
+		}
+		if _, err := authcrypto.CertificateFingerprint(ca); err != nil {
+			return o, fmt.Errorf("CA file %s: %w: give a PEM certificate", edit.CAFile, err)
+		}
+		o.CAOverride = ca
+	}
+	return o, nil
+}
+
+func advertisement(a flows.Advertisement) *tui.Advertisement {
+	out := &tui.Advertisement{APIServer: a.APIServer, CAFingerprint: a.CAFingerprint, TrustedCA: a.TrustedCA,
+		Source: string(a.Source), Engine: string(a.Engine)}
+	if a.Engine == flows.EngineLiqo {
+		out.Fixed = true
+		out.FixedHint = "Liqo's controller-manager serves this provider and decides what it advertises: change it on Liqo " +
+			"(`liqoctl install ... --set apiServer.address=<host:port>`, and --set apiServer.ca=<base64 CA PEM> or --set apiServer.trustedCA=true)."
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package wizardbackend
+
+import (
+	"context"
+	"errors"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
+)
+
+// RequestResources creates the consumer's ResourceSlice for the provider
+// (nothing when the same one is there) and waits, each wait within the
+// step timeout, for the provider's answer and the slice's kubeconfig
+// Secret (§10.1). A request CheckSliceRequest refuses writes nothing. A
+// denial is an answer, not a failure: it comes back as the slice's status.
+func (b *Backend) RequestResources(ctx context.Context, consumer tui.ClusterRef, req tui.SliceRequest, sink handshake.Sink) (*tui.SliceInfo, error) {
+	if err := b.CheckSliceRequest(req); err != nil {
+		return nil, err
+	}
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainScoped(handshake.Local, err)
+	}
+	o := flows.SliceOptions{Wait: true, StepTimeout: b.stepTimeout, Engine: b.engine}
+	if req.Provider != nil {
+		// Both clusters at hand: serve the provider's side too when
+		// nothing does, as Authenticate does.
+		if o.Provider, err = b.connect(*req.Provider); err != nil {
+			return nil, explainScoped(handshake.Remote, err)
+		}
+	}
+	st, err := flows.CreateResourceSlice(ctx, c, flows.SliceRequest{Name: req.Name, ProviderID: req.ProviderID, Class: req.Class,
+		CPU: req.CPU, Memory: req.Memory, Pods: req.Pods}, o, sink)
+	if err != nil {
+		if denied := deniedSlice(ctx, c, req, err); denied != nil {
+			return denied, nil
+		}
+		return nil, explainErr(err)
+	}
+	info := sliceInfo(*st)
+	return &info, nil
+}
+
+// deniedSlice is the slice's status when err is the wait for the
+// provider's answer ending on a denial; nil otherwise.
+func deniedSlice(ctx context.Context, c *kube.Cluster, req tui.SliceRequest, err error) *tui.SliceInfo {
+	var se *flows.StepError
+	if !errors.As(err, &se) || se.Step != "wait-resourceslice" || ctx.Err() != nil {
+		return nil
+	}
+	st, gerr := flows.GetResourceSlice(ctx, c, req.Name, req.ProviderID)
+	if gerr != nil || (st.Authentication != sliceDenied && st.Resources != sliceDenied) {
+		return nil
+	}
+	info := sliceInfo(*st)
+	return &info
+}
+
+const sliceDenied = "Denied"
+
+// ResourceSlices lists the consumer's ResourceSlices with providerID.
+func (b *Backend) ResourceSlices(ctx context.Context, consumer tui.ClusterRef, providerID string) ([]tui.SliceInfo, error) {
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	list, err := flows.ListResourceSlices(ctx, c, providerID)
+	if err != nil {
+		if class, _ := kube.ClassifyError(err); class != kube.FailureOther {
+			err = c.Reach(err) // names the server and what failed on the way
+		}
+		return nil, explainErr(err)
+	}
+	out := make([]tui.SliceInfo, 0, len(list))
+	for _, st := range list {
+		out = append(out, sliceInfo(st))
+	}
+	return out, nil
+}
+
+func sliceInfo(st flows.SliceStatus) tui.SliceInfo {
+	return tui.SliceInfo{Name: st.Name, ProviderID: st.ProviderID, Class: st.Class,
+		Authentication: st.Authentication, Resources: st.Resources, Message: st.Message,
+		Requested: st.Requested, Granted: st.Granted, Identity: st.Identity, KubeconfigSecret: st.KubeconfigSecret, NotAfter: st.NotAfter}
+}

@@ -1,0 +1,149 @@
+//go:build cluster
+
+package liqointerop_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/liqotest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqopeer"
+)
+
+// sliceTimeout bounds one handshake plus one ResourceSlice against real
+// Liqo, peers and replicator start included.
+const sliceTimeout = 4 * time.Minute
+
+// A Liqo v1.2.0 consumer gets a ResourceSlice from this project's provider:
+// Liqo's local ResourceSlice controller fills the CSR, Liqo's own
+// crd-replicator copies the slice to our provider with the control-plane
+// kubeconfig, our provider signs it and fills the status, the replicator
+// brings the status back, and Liqo's identity creator and Identity
+// controller turn it into a kubeconfig that works on our provider as the
+// slice's user, in the consumer's group.
+func TestLiqoConsumerSliceOurProvider(t *testing.T) {
+	cs := testLab.Clusters(t)
+	ctx, cancel := context.WithTimeout(t.Context(), sliceTimeout)
+	defer cancel()
+	const liqoID, ourID, slice = "liqo-slice-consumer", "ours-slice-provider", "liqo-asks"
+	consumer := liqoCluster(t, ctx, cs[0], liqoID, false, true)
+	provider := ourCluster(t, ctx, cs[1], ourID)
+	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	require.NoError(t, err)
+
+	// What a Liqo consumer runs besides its controller-manager, and our
+	// provider's controllers as liqo-auth-controller runs them.
+	liqopeer.StartReplicator(t, cs[0].KubeconfigPath, liqopeer.ReplicatorOptions{ClusterID: liqoID})
+	liqotest.RunOurManager(t, ctx, provider, controller.Options{Provider: true, APIServerOverride: cs[1].Config.Host})
+
+	// The slice, as `liqoctl create resourceslice` makes it.
+	consNS := kube.TenantNamespaceName(ourID)
+	asked := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")}
+	_, err = consumer.Liqo.ResourceSlices(consNS).Create(ctx,
+		kube.ForgeResourceSlice(slice, consNS, ourID, authv1beta1.ResourceSliceClassDefault, asked, true), metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	// The answer comes back to the consumer ...
+	local := liqotest.WaitSlice(t, ctx, consumer, consNS, slice, "our provider's answer, replicated back", liqotest.SliceAccepted)
+	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(local, authv1beta1.ResourceSliceConditionTypeResources))
+	assert.Equal(t, liqoID, local.Spec.ConsumerClusterID, "filled by Liqo's consumer")
+	assert.Contains(t, managers(local), liqotest.ReplicatorManager+"/status", "the status was copied back by Liqo's crd-replicator")
+	cn, org := liqotest.CSRSubject(t, local)
+	assert.Equal(t, kube.ResourceSliceUser(slice, liqoID), cn)
+	assert.Equal(t, []string{liqoID}, org)
+
+	// ... from the copy our provider answered.
+	provNS := kube.TenantNamespaceName(liqoID)
+	remoteCopy, err := provider.Liqo.ResourceSlices(provNS).Get(ctx, slice, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "true", remoteCopy.Labels[kube.ReplicatedLabel])
+	assert.Equal(t, liqoID, remoteCopy.Labels[kube.OriginIDLabel])
+	assert.Equal(t, liqoID, remoteCopy.Labels[kube.RemoteClusterIDLabel])
+	assert.Contains(t, managers(remoteCopy), liqotest.ReplicatorManager+"/", "the copy was made by Liqo's crd-replicator")
+	assert.NotContains(t, managers(remoteCopy), liqoManager+"/status", "no Liqo provider answered")
+	assert.Equal(t, remoteCopy.Status.AuthParams.SignedCRT, local.Status.AuthParams.SignedCRT)
+	assert.Equal(t, cs[1].Config.Host, local.Status.AuthParams.APIServer)
+	assert.True(t, asked.Cpu().Equal(local.Status.Resources[corev1.ResourceCPU]), "granted %v", local.Status.Resources)
+
+	// Liqo's identity creator and Identity controller made the kubeconfig ...
+	id, s := liqotest.WaitIdentityKubeconfig(t, ctx, consumer, consNS, kube.ResourceSliceIdentityName(slice))
+	assert.Equal(t, authv1beta1.ResourceSliceIdentityType, id.Spec.Type)
+	assert.Equal(t, slice, id.Labels[kube.ResourceSliceNameLabel])
+	assert.Contains(t, managers(id), liqoManager+"/")
+	assert.Equal(t, kube.KubeconfigSecretName(id.Name), s.Name)
+	assert.Contains(t, managers(s), liqoManager+"/")
+
+	// ... which gets into our provider as the slice's user, in the
+	// consumer's group.
+	user, groups := liqotest.WhoAmI(t, ctx, s)
+	assert.Equal(t, kube.ResourceSliceUser(slice, liqoID), user)
+	assert.Contains(t, groups, liqoID)
+}
+
+// This project's consumer gets a ResourceSlice from a Liqo v1.2.0 provider:
+// `liqo-auth-tui create resourceslice` (flows.CreateResourceSlice) makes
+// it, our consumer's controllers fill the CSR and replicate it, Liqo's
+// remote ResourceSlice controller signs it, and our kubeconfig then works
+// on the Liqo provider as the slice's user, in the consumer's group.
+func TestOurConsumerSliceLiqoProvider(t *testing.T) {
+	cs := testLab.Clusters(t)
+	ctx, cancel := context.WithTimeout(t.Context(), sliceTimeout)
+	defer cancel()
+	const liqoID, ourID, slice = "liqo-slice-provider", "ours-slice-consumer", "ours-asks"
+	provider := liqoCluster(t, ctx, cs[0], liqoID, true, false)
+	consumer := ourCluster(t, ctx, cs[1], ourID)
+	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	require.NoError(t, err)
+
+	var n notes
+	st, err := flows.CreateResourceSlice(ctx, consumer, flows.SliceRequest{Name: slice, ProviderID: liqoID, CPU: "2", Memory: "4Gi", CreateVirtualNode: true},
+		flows.SliceOptions{Wait: true, Provider: provider}, n.sink)
+	require.NoError(t, err)
+	assert.Contains(t, n.all(), "consumer side served by "+string(flows.EngineInProcess))
+	assert.Contains(t, n.all(), "provider side served by "+string(flows.EngineLiqo))
+	assert.Equal(t, string(authv1beta1.ResourceSliceConditionAccepted), st.Authentication)
+	assert.Equal(t, string(authv1beta1.ResourceSliceConditionAccepted), st.Resources)
+	assert.Equal(t, map[string]string{"cpu": "2", "memory": "4Gi"}, st.Granted)
+	consNS := kube.TenantNamespaceName(liqoID)
+	require.Equal(t, consNS+"/"+kube.KubeconfigSecretName(kube.ResourceSliceIdentityName(slice)), st.KubeconfigSecret)
+
+	// The copy on the Liqo provider: our replicator's labels, Liqo's answer.
+	remoteCopy, err := provider.Liqo.ResourceSlices(kube.TenantNamespaceName(ourID)).Get(ctx, slice, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "true", remoteCopy.Labels[kube.ReplicatedLabel])
+	assert.Equal(t, ourID, remoteCopy.Labels[kube.OriginIDLabel])
+	assert.Equal(t, ourID, remoteCopy.Labels[kube.RemoteClusterIDLabel])
+	assert.Contains(t, managers(remoteCopy), liqoManager+"/status", "Liqo's remote ResourceSlice controller answered")
+	cn, org := liqotest.CSRSubject(t, remoteCopy)
+	assert.Equal(t, kube.ResourceSliceUser(slice, ourID), cn)
+	assert.Equal(t, []string{ourID}, org)
+	require.NotNil(t, remoteCopy.Status.AuthParams)
+	assert.Equal(t, cs[0].Config.Host, remoteCopy.Status.AuthParams.APIServer)
+
+	// Our Identity and kubeconfig get into the Liqo provider as the slice's
+	// user, in the consumer's group.
+	_, s := liqotest.WaitIdentityKubeconfig(t, ctx, consumer, consNS, kube.ResourceSliceIdentityName(slice))
+	assert.Equal(t, remoteCopy.Status.AuthParams.SignedCRT, mustSlice(t, ctx, consumer, consNS, slice).Status.AuthParams.SignedCRT)
+	user, groups := liqotest.WhoAmI(t, ctx, s)
+	assert.Equal(t, kube.ResourceSliceUser(slice, ourID), user)
+	assert.Contains(t, groups, ourID)
+}
+
+func mustSlice(t *testing.T, ctx context.Context, c *kube.Cluster, namespace, name string) *authv1beta1.ResourceSlice {
+	t.Helper()
+	rs, err := c.Liqo.ResourceSlices(namespace).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, rs.Status.AuthParams)
+	return rs
+}

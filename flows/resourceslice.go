@@ -1,0 +1,451 @@
+package flows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// SliceRequest asks a provider for resources (§10.1), as `liqoctl create
+// resourceslice` does.
+type SliceRequest struct {
+	Name, ProviderID, Class string
+	CPU, Memory, Pods       string // Kubernetes quantities, "" = not asked
+	CreateVirtualNode       bool
+}
+
+// SliceStatus is what a consumer knows of one of its ResourceSlices.
+type SliceStatus struct {
+	Name, ProviderID, Class    string
+	Authentication, Resources  string // "Accepted" | "Denied" | ""
+	Message                    string
+	Requested, Granted         map[string]string
+	Identity, KubeconfigSecret string    // namespace/name on the consumer, "" = none yet
+	NotAfter                   time.Time // of the slice's certificate, zero = none
+}
+
+// SliceOptions tune CreateResourceSlice.
+type SliceOptions struct {
+	// Wait for the provider's answer and the slice's kubeconfig Secret.
+	Wait bool
+	// StepTimeout bounds each wait (0 = only the context).
+	StepTimeout time.Duration
+	Engine      EngineOptions
+	// Provider, when set, is served in-process too when nothing serves it
+	// (both kubeconfigs at hand, like authenticate).
+	Provider *kube.Cluster
+}
+
+// CreateResourceSlice checks the request and that the provider is
+// authenticated, writing nothing until all is known to be right; creates
+// the slice in the provider's tenant namespace (again: nothing, when an
+// identical one is there); and, with o.Wait, waits for the provider's
+// decision and the slice's kubeconfig Secret.
+func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req SliceRequest, o SliceOptions, sink handshake.Sink) (*SliceStatus, error) {
+	sink = orDiscard(sink)
+	want, err := checkSliceRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	ns, existing, err := checkSliceTarget(ctx, consumer, req)
+	if err != nil {
+		return nil, err
+	}
+	want.Namespace = ns
+	if existing != nil {
+		if err := sameSlice(existing, want); err != nil {
+			return nil, err
+		}
+	}
+	var consumerEngine, providerEngine Engine
+	if o.Wait {
+		if consumerEngine, err = chooseEngine(ctx, consumer, handshake.RoleConsumer, o.Engine); err != nil {
+			return nil, fmt.Errorf("(local) %w", err)
+		}
+		if o.Provider != nil {
+			if providerEngine, err = chooseEngine(ctx, o.Provider, handshake.RoleProvider, o.Engine); err != nil {
+				return nil, fmt.Errorf("(remote) %w", err)
+			}
+		}
+	}
+	var eng engines
+	defer eng.stop()
+	rs := existing
+	steps := []Step{}
+	if o.Wait {
+		steps = append(steps, Step{ID: "engines", Scope: handshake.NoScope, Title: "Checking the controllers", Success: "Controllers ready",
+			Failure: "Unable to start the controllers",
+			Run: func(ctx context.Context) error {
+				var g errgroup.Group
+				g.Go(func() error {
+					return scopedErr(handshake.Local, eng.serve(ctx, consumer, handshake.RoleConsumer, consumerEngine, o.Engine, sink, handshake.Local))
+				})
+				if o.Provider != nil {
+					g.Go(func() error {
+						return scopedErr(handshake.Remote, eng.serve(ctx, o.Provider, handshake.RoleProvider, providerEngine, o.Engine, sink, handshake.Remote))
+					})
+				}
+				return g.Wait()
+			}})
+	}
+	steps = append(steps, Step{ID: "create-resourceslice", Scope: handshake.Local, Title: "Creating ResourceSlice",
+		Failure: "Unable to create ResourceSlice", Command: "liqoctl create resourceslice " + req.Name + " --remote-cluster-id " + req.ProviderID,
+		Run: func(ctx context.Context) error {
+			if rs != nil {
+				return nil
+			}
+			created, err := consumer.Liqo.ResourceSlices(ns).Create(ctx, want, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				// Made a moment ago by someone else: fine if it is the same.
+				if created, err = consumer.Liqo.ResourceSlices(ns).Get(ctx, want.Name, metav1.GetOptions{}); err == nil {
+					err = sameSlice(created, want)
+				}
+			}
+			rs = created
+			return err
+		},
+		Outcome: func() string {
+			if existing != nil {
+				return "ResourceSlice " + ns + "/" + req.Name + " already exists: nothing changed"
+			}
+			return "ResourceSlice " + ns + "/" + req.Name + " created"
+		}})
+	if o.Wait {
+		steps = append(steps, waitSliceDecisionStep(consumer, sink, o.StepTimeout, ns, req.Name, &rs),
+			waitSliceKubeconfigStep(consumer, sink, o.StepTimeout, ns, req.Name, &rs))
+	}
+	if err := run(ctx, sink, steps); err != nil {
+		return nil, err
+	}
+	id, _ := sliceIdentity(ctx, consumer, rs)
+	st := sliceStatusOf(rs, id)
+	return &st, nil
+}
+
+func scopedErr(s handshake.Scope, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s%w", s.Prefix(), err)
+}
+
+// CheckSliceRequest validates a request without a cluster: its name,
+// class and quantities, and its provider ID when set. --batch checks it
+// before the handshake, so that a bad request writes nothing.
+func CheckSliceRequest(req SliceRequest) error {
+	if req.ProviderID == "" {
+		req.ProviderID = "placeholder"
+	}
+	_, err := checkSliceRequest(req)
+	return err
+}
+
+// checkSliceRequest validates the request alone and builds the slice.
+func checkSliceRequest(req SliceRequest) (*authv1beta1.ResourceSlice, error) {
+	if errs := validation.IsDNS1123Subdomain(req.Name); len(errs) > 0 || len(req.Name) > validation.LabelValueMaxLength {
+		return nil, fmt.Errorf("invalid ResourceSlice name %q: use at most 63 lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", req.Name)
+	}
+	if err := authcrypto.ValidateClusterID(req.ProviderID); err != nil {
+		return nil, fmt.Errorf("--remote-cluster-id: %w", err)
+	}
+	class := req.Class
+	if class == "" {
+		class = string(authv1beta1.ResourceSliceClassDefault)
+	}
+	if errs := validation.IsDNS1123Subdomain(class); len(errs) > 0 {
+		return nil, fmt.Errorf("invalid class %q: %s", class, errs[0])
+	}
+	resources := corev1.ResourceList{}
+	for _, q := range []struct {
+		name  corev1.ResourceName
+		flag  string
+		value string
+	}{{corev1.ResourceCPU, "--cpu", req.CPU}, {corev1.ResourceMemory, "--memory", req.Memory}, {corev1.ResourcePods, "--pods", req.Pods}} {
+		if q.value == "" {
+			continue
+		}
+		v, err := resource.ParseQuantity(q.value)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)", q.flag, q.value)
+		}
+		if v.Sign() < 0 {
+			return nil, fmt.Errorf("%s %q is negative", q.flag, q.value)
+		}
+		resources[q.name] = v
+	}
+	if len(resources) == 0 {
+		resources = nil
+	}
+	return kube.ForgeResourceSlice(req.Name, "", req.ProviderID, authv1beta1.ResourceSliceClass(class), resources, req.CreateVirtualNode), nil
+}
+
+// checkSliceTarget reads, writing nothing, where the slice goes: the
+// tenant namespace of an authenticated provider; and the slice of that
+// name, if there is one.
+func checkSliceTarget(ctx context.Context, consumer *kube.Cluster, req SliceRequest) (string, *authv1beta1.ResourceSlice, error) {
+	own, err := consumer.ClusterID(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if own == req.ProviderID {
+		return "", nil, fmt.Errorf("--remote-cluster-id %s is this cluster's own ID: give the provider's ID", own)
+	}
+	id, err := consumer.ControlPlaneIdentityFor(ctx, req.ProviderID)
+	if kube.IsNotFound(err) {
+		return "", nil, fmt.Errorf("no authenticated provider %s on this cluster: run `liqo-auth-tui authenticate` first", req.ProviderID)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	ns, err := consumer.TenantNamespace(ctx, req.ProviderID)
+	if err != nil {
+		return "", nil, fmt.Errorf("tenant namespace of provider %s: %w", req.ProviderID, err)
+	}
+	if id.Namespace != ns.Name {
+		return "", nil, fmt.Errorf("the Identity of provider %s is in namespace %s, not in its tenant namespace %s: run `liqo-auth-tui authenticate` again", req.ProviderID, id.Namespace, ns.Name)
+	}
+	existing, err := consumer.FindResourceSlice(ctx, req.Name, "")
+	if kube.IsNotFound(err) {
+		return ns.Name, nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if existing.Namespace != ns.Name {
+		return "", nil, fmt.Errorf("a ResourceSlice named %s already exists in namespace %s (slice names are unique on a consumer): choose another name", req.Name, existing.Namespace)
+	}
+	return ns.Name, existing, nil
+}
+
+// sameSlice accepts an existing slice that asks what want asks.
+func sameSlice(existing, want *authv1beta1.ResourceSlice) error {
+	_, vn := existing.Annotations[kube.CreateVirtualNodeAnnotation]
+	_, wantVN := want.Annotations[kube.CreateVirtualNodeAnnotation]
+	if existing.Spec.Class == want.Spec.Class && apiequality.Semantic.DeepEqual(existing.Spec.Resources, want.Spec.Resources) && vn == wantVN &&
+		(existing.Spec.ProviderClusterID == "" || existing.Spec.ProviderClusterID == want.Spec.ProviderClusterID) {
+		return nil
+	}
+	return fmt.Errorf("ResourceSlice %s/%s already exists and asks for something else (class %q, resources %s): delete it first with `liqo-auth-tui delete resourceslice %s --remote-cluster-id %s`",
+		existing.Namespace, existing.Name, existing.Spec.Class, quantities(existing.Spec.Resources), existing.Name, want.Spec.ProviderClusterID)
+}
+
+func quantities(l corev1.ResourceList) map[string]string {
+	if len(l) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(l))
+	for k, v := range l {
+		out[string(k)] = v.String()
+	}
+	return out
+}
+
+// errSliceDenied is a slice the provider refused.
+var errSliceDenied = errors.New("the provider denied the ResourceSlice")
+
+func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name string, out **authv1beta1.ResourceSlice) Step {
+	return Step{ID: "wait-resourceslice", Scope: handshake.Local, Title: "Waiting for the provider to decide on the ResourceSlice",
+		Success: "ResourceSlice authenticated", Failure: "Failed waiting for the ResourceSlice to be accepted", Timeout: timeout,
+		Command: "kubectl get resourceslice " + name + " -n " + ns,
+		Run: func(ctx context.Context) error {
+			slices := consumer.Liqo.ResourceSlices(ns)
+			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
+				kube.ListWatch(slices.List, slices.Watch, kube.ByName(name)), "the provider's answer to ResourceSlice "+name,
+				func(rs *authv1beta1.ResourceSlice) (bool, error) {
+					if c := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeAuthentication); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {
+						return false, fmt.Errorf("%w: %s", errSliceDenied, c.Message)
+					}
+					return sliceDecided(rs), nil
+				})
+			if errors.Is(err, kube.ErrWaitTimeout) {
+				err = fmt.Errorf("%w: the slice reaches the provider through the consumer's replicator and comes back with its status; check `liqo-auth-tui verify --remote-cluster-id %s` and the controllers' Events", err, consumerProvider(*out))
+			}
+			if err != nil {
+				return err
+			}
+			*out = got
+			return nil
+		}}
+}
+
+func consumerProvider(rs *authv1beta1.ResourceSlice) string {
+	if rs == nil {
+		return "<provider>"
+	}
+	return rs.Labels[kube.RemoteClusterIDLabel]
+}
+
+// sliceDecided: authenticated, and resources decided when Liqo decides
+// them (default class; plugins decide the others, maybe later).
+func sliceDecided(rs *authv1beta1.ResourceSlice) bool {
+	if kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication) != authv1beta1.ResourceSliceConditionAccepted || rs.Status.AuthParams == nil {
+		return false
+	}
+	if c := rs.Spec.Class; c != "" && c != authv1beta1.ResourceSliceClassDefault {
+		return true
+	}
+	return kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) != ""
+}
+
+func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name string, rs **authv1beta1.ResourceSlice) Step {
+	idName := kube.ResourceSliceIdentityName(name)
+	return Step{ID: "wait-resourceslice-identity", Scope: handshake.Local, Title: "Waiting for the ResourceSlice's kubeconfig",
+		Success: "ResourceSlice kubeconfig Secret ready", Failure: "Failed waiting for the ResourceSlice's kubeconfig", Timeout: timeout,
+		Command: "kubectl get identity " + idName + " -n " + ns,
+		Run: func(ctx context.Context) error {
+			identities := consumer.Liqo.Identities(ns)
+			id, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: ns, Name: idName},
+				kube.ListWatch(identities.List, identities.Watch, kube.ByName(idName)), "identity "+idName+" and its kubeconfig Secret",
+				func(id *authv1beta1.Identity) (bool, error) {
+					return id.Status.KubeconfigSecretRef != nil && id.Status.KubeconfigSecretRef.Name != "", nil
+				})
+			if err != nil {
+				return err
+			}
+			// The Secret itself, not only the Identity's word for it.
+			secrets := consumer.Kube.CoreV1().Secrets(ns)
+			_, err = waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns, Name: id.Status.KubeconfigSecretRef.Name},
+				kube.ListWatch(secrets.List, secrets.Watch, kube.ByName(id.Status.KubeconfigSecretRef.Name)), "kubeconfig Secret "+id.Status.KubeconfigSecretRef.Name,
+				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.KubeconfigField]) > 0, nil })
+			if err != nil {
+				return err
+			}
+			if fresh, err := consumer.Liqo.ResourceSlices(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+				*rs = fresh
+			}
+			return nil
+		}}
+}
+
+// sliceIdentity returns the Identity of a slice, nil when there is none.
+func sliceIdentity(ctx context.Context, consumer *kube.Cluster, rs *authv1beta1.ResourceSlice) (*authv1beta1.Identity, error) {
+	if rs == nil {
+		return nil, nil
+	}
+	id, err := consumer.Liqo.Identities(rs.Namespace).Get(ctx, kube.ResourceSliceIdentityName(rs.Name), metav1.GetOptions{})
+	if kube.IsNotFound(err) {
+		return nil, nil
+	}
+	return id, err
+}
+
+// sliceStatusOf summarises a slice and its Identity (nil: none).
+func sliceStatusOf(rs *authv1beta1.ResourceSlice, id *authv1beta1.Identity) SliceStatus {
+	st := SliceStatus{Name: rs.Name, ProviderID: rs.Spec.ProviderClusterID, Class: string(rs.Spec.Class),
+		Authentication: string(kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication)),
+		Resources:      string(kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources)),
+		Requested:      quantities(rs.Spec.Resources), Granted: quantities(rs.Status.Resources)}
+	if st.ProviderID == "" {
+		st.ProviderID = rs.Labels[kube.RemoteClusterIDLabel]
+	}
+	// The message that explains: a denial first, else the latest word.
+	for _, t := range []authv1beta1.ResourceSliceConditionType{authv1beta1.ResourceSliceConditionTypeAuthentication, authv1beta1.ResourceSliceConditionTypeResources} {
+		if c := kube.SliceCondition(rs, t); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {
+			st.Message = c.Message
+			break
+		}
+	}
+	if p := rs.Status.AuthParams; p != nil {
+		if cert, err := authcrypto.ParseCertificatePEM(p.SignedCRT); err == nil {
+			st.NotAfter = cert.NotAfter
+		}
+	}
+	if id != nil {
+		st.Identity = id.Namespace + "/" + id.Name
+		if ref := id.Status.KubeconfigSecretRef; ref != nil && ref.Name != "" {
+			st.KubeconfigSecret = id.Namespace + "/" + ref.Name
+		}
+	}
+	return st
+}
+
+// ListResourceSlices lists this consumer's slices, for one provider or all
+// (""), with their Identities.
+func ListResourceSlices(ctx context.Context, consumer *kube.Cluster, providerID string) ([]SliceStatus, error) {
+	if providerID != "" {
+		if err := authcrypto.ValidateClusterID(providerID); err != nil {
+			return nil, fmt.Errorf("--remote-cluster-id: %w", err)
+		}
+	}
+	slices, err := consumer.LocalResourceSlices(ctx, providerID)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := consumer.Liqo.Identities("").List(ctx, metav1.ListOptions{LabelSelector: kube.ResourceSliceNameLabel})
+	if err != nil {
+		return nil, err
+	}
+	byKey := map[string]*authv1beta1.Identity{}
+	for i := range ids.Items {
+		byKey[ids.Items[i].Namespace+"/"+ids.Items[i].Name] = &ids.Items[i]
+	}
+	out := make([]SliceStatus, 0, len(slices))
+	for i := range slices {
+		rs := &slices[i]
+		out = append(out, sliceStatusOf(rs, byKey[rs.Namespace+"/"+kube.ResourceSliceIdentityName(rs.Name)]))
+	}
+	return out, nil
+}
+
+// GetResourceSlice is the status of one slice; unknown → an error that
+// says so.
+func GetResourceSlice(ctx context.Context, consumer *kube.Cluster, name, providerID string) (*SliceStatus, error) {
+	rs, err := findSlice(ctx, consumer, name, providerID)
+	if err != nil {
+		return nil, err
+	}
+	id, err := sliceIdentity(ctx, consumer, rs)
+	if err != nil {
+		return nil, err
+	}
+	st := sliceStatusOf(rs, id)
+	return &st, nil
+}
+
+// DeleteResourceSlice deletes a slice of this consumer; its Identity and
+// kubeconfig Secret go with it (owner references), and the replicator
+// deletes its copy on the provider.
+func DeleteResourceSlice(ctx context.Context, consumer *kube.Cluster, name, providerID string) error {
+	rs, err := findSlice(ctx, consumer, name, providerID)
+	if err != nil {
+		return err
+	}
+	err = consumer.Liqo.ResourceSlices(rs.Namespace).Delete(ctx, rs.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &rs.UID}})
+	if kube.IsNotFound(err) {
+		return nil // gone meanwhile: what was asked
+	}
+	return err
+}
+
+func findSlice(ctx context.Context, consumer *kube.Cluster, name, providerID string) (*authv1beta1.ResourceSlice, error) {
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return nil, fmt.Errorf("invalid ResourceSlice name %q: %s", name, errs[0])
+	}
+	if providerID != "" {
+		if err := authcrypto.ValidateClusterID(providerID); err != nil {
+			return nil, fmt.Errorf("--remote-cluster-id: %w", err)
+		}
+	}
+	rs, err := consumer.FindResourceSlice(ctx, name, providerID)
+	if kube.IsNotFound(err) {
+		if providerID != "" {
+			return nil, fmt.Errorf("no ResourceSlice %s for provider %s on this cluster: list them with `liqo-auth-tui get resourceslice`", name, providerID)
+		}
+		return nil, fmt.Errorf("no ResourceSlice %s on this cluster: list them with `liqo-auth-tui get resourceslice`", name)
+	}
+	return rs, err
+}

@@ -1,0 +1,91 @@
+package flows
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// A request becomes the slice liqoctl makes: labels for replication,
+// class default, the VirtualNode annotation unless refused, and only the
+// quantities asked.
+func TestCheckSliceRequestBuildsLiqosSlice(t *testing.T) {
+	rs, err := checkSliceRequest(SliceRequest{Name: "s", ProviderID: "p", CPU: "500m", Pods: "30", CreateVirtualNode: true})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{kube.ReplicationLabel: "true", kube.RemoteIDLabel: "p", kube.RemoteClusterIDLabel: "p"}, rs.Labels)
+	assert.Equal(t, map[string]string{kube.CreateVirtualNodeAnnotation: "true"}, rs.Annotations)
+	assert.Equal(t, authv1beta1.ResourceSliceClassDefault, rs.Spec.Class)
+	assert.Equal(t, "p", rs.Spec.ProviderClusterID)
+	assert.Empty(t, rs.Spec.CSR, "the consumer controller signs it")
+	assert.Equal(t, map[string]string{"cpu": "500m", "pods": "30"}, quantities(rs.Spec.Resources))
+
+	rs, err = checkSliceRequest(SliceRequest{Name: "s", ProviderID: "p", Class: "gpu"})
+	require.NoError(t, err)
+	assert.Nil(t, rs.Annotations)
+	assert.Nil(t, rs.Spec.Resources)
+	assert.Equal(t, authv1beta1.ResourceSliceClass("gpu"), rs.Spec.Class)
+}
+
+func TestCheckSliceRequestRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		req  SliceRequest
+		want string
+	}{
+		{SliceRequest{Name: "Bad_Name", ProviderID: "p"}, `invalid ResourceSlice name "Bad_Name"`},
+		{SliceRequest{Name: "a-name-much-too-long-to-be-a-label-value-on-the-identity-of-the-slice", ProviderID: "p"}, "at most 63"},
+		{SliceRequest{Name: "s", ProviderID: "P"}, "--remote-cluster-id"},
+		{SliceRequest{Name: "s", ProviderID: "p", Memory: "8GB!"}, `--memory "8GB!" is not a Kubernetes quantity`},
+		{SliceRequest{Name: "s", ProviderID: "p", CPU: "-1"}, `--cpu "-1" is negative`},
+		{SliceRequest{Name: "s", ProviderID: "p", Class: "No Spaces"}, `invalid class "No Spaces"`},
+	} {
+		_, err := checkSliceRequest(tc.req)
+		require.Error(t, err, tc.req)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	assert.NoError(t, CheckSliceRequest(SliceRequest{Name: "s", CPU: "1"}), "no provider ID yet (--batch before the handshake)")
+}
+
+// The same request again is fine; another one is refused with what to do.
+func TestSameSlice(t *testing.T) {
+	want, err := checkSliceRequest(SliceRequest{Name: "s", ProviderID: "p", CPU: "1", CreateVirtualNode: true})
+	require.NoError(t, err)
+	existing := want.DeepCopy()
+	existing.Namespace = "liqo-tenant-p"
+	existing.Spec.CSR = []byte("filled by the controller")
+	existing.Spec.ConsumerClusterID = "c"
+	existing.Spec.Resources[corev1.ResourceCPU] = resource.MustParse("1000m") // same quantity, other spelling
+	assert.NoError(t, sameSlice(existing, want))
+	existing.Spec.Resources[corev1.ResourceCPU] = resource.MustParse("2")
+	assert.ErrorContains(t, sameSlice(existing, want), "delete it first with `liqo-auth-tui delete resourceslice s --remote-cluster-id p`")
+}
+
+func TestSliceStatusOf(t *testing.T) {
+	rs := &authv1beta1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", Labels: kube.ResourceSliceLabels("p")},
+		Spec: authv1beta1.ResourceSliceSpec{Class: "default", Resources: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("3")}}}
+	now := metav1.Now()
+	rs.Status.Conditions = kube.SetSliceCondition(nil, authv1beta1.ResourceSliceConditionTypeAuthentication, authv1beta1.ResourceSliceConditionAccepted, "CertificateIssued", "ok", now)
+	rs.Status.Conditions = kube.SetSliceCondition(rs.Status.Conditions, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied, "TenantCordoned", "cordoned", now)
+	id := &authv1beta1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "resourceslice-s", Namespace: "ns"},
+		Status: authv1beta1.IdentityStatus{KubeconfigSecretRef: &corev1.LocalObjectReference{Name: "kubeconfig-resourceslice-s"}}}
+	assert.Equal(t, SliceStatus{Name: "s", ProviderID: "p", Class: "default", Authentication: "Accepted", Resources: "Denied", Message: "cordoned",
+		Requested: map[string]string{"pods": "3"}, Identity: "ns/resourceslice-s", KubeconfigSecret: "ns/kubeconfig-resourceslice-s"}, sliceStatusOf(rs, id))
+}
+
+// A condition's lastTransitionTime moves only when its status does.
+func TestSetSliceConditionKeepsTransitionTime(t *testing.T) {
+	t0 := metav1.Unix(1000, 0)
+	conds := kube.SetSliceCondition(nil, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted, "A", "a", t0)
+	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted, "B", "b", metav1.Unix(2000, 0))
+	require.Len(t, conds, 1)
+	assert.Equal(t, t0, conds[0].LastTransitionTime)
+	assert.Equal(t, "B", conds[0].Reason)
+	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied, "C", "c", metav1.Unix(3000, 0))
+	assert.Equal(t, metav1.Unix(3000, 0), conds[0].LastTransitionTime)
+}

@@ -1,0 +1,199 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// errNoKubeconfig: this consumer holds no control-plane kubeconfig for the
+// provider, so nothing can be copied there yet.
+var errNoKubeconfig = errors.New("no control-plane kubeconfig")
+
+// remoteKind is one replicated kind as seen from the per-provider cache:
+// it builds the remote informer of its copies and is told about their
+// changes.
+type remoteKind interface {
+	remoteInformer(c *kube.LiqoClient, namespace, selector string) cache.SharedIndexInformer
+	remoteChanged(providerID string, obj any)
+	resourceName() string
+}
+
+// remote is what the consumer holds to reach one provider: a client built
+// from the control-plane kubeconfig Secret and an informer per kind on the
+// copies this consumer made in its tenant namespace there.
+type remote struct {
+	providerID string
+	namespace  string // the consumer's tenant namespace on the provider
+	kubeconfig []byte
+	user       string // the kubeconfig's user, for messages
+	liqo       *kube.LiqoClient
+	informers  map[string]cache.SharedIndexInformer // by resource
+	cancel     context.CancelFunc
+}
+
+// remotes caches one remote per provider, rebuilt when the kubeconfig
+// changes (renewal rewrites it) and dropped when its Secret goes.
+type remotes struct {
+	secrets cache.Indexer // ControlPlane kubeconfig Secrets, indexed byRemoteID
+	self    *selfID
+	kinds   []remoteKind
+
+	mu         sync.Mutex
+	byProvider map[string]*remote
+	running    sync.WaitGroup
+}
+
+func newRemotes(secrets cache.Indexer, self *selfID) *remotes {
+	return &remotes{secrets: secrets, self: self, byProvider: map[string]*remote{}}
+}
+
+// kubeconfigSecret finds the provider's control-plane kubeconfig Secret
+// the way Liqo does: by labels, exactly one in the whole cluster.
+func (rs *remotes) kubeconfigSecret(providerID string) (*corev1.Secret, error) {
+	objs, err := byRemoteIDMatching(rs.secrets, providerID, labels.Set{
+		kube.RemoteClusterIDLabel: providerID, kube.IdentityTypeLabel: string(authv1beta1.ControlPlaneIdentityType)})
+	if err != nil {
+		return nil, err
+	}
+	switch len(objs) {
+	case 0:
+		return nil, fmt.Errorf("%w for provider %s (no Secret labelled %s=%s,%s=%s): authenticate with the provider first",
+			errNoKubeconfig, providerID, kube.RemoteClusterIDLabel, providerID, kube.IdentityTypeLabel, authv1beta1.ControlPlaneIdentityType)
+	case 1:
+		return objs[0].(*corev1.Secret), nil
+	}
+	return nil, fmt.Errorf("found multiple secrets containing ControlPlane Kubeconfig for cluster %s: keep only one", providerID)
+}
+
+// get returns the provider's remote, built (or rebuilt) from its current
+// kubeconfig Secret. The informers run under ctx until dropped.
+func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) {
+	s, err := rs.kubeconfigSecret(providerID)
+	if err != nil {
+		if errors.Is(err, errNoKubeconfig) {
+			rs.drop(providerID)
+		}
+		return nil, err
+	}
+	kubeconfig := s.Data[kube.KubeconfigField]
+	namespace := s.Annotations[kube.RemoteTenantNamespace]
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r := rs.byProvider[providerID]; r != nil && r.namespace == namespace && bytes.Equal(r.kubeconfig, kubeconfig) {
+		return r, nil
+	}
+	if namespace == "" {
+		return nil, fmt.Errorf("secret %s/%s has no %s annotation: re-run the authentication with provider %s",
+			s.Namespace, s.Name, kube.RemoteTenantNamespace, providerID)
+	}
+	me, err := rs.self.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig in secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	liqo, err := kube.NewLiqoClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rs.stopLocked(providerID)
+	r := &remote{providerID: providerID, namespace: namespace, kubeconfig: kubeconfig, liqo: liqo,
+		user: certificateUser(cfg.CertData), informers: map[string]cache.SharedIndexInformer{}}
+	runCtx, cancel := context.WithCancel(ctx)
+	r.cancel = cancel
+	for _, k := range rs.kinds {
+		inf := k.remoteInformer(liqo, namespace, kube.ReplicaSelector(me))
+		_ = inf.SetTransform(stripManagedFields) // before it runs: cannot fail
+		if _, err := inf.AddEventHandler(handlerFunc(func(obj any) { k.remoteChanged(providerID, obj) })); err != nil {
+			cancel()
+			return nil, err
+		}
+		r.informers[k.resourceName()] = inf
+		rs.running.Go(func() { inf.RunWithContext(runCtx) })
+	}
+	rs.byProvider[providerID] = r
+	klog.FromContext(ctx).V(1).Info("Replicating to provider", "provider", providerID, "namespace", namespace, "server", cfg.Host)
+	return r, nil
+}
+
+// drop stops the provider's informers and forgets its client.
+func (rs *remotes) drop(providerID string) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.stopLocked(providerID)
+}
+
+func (rs *remotes) stopLocked(providerID string) {
+	if r := rs.byProvider[providerID]; r != nil {
+		r.cancel()
+		delete(rs.byProvider, providerID)
+	}
+}
+
+// stop stops every provider's informers and waits for them.
+func (rs *remotes) stop() {
+	rs.mu.Lock()
+	for id := range rs.byProvider {
+		rs.stopLocked(id)
+	}
+	rs.mu.Unlock()
+	rs.running.Wait()
+}
+
+// sync is the level-triggered reconcile of one provider's remote (key:
+// the provider ID): built as soon as its kubeconfig Secret shows up, so
+// that its informers find the copies left behind while nothing local
+// refers to them; dropped when the Secret goes.
+func (rs *remotes) sync(ctx context.Context, providerID string) error {
+	_, err := rs.get(ctx, providerID)
+	if errors.Is(err, errNoKubeconfig) {
+		return nil
+	}
+	return err
+}
+
+// selfID is this cluster's ID, read once it is needed and then kept.
+type selfID struct {
+	c  *kube.Cluster
+	mu sync.Mutex
+	id string
+}
+
+func (s *selfID) get(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.id != "" {
+		return s.id, nil
+	}
+	id, err := s.c.ClusterID(ctx)
+	if err != nil {
+		return "", err
+	}
+	s.id = id
+	return id, nil
+}
+
+// certificateUser is the user a client certificate authenticates as, for
+// messages ("" when unreadable).
+func certificateUser(certPEM []byte) string {
+	cert, err := authcrypto.ParseCertificatePEM(certPEM)
+	if err != nil {
+		return ""
+	}
+	return cert.Subject.CommonName
+}

@@ -1,0 +1,268 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// sliceProvider answers the ResourceSlices consumers replicate to this
+// provider (§10.1): it checks the slice's CSR against the consumer's
+// Tenant, has it signed like the Tenant's (§6.3, cache Secret
+// liqo-remote-certificate-<slice>), renews it at 2/3 of its validity, and
+// decides the Authentication and Resources conditions.
+type sliceProvider struct {
+	c          *kube.Cluster
+	o          Options
+	adv        *advertiser
+	events     *events
+	slices     cache.Indexer // replicated ResourceSlices
+	tenants    cache.Indexer // indexed byClusterID
+	namespaces tenantNamespaces
+	csrs       *csrTracker      // nil: each issuance watches its CSR
+	now        func() time.Time // nil = time.Now
+}
+
+// sliceDecision is what the provider answers a slice.
+type sliceDecision struct {
+	authStatus          authv1beta1.ResourceSliceConditionStatus
+	authReason, authMsg string
+	resStatus           authv1beta1.ResourceSliceConditionStatus // "" = leave it (plugins)
+	resReason, resMsg   string
+	authParams          *authv1beta1.AuthParams
+	requeueAfter        time.Duration
+	renewed             bool
+}
+
+func (r *sliceProvider) sync(ctx context.Context, key string) (time.Duration, error) {
+	obj, exists, err := r.slices.GetByKey(key)
+	if err != nil || !exists {
+		return 0, err // its certificate cache Secret stays, like Liqo's
+	}
+	rs := obj.(*authv1beta1.ResourceSlice).DeepCopy()
+	consumerID := rs.Labels[kube.OriginIDLabel]
+	if rs.DeletionTimestamp != nil || !kube.IsReplicatedSlice(rs) || consumerID == "" || len(rs.Spec.CSR) == 0 {
+		return 0, nil
+	}
+	d, err := r.decide(ctx, rs, consumerID)
+	if err != nil {
+		return 0, err
+	}
+	return d.requeueAfter, r.writeStatus(ctx, rs, d)
+}
+
+// decide checks the slice and, when it passes, obtains its certificate.
+// Errors are retried; a refusal is a decision (Denied), not an error.
+func (r *sliceProvider) decide(ctx context.Context, rs *authv1beta1.ResourceSlice, consumerID string) (*sliceDecision, error) {
+	deny := func(reason, msg string) *sliceDecision {
+		return &sliceDecision{authStatus: authv1beta1.ResourceSliceConditionDenied, authReason: reason, authMsg: msg,
+			resStatus: authv1beta1.ResourceSliceConditionDenied, resReason: reason, resMsg: msg}
+	}
+	ns, err := r.namespaces.get(ctx, consumerID)
+	if err != nil && !kube.IsNotFound(err) {
+		return nil, err
+	}
+	if ns == nil || ns.Name != rs.Namespace {
+		return deny(SliceReasonWrongNamespace, fmt.Sprintf("the ResourceSlice is not in the tenant namespace of consumer %s", consumerID)), nil
+	}
+	if id := rs.Spec.ConsumerClusterID; id != "" && id != consumerID {
+		return deny(SliceReasonInvalidCSR, fmt.Sprintf("spec.consumerClusterID %s is not the consumer it was replicated from (%s)", id, consumerID)), nil
+	}
+	t, err := r.tenant(ctx, consumerID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Spec.TenantCondition == authv1beta1.TenantConditionDrained {
+		return deny(SliceReasonTenantDrained, fmt.Sprintf("the Tenant of consumer %s is drained: it may neither use nor negotiate resources", consumerID)), nil
+	}
+	var pub any
+	if t.Spec.AuthzPolicy != authv1beta1.TolerateNoHandshake {
+		if pub, err = authcrypto.ParsePublicKey(t.Spec.PublicKey); err != nil {
+			return nil, fmt.Errorf("parsing the public key of Tenant %s/%s: %w", t.Namespace, t.Name, err)
+		}
+	}
+	if err := authcrypto.CheckResourceSliceCSR(rs.Spec.CSR, rs.Name, consumerID, pub); err != nil {
+		return deny(SliceReasonInvalidCSR, err.Error()), nil
+	}
+	d := &sliceDecision{authStatus: authv1beta1.ResourceSliceConditionAccepted, authReason: SliceReasonCertificateIssued,
+		authMsg: "the provider signed the ResourceSlice CSR"}
+	cert, renewed, err := r.certificate(ctx, rs, consumerID)
+	if err != nil {
+		r.events.warning(ctx, rs, ReasonSliceCertificateFailed, err.Error())
+		return nil, err
+	}
+	if _, d.requeueAfter, err = renewalDue(cert, r.clock()); err != nil {
+		return nil, err
+	}
+	if d.authParams, err = r.adv.forTenant(ctx, t, cert); err != nil {
+		r.events.warning(ctx, rs, ReasonSliceCertificateFailed, err.Error())
+		return nil, err
+	}
+	d.renewed = renewed
+	r.decideResources(rs, t, d)
+	return d, nil
+}
+
+// decideResources: Liqo decides the default class (empty or "default")
+// itself and leaves the others to plugins. A cordoned Tenant gets no new
+// resources; what it was granted stays.
+func (r *sliceProvider) decideResources(rs *authv1beta1.ResourceSlice, t *authv1beta1.Tenant, d *sliceDecision) {
+	if rs.Spec.Class != "" && rs.Spec.Class != authv1beta1.ResourceSliceClassDefault {
+		return
+	}
+	accepted := kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == authv1beta1.ResourceSliceConditionAccepted
+	if t.Spec.TenantCondition == authv1beta1.TenantConditionCordoned && !accepted {
+		d.resStatus, d.resReason = authv1beta1.ResourceSliceConditionDenied, SliceReasonTenantCordoned
+		d.resMsg = fmt.Sprintf("the Tenant of consumer %s is cordoned: no new resources", t.Spec.ClusterID)
+		return
+	}
+	d.resStatus, d.resReason, d.resMsg = authv1beta1.ResourceSliceConditionAccepted, SliceReasonResourcesAccepted, "the requested resources are granted"
+}
+
+// tenant finds the consumer's Tenant from the informer, else live.
+func (r *sliceProvider) tenant(ctx context.Context, consumerID string) (*authv1beta1.Tenant, error) {
+	if r.tenants != nil {
+		objs, err := r.tenants.ByIndex(byClusterID, consumerID)
+		if err == nil && len(objs) == 1 {
+			return objs[0].(*authv1beta1.Tenant), nil
+		}
+	}
+	t, err := r.c.TenantFor(ctx, "", consumerID)
+	if err != nil {
+		return nil, fmt.Errorf("finding the Tenant of consumer %s: %w", consumerID, err)
+	}
+	return t, nil
+}
+
+// certificate returns the slice's certificate: the one in its status while
+// it is for this CSR and not due for renewal (nothing read), else the cached
+// one, else a new one, stored in the cache Secret.
+func (r *sliceProvider) certificate(ctx context.Context, rs *authv1beta1.ResourceSlice, consumerID string) (cert []byte, renewed bool, err error) {
+	now := r.clock()
+	var old []byte
+	if p := rs.Status.AuthParams; p != nil && len(p.SignedCRT) > 0 && certificateFor(p.SignedCRT, rs.Spec.CSR) {
+		old = p.SignedCRT
+		if due, _, err := renewalDue(old, now); err == nil && !due {
+			return old, false, nil
+		}
+	}
+	secretName := kube.ResourceSliceCertSecretName(rs.Name)
+	if old == nil {
+		cert, err = r.c.CachedCertificateIn(ctx, rs.Namespace, secretName, rs.Spec.CSR)
+		if err != nil {
+			return nil, false, err
+		}
+		if cert != nil {
+			if due, _, err := renewalDue(cert, now); err != nil || due {
+				cert = nil
+			}
+		}
+	}
+	if cert == nil {
+		if cert, err = r.issue(ctx, rs); err != nil {
+			return nil, false, fmt.Errorf("issuing the certificate of ResourceSlice %s/%s: %w", rs.Namespace, rs.Name, err)
+		}
+		if _, err := r.c.StoreCertificateIn(ctx, rs.Namespace, secretName, consumerID, rs.Spec.CSR, cert); err != nil {
+			return nil, false, err
+		}
+	}
+	return cert, old != nil, nil
+}
+
+// issue has the CSR signed (§6.3 steps 2–4), waiting through the shared CSR
+// informer when the Tenant reconciler's tracker is there.
+func (r *sliceProvider) issue(ctx context.Context, rs *authv1beta1.ResourceSlice) ([]byte, error) {
+	req := kube.CSRRequest{PEM: rs.Spec.CSR, GenerateName: kube.IdentityCSRGenerateName,
+		Reason: kube.IdentityApprovalReason, Message: kube.IdentityApprovalMessage, KeepObject: r.o.KeepCSRs,
+		Labels: map[string]string{kube.RemoteTenantCSRLabel: "true"}}
+	if r.csrs != nil {
+		batch, labels := r.csrs.begin()
+		defer r.csrs.finish(ctx, batch)
+		req.Labels, req.KeepObject, req.Wait = labels, true, r.csrs.wait
+		req.Created = func(name string) { r.csrs.created(batch, name) }
+	}
+	issueCtx, cancel := context.WithTimeout(ctx, r.o.CertificateTimeout)
+	defer cancel()
+	return r.c.IssueCertificate(issueCtx, req)
+}
+
+// certificateFor tells whether cert was issued for csr: same subject and key.
+func certificateFor(certPEM, csrPEM []byte) bool {
+	cert, err := authcrypto.ParseCertificatePEM(certPEM)
+	if err != nil {
+		return false
+	}
+	csr, err := authcrypto.ParseCSR(csrPEM)
+	if err != nil {
+		return false
+	}
+	return cert.Subject.CommonName == csr.Subject.CommonName && authcrypto.SamePublicKey(cert.PublicKey, csr.PublicKey)
+}
+
+// writeStatus writes the decision when it changes the status (a pass that
+// decides the same writes nothing), and tells humans.
+func (r *sliceProvider) writeStatus(ctx context.Context, rs *authv1beta1.ResourceSlice, d *sliceDecision) error {
+	now := metav1.NewTime(r.clock())
+	status := rs.Status.DeepCopy()
+	wasAuth := kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication)
+	wasRes := kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources)
+	status.Conditions = kube.SetSliceCondition(status.Conditions, authv1beta1.ResourceSliceConditionTypeAuthentication, d.authStatus, d.authReason, d.authMsg, now)
+	if d.resStatus != "" {
+		status.Conditions = kube.SetSliceCondition(status.Conditions, authv1beta1.ResourceSliceConditionTypeResources, d.resStatus, d.resReason, d.resMsg, now)
+	}
+	switch {
+	case d.authStatus == authv1beta1.ResourceSliceConditionDenied:
+		status.AuthParams = nil
+	case d.authParams != nil:
+		status.AuthParams = d.authParams
+	}
+	if d.resStatus == authv1beta1.ResourceSliceConditionAccepted && (wasRes != authv1beta1.ResourceSliceConditionAccepted || status.Resources == nil) {
+		status.Resources = rs.Spec.Resources.DeepCopy()
+	}
+	if apiequality.Semantic.DeepEqual(&rs.Status, status) {
+		return nil
+	}
+	rs.Status = *status
+	if _, err := r.c.Liqo.ResourceSlices(rs.Namespace).UpdateStatus(ctx, rs, metav1.UpdateOptions{}); err != nil {
+		if !apierrors.IsConflict(err) && !kube.IsNotFound(err) {
+			r.events.warning(ctx, rs, ReasonUpdateFailed, fmt.Sprintf("Unable to update the ResourceSlice status: %v", err))
+		}
+		return err
+	}
+	logger := klog.FromContext(ctx)
+	switch {
+	case d.authStatus == authv1beta1.ResourceSliceConditionDenied && wasAuth != d.authStatus:
+		// Final until the slice (or its Tenant) changes: no requeue.
+		reason := ReasonResourceSliceDenied
+		if d.authReason == SliceReasonInvalidCSR {
+			reason = ReasonInvalidCSR
+		}
+		r.events.warning(ctx, rs, reason, d.authMsg)
+		logger.Info("ResourceSlice denied", "slice", klog.KObj(rs), "reason", d.authReason, "message", d.authMsg)
+	case wasAuth != d.authStatus:
+		r.events.normal(ctx, rs, ReasonResourceSliceAccepted, "ResourceSlice CSR signed")
+	case d.renewed:
+		r.events.normal(ctx, rs, ReasonCertificateRenewed, "Certificate renewed")
+	}
+	if d.resStatus == authv1beta1.ResourceSliceConditionDenied && wasRes != d.resStatus && d.authStatus == authv1beta1.ResourceSliceConditionAccepted {
+		r.events.warning(ctx, rs, ReasonResourcesDenied, d.resMsg)
+	}
+	return nil
+}
+
+func (r *sliceProvider) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,452 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+)
+
+// Requesting resources (§10.1) is an optional step after the handshake:
+// the summary offers it (r) when this workstation reaches the consumer. A
+// form asks the ResourceSlice's name, CPU, memory, pods and class; the run
+// screen creates it and waits for the provider's answer; this screen then
+// shows the answer.
+
+type (
+	// gotoSlicesMsg opens the request form, or with result the provider's
+	// answer to a request. taken are the names of the consumer's slices
+	// with the provider, which the form's default name avoids.
+	gotoSlicesMsg struct {
+		result *SliceInfo
+		taken  []string
+	}
+	// sliceCheckedMsg is the backend's verdict on a request (nil: valid).
+	sliceCheckedMsg struct {
+		req SliceRequest
+		err error
+	}
+)
+
+// sliceField is one field of the request form.
+type sliceField struct {
+	id, label string
+	// hint is the placeholder; none says what an empty value means.
+	hint, none string
+}
+
+var sliceFields = []sliceField{
+	{id: FieldSliceName, label: "Name", hint: "the ResourceSlice's name"},
+	{id: FieldCPU, label: "CPU", hint: "e.g. 4 or 500m (empty: the provider decides)", none: "the provider decides"},
+	{id: FieldMemory, label: "Memory", hint: "e.g. 8Gi (empty: the provider decides)", none: "the provider decides"},
+	{id: FieldPods, label: "Pods", hint: "e.g. 110 (empty: the provider decides)", none: "the provider decides"},
+	{id: FieldClass, label: "Class", hint: "default", none: "default"},
+}
+
+const defaultSliceClass = "default"
+
+type slicesKeys struct {
+	Submit, Next, Prev, Skip key.Binding
+	Done, Again              key.Binding
+}
+
+func (k slicesKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Submit, k.Next, k.Skip, k.Done, k.Again}
+}
+func (k slicesKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Submit, k.Next, k.Prev, k.Skip, k.Done, k.Again}}
+}
+
+// slicesScreen is the request form, or (result set) the provider's answer.
+type slicesScreen struct {
+	s          *session
+	keys       slicesKeys
+	consumer   *ClusterRef
+	providerID string
+	inputs     []textinput.Model
+	focus      int
+	err        string
+	busy       bool // the backend checks the request
+	result     *SliceInfo
+}
+
+func newSlicesScreen(s *session, result *SliceInfo, taken []string) *slicesScreen {
+	m := &slicesScreen{s: s, consumer: s.consumerRef(), providerID: s.providerID(), result: result, keys: slicesKeys{
+		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "request")),
+		Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
+		Prev:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field")),
+		Skip:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "skip")),
+		Done:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "summary")),
+		Again:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "request more resources")),
+	}}
+	form := result == nil
+	for _, k := range []*key.Binding{&m.keys.Submit, &m.keys.Next, &m.keys.Prev, &m.keys.Skip} {
+		k.SetEnabled(form)
+	}
+	m.keys.Done.SetEnabled(!form)
+	m.keys.Again.SetEnabled(!form)
+	if !form {
+		return m
+	}
+	// The defaults: liqoctl peer names the slice after the provider (a
+	// name no slice has yet: one asks once), and Liqo itself handles the
+	// default class.
+	defaults := map[string]string{FieldSliceName: freeName(m.providerID, taken), FieldClass: defaultSliceClass}
+	for _, f := range sliceFields {
+		in := textinput.New()
+		in.Prompt = "> "
+		in.Placeholder = f.hint
+		in.CharLimit = 253
+		in.SetValue(defaults[f.id])
+		steadyInput(&in)
+		m.inputs = append(m.inputs, in)
+	}
+	return m
+}
+
+func (m *slicesScreen) Init() tea.Cmd {
+	if m.result != nil {
+		return nil
+	}
+	return m.inputs[m.focus].Focus()
+}
+
+func (m *slicesScreen) Typing() bool      { return m.result == nil }
+func (m *slicesScreen) Keys() help.KeyMap { return m.keys }
+
+// actions: request or skip (the form); back to the summary or request
+// more (the answer).
+func (m *slicesScreen) actions() []action {
+	summary := func() tea.Cmd { return navigate(gotoSummaryMsg{}) }
+	return []action{
+		{m.keys.Submit, m.submit},
+		{m.keys.Skip, summary},
+		{m.keys.Done, summary},
+		{m.keys.Again, func() tea.Cmd { return navigate(gotoSlicesMsg{taken: []string{m.result.Name}}) }},
+	}
+}
+
+// request is what the form holds: trimmed, the class defaulted.
+func (m *slicesScreen) request() SliceRequest {
+	v := map[string]string{}
+	for i, f := range sliceFields {
+		v[f.id] = strings.TrimSpace(m.inputs[i].Value())
+	}
+	req := SliceRequest{Name: v[FieldSliceName], ProviderID: m.providerID, Class: orDefault(v[FieldClass], defaultSliceClass),
+		CPU: v[FieldCPU], Memory: v[FieldMemory], Pods: v[FieldPods]}
+	if m.s.mode == ModeAutomated {
+		p, _ := m.s.provider()
+		req.Provider = &p
+	}
+	return req
+}
+
+// freeName is base, or base-2, base-3... the first no slice in taken has.
+func freeName(base string, taken []string) string {
+	name := base
+	for n := 2; slices.Contains(taken, name); n++ {
+		name = fmt.Sprintf("%s-%d", base, n)
+	}
+	return name
+}
+
+// submit has the backend check the request (in a command: the backend's
+// calls never run on the UI goroutine); a valid one runs.
+func (m *slicesScreen) submit() tea.Cmd {
+	if m.busy {
+		return nil
+	}
+	req := m.request()
+	switch {
+	case m.consumer == nil:
+		m.err = "this workstation does not reach the consumer: request resources where it does (`liqo-auth-tui create resourceslice`)"
+		return nil
+	case req.Name == "":
+		return m.refuse(&FieldError{Field: FieldSliceName, Reason: "type a name for the ResourceSlice (liqoctl peer names it after the provider: " + m.providerID + ")"})
+	}
+	m.busy, m.err = true, ""
+	check := m.s.backend.CheckSliceRequest
+	return func() tea.Msg { return sliceCheckedMsg{req: req, err: check(req)} }
+}
+
+// refuse shows why the request cannot go, on the field at fault.
+func (m *slicesScreen) refuse(err error) tea.Cmd {
+	m.err = oneLine(err.Error())
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		return nil
+	}
+	for i, f := range sliceFields {
+		if f.id == fe.Field {
+			return m.focusOn(i)
+		}
+	}
+	return nil
+}
+
+func (m *slicesScreen) focusOn(i int) tea.Cmd {
+	m.inputs[m.focus].Blur()
+	m.focus = (i + len(m.inputs)) % len(m.inputs)
+	return m.inputs[m.focus].Focus()
+}
+
+func (m *slicesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
+	switch msg := msg.(type) {
+	case sliceCheckedMsg:
+		m.busy = false
+		if msg.err != nil {
+			return m, m.refuse(msg.err)
+		}
+		return m, runOp(opRequestResources(*m.consumer, msg.req, m.s.backend))
+	case tea.KeyPressMsg:
+		if m.result == nil {
+			switch {
+			case m.busy:
+				return m, nil
+			case key.Matches(msg, m.keys.Next):
+				return m, m.focusOn(m.focus + 1)
+			case key.Matches(msg, m.keys.Prev):
+				return m, m.focusOn(m.focus - 1)
+			}
+		}
+		if cmd := pressed(msg, m.actions()); cmd != nil || m.result != nil || m.busy {
+			return m, cmd
+		}
+	}
+	if m.result != nil {
+		return m, nil
+	}
+	before := m.inputs[m.focus].Value()
+	var cmd tea.Cmd
+	m.inputs[m.focus], cmd = m.inputs[m.focus].Update(msg)
+	if m.inputs[m.focus].Value() != before {
+		m.err = "" // the error was about what the admin just changed
+	}
+	return m, cmd
+}
+
+// opRequestResources creates the ResourceSlice and waits for the
+// provider's answer, which the screen then shows.
+func opRequestResources(consumer ClusterRef, req SliceRequest, backend Backend) operation {
+	var answer *SliceInfo
+	return operation{
+		Title: fmt.Sprintf("Requesting resources from provider %s (ResourceSlice %s)", req.ProviderID, req.Name),
+		Phases: []phase{{Title: "Create the ResourceSlice and wait for the provider's answer",
+			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
+				return backend.RequestResources(ctx, consumer, req, scoped(handshake.Local, consumer, sink))
+			},
+			Apply: func(_ *session, v any) { answer = v.(*SliceInfo) }}},
+		Then: func(*session) tea.Cmd { return navigate(gotoSlicesMsg{result: answer}) },
+	}
+}
+
+func (m *slicesScreen) View(width, height int) string {
+	if m.result != nil {
+		return m.resultView(width)
+	}
+	var b strings.Builder
+	b.WriteString(m.intro(width) + "\n\n")
+	labelW := 0
+	for _, f := range sliceFields {
+		labelW = max(labelW, len(f.label))
+	}
+	for i, f := range sliceFields {
+		label := fmt.Sprintf("  %-*s ", labelW, f.label)
+		if i == m.focus {
+			label = styleKey.Render(label)
+		}
+		m.inputs[i].SetWidth(max(width-labelW-6, 10))
+		b.WriteString(label + m.inputs[i].View() + "\n")
+	}
+	switch {
+	case m.busy:
+		b.WriteString("\n" + styleSubtle.Render("checking the request…") + "\n")
+	case m.err != "":
+		b.WriteString("\n" + styleErr.Render(wrap(iconFailed+" "+m.err, width)) + "\n")
+	}
+	return b.String()
+}
+
+// intro says what the form does, and that it is optional.
+func (m *slicesScreen) intro(width int) string {
+	return styleHeader.Render("Request resources from provider "+m.providerID) + styleSubtle.Render(" (optional)") + "\n\n" +
+		wrap("A ResourceSlice on the consumer asks the provider for CPU, memory and pods; the provider answers in its status "+
+			"and signs a certificate for them, which the consumer turns into an Identity and a kubeconfig Secret. "+
+			"esc skips this step.", max(width-2, 20))
+}
+
+// resultView is the provider's answer.
+func (m *slicesScreen) resultView(width int) string {
+	r := m.result
+	var b strings.Builder
+	row := func(k, v string) { kvRow(&b, width, k, v) }
+	switch {
+	case r.Authentication == sliceDenied || r.Resources == sliceDenied:
+		b.WriteString(styleErr.Render(iconFailed+" Provider "+r.ProviderID+" denied the ResourceSlice "+r.Name) + "\n\n")
+	case r.Authentication == sliceAccepted && r.Resources == sliceAccepted:
+		b.WriteString(styleOK.Render(iconDone+" Provider "+r.ProviderID+" granted the ResourceSlice "+r.Name) + "\n\n")
+	default:
+		b.WriteString(styleWarn.Render(iconWarn+" No answer from provider "+r.ProviderID+" yet for the ResourceSlice "+r.Name) + "\n\n")
+	}
+	row("ResourceSlice:", r.Name)
+	row("Class:", orDefault(r.Class, defaultSliceClass))
+	row("Authentication:", sliceState(r.Authentication))
+	row("Resources:", sliceState(r.Resources))
+	row("Requested:", formatResources(r.Requested, "nothing: the provider decides"))
+	row("Granted:", formatResources(r.Granted, "-"))
+	if r.Identity != "" {
+		row("Identity:", r.Identity)
+	}
+	if r.KubeconfigSecret != "" {
+		row("Kubeconfig Secret:", r.KubeconfigSecret)
+	}
+	if !r.NotAfter.IsZero() {
+		row("Certificate expires:", expiry(r.NotAfter, m.s.now()))
+	}
+	if r.Message != "" {
+		row("Message:", r.Message)
+	}
+	var next string
+	switch {
+	case r.Authentication == sliceDenied || r.Resources == sliceDenied:
+		next = "The provider's reason is above: ask its admin, or request less under another name (r). The ResourceSlice stays on the consumer until deleted " +
+			"(`liqo-auth-tui delete resourceslice " + r.Name + " --remote-cluster-id " + r.ProviderID + "`)."
+	case r.Authentication == sliceAccepted && r.Resources == sliceAccepted:
+		next = "The kubeconfig Secret above holds the credentials for these resources. r requests more under another name; a slice asks once: " +
+			"to change it, delete it (`liqo-auth-tui delete resourceslice " + r.Name + " --remote-cluster-id " + r.ProviderID + "`) and request again."
+	default:
+		next = "The ResourceSlice stays on the consumer and the provider answers once its controller handles it: the summary shows its state."
+	}
+	b.WriteString("\n" + wrap(styleSubtle.Render(next), max(width-2, 20)))
+	return b.String()
+}
+
+// lines asks the fields as line prompts and offers to request or skip
+// (the form), or prints the answer and offers the summary or another
+// request.
+func (m *slicesScreen) lines(u *lineUI) (tea.Msg, error) {
+	u.println("")
+	if m.result != nil {
+		u.println(plain(m.View(lineWidth, 1000)))
+		u.println("")
+		for {
+			cmd, quit, err := u.offer("What next?", m.actions(), true)
+			if quit != nil || err != nil {
+				return quit, err
+			}
+			if nav, err := u.await(m, cmd); nav != nil || err != nil {
+				return nav, err
+			}
+		}
+	}
+	u.println(plain(m.intro(lineWidth)))
+	for {
+		if err := m.askLines(u); err != nil {
+			return nil, err
+		}
+		cmd, _, err := u.offer("Request these resources?", m.actions(), false)
+		if err != nil {
+			return nil, err
+		}
+		nav, err := u.await(m, cmd)
+		if nav != nil || err != nil {
+			return nav, err
+		}
+		if m.err != "" {
+			u.println(iconFailed + " " + m.err)
+		}
+	}
+}
+
+// askLines asks each field; an empty answer keeps the value shown in
+// brackets, "-" empties an optional one.
+func (m *slicesScreen) askLines(u *lineUI) error {
+	values := make([]string, len(sliceFields))
+	fields := make([]huh.Field, 0, len(sliceFields))
+	for i, f := range sliceFields {
+		values[i] = m.inputs[i].Value()
+		shown := values[i]
+		switch {
+		case shown == "" && f.none != "":
+			shown = "empty = " + f.none
+		case f.none != "" && f.id != FieldClass:
+			shown += "; - = " + f.none
+		}
+		title := f.label
+		if f.id != FieldSliceName && f.id != FieldClass {
+			title += ", " + strings.TrimSuffix(f.hint, " (empty: "+f.none+")")
+		}
+		fields = append(fields, huh.NewInput().Title(title+" ["+shown+"]").Value(&values[i]))
+	}
+	if err := u.ask(fields...); err != nil {
+		return err
+	}
+	for i, v := range values {
+		if strings.TrimSpace(v) == "-" {
+			v = ""
+		}
+		m.inputs[i].SetValue(strings.TrimSpace(v))
+	}
+	return nil
+}
+
+// The provider's answers in a ResourceSlice's conditions.
+const (
+	sliceAccepted = "Accepted"
+	sliceDenied   = "Denied"
+)
+
+// sliceState shows a condition: accepted in green, denied in red, no
+// answer yet as pending.
+func sliceState(v string) string {
+	switch v {
+	case sliceAccepted:
+		return styleOK.Render(v)
+	case sliceDenied:
+		return styleErr.Render(v)
+	case "":
+		return styleSubtle.Render("pending")
+	}
+	return v
+}
+
+// formatResources lists quantities as "cpu 4, memory 8Gi, pods 110": cpu,
+// memory and pods first, then the others by name; empty when none.
+func formatResources(res map[string]string, empty string) string {
+	if len(res) == 0 {
+		return empty
+	}
+	names := make([]string, 0, len(res))
+	for n := range res {
+		names = append(names, n)
+	}
+	rank := map[string]int{"cpu": 1, "memory": 2, "pods": 3}
+	sort.Slice(names, func(i, j int) bool {
+		ri, rj := rank[names[i]], rank[names[j]]
+		if ri == 0 {
+			ri = 4
+		}
+		if rj == 0 {
+			rj = 4
+		}
+		if ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		parts = append(parts, n+" "+res[n])
+	}
+	return strings.Join(parts, ", ")
+}
