@@ -9,12 +9,15 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"math/big"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -111,4 +114,31 @@ func TestWithTenantAnnotations(t *testing.T) {
 	}
 	_, err = flags.WithTenantAnnotations(map[string]string{kube.AdvertiseCAAnnotation: base64.StdEncoding.EncodeToString([]byte("not a certificate"))})
 	assert.ErrorContains(t, err, "not base64 of a CA PEM")
+}
+
+// Without Nodes or Tenant annotations: the client's server (https://
+// added, no trailing slash) and CA, inline or from a file, or none.
+func TestAdvertiseFromTheClient(t *testing.T) {
+	ctx := t.Context()
+	c := &kube.Cluster{Config: &rest.Config{Host: "10.0.0.1:6443", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("ca")}}}
+	a, err := c.Advertise(ctx, kube.AdvertiseOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, kube.Advertised{APIServer: "https://10.0.0.1:6443", APIServerSource: kube.AdvertiseFromKubeconfig,
+		CA: []byte("ca"), CASource: kube.AdvertiseFromKubeconfig}, a)
+	a, err = c.Advertise(ctx, kube.AdvertiseOptions{APIServerOverride: "https://api.example.com/", CAOverride: []byte("override")})
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.example.com", a.APIServer)
+	assert.Equal(t, []byte("override"), a.CA)
+
+	file := filepath.Join(t.TempDir(), "ca.crt")
+	require.NoError(t, os.WriteFile(file, []byte("from file"), 0o600))
+	c.Config = &rest.Config{Host: "https://h/", TLSClientConfig: rest.TLSClientConfig{CAFile: file}}
+	a, err = c.Advertise(ctx, kube.AdvertiseOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "https://h", a.APIServer)
+	assert.Equal(t, []byte("from file"), a.CA)
+	c.Config = &rest.Config{Host: "https://h"}
+	a, err = c.Advertise(ctx, kube.AdvertiseOptions{})
+	require.NoError(t, err)
+	assert.Nil(t, a.CA)
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -232,39 +230,6 @@ func CertificateRenewalTime(certPEM []byte) (time.Time, error) {
 // RenewalTime is the 2/3 point of a validity period.
 func RenewalTime(notBefore, notAfter time.Time) time.Time {
 	return notAfter.Add(-notAfter.Sub(notBefore) / 3)
-}
-
-// AdvertisedAPIServer is the provider API server put in authParams (§6.4):
-// the override when set, else the client's own server URL (lab and test
-// clusters have no control-plane Nodes to read it from). Like Liqo, a URL
-// without scheme gets https://.
-func (c *Cluster) AdvertisedAPIServer(override string) string {
-	server := override
-	if server == "" {
-		server = c.Config.Host
-	}
-	if !strings.Contains(server, "://") {
-		server = "https://" + server
-	}
-	return strings.TrimSuffix(server, "/")
-}
-
-// AdvertisedCA is the provider CA put in authParams (§6.4): the override when
-// set, else the CA the client trusts (inline data or file).
-func (c *Cluster) AdvertisedCA(override []byte) ([]byte, error) {
-	switch {
-	case len(override) > 0:
-		return override, nil
-	case len(c.Config.CAData) > 0:
-		return c.Config.CAData, nil
-	case c.Config.CAFile != "":
-		ca, err := os.ReadFile(c.Config.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading the API server CA: %w", err)
-		}
-		return ca, nil
-	}
-	return nil, nil
 }
 
 // NewAuthParams builds a Tenant's status.authParams (§6.4).

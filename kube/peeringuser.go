@@ -70,7 +70,9 @@ func (c *Cluster) GeneratePeeringUser(ctx context.Context, consumerID string, o 
 	if err != nil {
 		return nil, err
 	}
-	ca, err := c.AdvertisedCA(o.CAOverride)
+	// The kubeconfig reaches the provider like the consumer's Identity does
+	// (§6.4), minus the Node rule: the tool runs outside the cluster.
+	adv, err := c.Advertise(ctx, AdvertiseOptions{APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func (c *Cluster) GeneratePeeringUser(ctx context.Context, consumerID string, o 
 	if err != nil {
 		return nil, err
 	}
-	return peeringUserKubeconfig(consumerID, c.AdvertisedAPIServer(o.APIServerOverride), ns.Name, ca, cert, keyPEM)
+	return peeringUserKubeconfig(consumerID, adv.APIServer, ns.Name, adv.CA, cert, keyPEM)
 }
 
 // DeletePeeringUser removes the peering user of consumerID, as `liqoctl

@@ -14,9 +14,8 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqopeer"
 )
 
 // liqoManager is the field manager of what liqo-peer writes (client-go
@@ -26,36 +25,6 @@ const liqoManager = "liqo-peer"
 
 // testTimeout bounds one handshake against real Liqo, peer start included.
 const testTimeout = 3 * time.Minute
-
-// liqoCluster installs Liqo on the lab cluster lc as its Helm chart would
-// (namespace "liqo-<id>") and runs liqo-peer there with the sides asked
-// for, advertising the lab's admin address (lab clusters have no Nodes).
-// It returns this project's view of that cluster.
-func liqoCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, id string, provider, consumer bool) *kube.Cluster {
-	t.Helper()
-	ns := "liqo-" + id
-	require.NoError(t, liqopeer.Install(ctx, lc.Config, ns, id))
-	liqopeer.Start(t, lc.KubeconfigPath, liqopeer.Options{
-		ClusterID: id, Namespace: ns, Provider: provider, Consumer: consumer,
-		APIServerOverride: lc.Config.Host,
-	})
-	c, err := kube.NewCluster(lc.Config, ns)
-	require.NoError(t, err)
-	installed, err := c.LiqoInstalled(ctx)
-	require.NoError(t, err)
-	require.True(t, installed, "with Liqo's CRDs the cluster must look like Liqo to this project")
-	return c
-}
-
-// ourCluster initialises the lab cluster lc with this project's `init`.
-func ourCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, id string) *kube.Cluster {
-	t.Helper()
-	c, err := kube.NewCluster(lc.Config, "liqo-"+id)
-	require.NoError(t, err)
-	_, err = c.Init(ctx, kube.InitOptions{ClusterID: id})
-	require.NoError(t, err)
-	return c
-}
 
 // notes collects the notes of a flow (who serves each side); sinks are
 // called from several goroutines.
@@ -78,15 +47,6 @@ func (n *notes) all() []string {
 	return append([]string(nil), n.lines...)
 }
 
-// managers lists the field managers of an object.
-func managers(m metav1.Object) []string {
-	var out []string
-	for _, f := range m.GetManagedFields() {
-		out = append(out, f.Manager+"/"+f.Subresource)
-	}
-	return out
-}
-
 // A Liqo v1.2.0 consumer authenticates to this project's provider: Liqo's
 // nonce signer signs our nonce with Liqo's own keys, our provider accepts
 // the Tenant made from them, and Liqo's Identity controller turns our
@@ -96,8 +56,8 @@ func TestLiqoConsumerOurProvider(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
 	const liqoID, ourID = "liqo-consumer", "ours-provider"
-	consumer := liqoCluster(t, ctx, cs[0], liqoID, false, true)
-	provider := ourCluster(t, ctx, cs[1], ourID)
+	consumer := liqotest.LiqoCluster(t, ctx, cs[0], liqoID, false, true)
+	provider := liqotest.OurCluster(t, ctx, cs[1], ourID)
 
 	var n notes
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, n.sink)
@@ -110,14 +70,14 @@ func TestLiqoConsumerOurProvider(t *testing.T) {
 	// The signature is the work of Liqo's nonce signer.
 	signed, err := consumer.Kube.CoreV1().Secrets(kube.TenantNamespaceName(ourID)).Get(ctx, kube.SignedNonceSecretName, metav1.GetOptions{})
 	require.NoError(t, err)
-	assert.Contains(t, managers(signed), liqoManager+"/")
+	assert.Contains(t, liqotest.Managers(signed), liqoManager+"/")
 
 	// The kubeconfig Secret was made by Liqo's Identity controller, owned by
 	// the Identity our flow applied ...
 	s, err := consumer.KubeconfigSecretFor(ctx, ourID)
 	require.NoError(t, err)
-	assert.Contains(t, managers(s), liqoManager+"/")
-	assert.NotContains(t, managers(s), kube.FieldManager+"/")
+	assert.Contains(t, liqotest.Managers(s), liqoManager+"/")
+	assert.NotContains(t, liqotest.Managers(s), kube.FieldManager+"/")
 	require.Len(t, s.OwnerReferences, 1)
 	assert.Equal(t, "Identity", s.OwnerReferences[0].Kind)
 	assert.Equal(t, res.Identity.Name, s.OwnerReferences[0].Name)
@@ -142,8 +102,8 @@ func TestOurConsumerLiqoProvider(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
 	const liqoID, ourID = "liqo-provider", "ours-consumer"
-	provider := liqoCluster(t, ctx, cs[0], liqoID, true, false)
-	consumer := ourCluster(t, ctx, cs[1], ourID)
+	provider := liqotest.LiqoCluster(t, ctx, cs[0], liqoID, true, false)
+	consumer := liqotest.OurCluster(t, ctx, cs[1], ourID)
 
 	var n notes
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, n.sink)
@@ -157,10 +117,10 @@ func TestOurConsumerLiqoProvider(t *testing.T) {
 	// the address it advertises.
 	tenant, err := provider.Liqo.Tenants(kube.TenantNamespaceName(ourID)).Get(ctx, res.Tenant.Name, metav1.GetOptions{})
 	require.NoError(t, err)
-	assert.Contains(t, managers(tenant), liqoManager+"/status")
+	assert.Contains(t, liqotest.Managers(tenant), liqoManager+"/status")
 	nonce, err := provider.Kube.CoreV1().Secrets(kube.TenantNamespaceName(ourID)).Get(ctx, kube.NonceSecretName, metav1.GetOptions{})
 	require.NoError(t, err)
-	assert.Contains(t, managers(nonce), liqoManager+"/", "Liqo's nonce creator made the nonce")
+	assert.Contains(t, liqotest.Managers(nonce), liqoManager+"/", "Liqo's nonce creator made the nonce")
 	require.NotNil(t, tenant.Status.AuthParams)
 	assert.NotEmpty(t, tenant.Status.AuthParams.SignedCRT)
 	assert.Equal(t, cs[0].Config.Host, tenant.Status.AuthParams.APIServer)

@@ -37,8 +37,8 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), sliceTimeout)
 	defer cancel()
 	const liqoID, ourID, slice = "liqo-slice-consumer", "ours-slice-provider", "liqo-asks"
-	consumer := liqoCluster(t, ctx, cs[0], liqoID, false, true)
-	provider := ourCluster(t, ctx, cs[1], ourID)
+	consumer := liqotest.LiqoCluster(t, ctx, cs[0], liqoID, false, true)
+	provider := liqotest.OurCluster(t, ctx, cs[1], ourID)
 	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 	require.NoError(t, err)
 
@@ -58,7 +58,7 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 	local := liqotest.WaitSlice(t, ctx, consumer, consNS, slice, "our provider's answer, replicated back", liqotest.SliceAccepted)
 	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(local, authv1beta1.ResourceSliceConditionTypeResources))
 	assert.Equal(t, liqoID, local.Spec.ConsumerClusterID, "filled by Liqo's consumer")
-	assert.Contains(t, managers(local), liqotest.ReplicatorManager+"/status", "the status was copied back by Liqo's crd-replicator")
+	assert.Contains(t, liqotest.Managers(local), liqotest.ReplicatorManager+"/status", "the status was copied back by Liqo's crd-replicator")
 	cn, org := liqotest.CSRSubject(t, local)
 	assert.Equal(t, kube.ResourceSliceUser(slice, liqoID), cn)
 	assert.Equal(t, []string{liqoID}, org)
@@ -70,8 +70,8 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 	assert.Equal(t, "true", remoteCopy.Labels[kube.ReplicatedLabel])
 	assert.Equal(t, liqoID, remoteCopy.Labels[kube.OriginIDLabel])
 	assert.Equal(t, liqoID, remoteCopy.Labels[kube.RemoteClusterIDLabel])
-	assert.Contains(t, managers(remoteCopy), liqotest.ReplicatorManager+"/", "the copy was made by Liqo's crd-replicator")
-	assert.NotContains(t, managers(remoteCopy), liqoManager+"/status", "no Liqo provider answered")
+	assert.Contains(t, liqotest.Managers(remoteCopy), liqotest.ReplicatorManager+"/", "the copy was made by Liqo's crd-replicator")
+	assert.NotContains(t, liqotest.Managers(remoteCopy), liqoManager+"/status", "no Liqo provider answered")
 	assert.Equal(t, remoteCopy.Status.AuthParams.SignedCRT, local.Status.AuthParams.SignedCRT)
 	assert.Equal(t, cs[1].Config.Host, local.Status.AuthParams.APIServer)
 	assert.True(t, asked.Cpu().Equal(local.Status.Resources[corev1.ResourceCPU]), "granted %v", local.Status.Resources)
@@ -80,9 +80,9 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 	id, s := liqotest.WaitIdentityKubeconfig(t, ctx, consumer, consNS, kube.ResourceSliceIdentityName(slice))
 	assert.Equal(t, authv1beta1.ResourceSliceIdentityType, id.Spec.Type)
 	assert.Equal(t, slice, id.Labels[kube.ResourceSliceNameLabel])
-	assert.Contains(t, managers(id), liqoManager+"/")
+	assert.Contains(t, liqotest.Managers(id), liqoManager+"/")
 	assert.Equal(t, kube.KubeconfigSecretName(id.Name), s.Name)
-	assert.Contains(t, managers(s), liqoManager+"/")
+	assert.Contains(t, liqotest.Managers(s), liqoManager+"/")
 
 	// ... which gets into our provider as the slice's user, in the
 	// consumer's group.
@@ -101,8 +101,8 @@ func TestOurConsumerSliceLiqoProvider(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), sliceTimeout)
 	defer cancel()
 	const liqoID, ourID, slice = "liqo-slice-provider", "ours-slice-consumer", "ours-asks"
-	provider := liqoCluster(t, ctx, cs[0], liqoID, true, false)
-	consumer := ourCluster(t, ctx, cs[1], ourID)
+	provider := liqotest.LiqoCluster(t, ctx, cs[0], liqoID, true, false)
+	consumer := liqotest.OurCluster(t, ctx, cs[1], ourID)
 	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 	require.NoError(t, err)
 
@@ -124,7 +124,7 @@ func TestOurConsumerSliceLiqoProvider(t *testing.T) {
 	assert.Equal(t, "true", remoteCopy.Labels[kube.ReplicatedLabel])
 	assert.Equal(t, ourID, remoteCopy.Labels[kube.OriginIDLabel])
 	assert.Equal(t, ourID, remoteCopy.Labels[kube.RemoteClusterIDLabel])
-	assert.Contains(t, managers(remoteCopy), liqoManager+"/status", "Liqo's remote ResourceSlice controller answered")
+	assert.Contains(t, liqotest.Managers(remoteCopy), liqoManager+"/status", "Liqo's remote ResourceSlice controller answered")
 	cn, org := liqotest.CSRSubject(t, remoteCopy)
 	assert.Equal(t, kube.ResourceSliceUser(slice, ourID), cn)
 	assert.Equal(t, []string{ourID}, org)
