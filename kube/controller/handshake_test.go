@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func TestHandshakeAcrossTwoClusters(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, consumerID, cert.Subject.CommonName)
 	assert.Equal(t, []string{kube.LiqoOrganization}, cert.Subject.Organization)
-	assert.Equal(t, p.AdvertisedAPIServer(""), params.APIServer)
+	assert.Equal(t, strings.TrimSuffix(p.Config.Host, "/"), params.APIServer, "the kubeconfig server")
 	assert.Regexp(t, `^https://127\.0\.0\.1:\d+$`, params.APIServer)
 	assert.Equal(t, p.Config.CAData, params.CA)
 

@@ -107,8 +107,9 @@ func TestReplicator(t *testing.T) {
 		local, err := localSlices.Get(ctx, slice.Name, metav1.GetOptions{})
 		return err == nil && apiequality.Semantic.DeepEqual(local.Spec, got.Spec)
 	})
+	// As Liqo's crd-replicator labels its copies (remoteID kept).
 	assert.Equal(t, map[string]string{"example.com/team": "a", kube.ReplicationLabel: "false", kube.ReplicatedLabel: "true",
-		kube.OriginIDLabel: consumerID, kube.RemoteClusterIDLabel: consumerID}, copied.Labels)
+		kube.OriginIDLabel: consumerID, kube.RemoteClusterIDLabel: consumerID, kube.RemoteIDLabel: providerID}, copied.Labels)
 	assert.Equal(t, "1", copied.Annotations["example.com/note"])
 	assert.Equal(t, resource.MustParse("1"), copied.Spec.Resources[corev1.ResourceCPU])
 
@@ -123,7 +124,7 @@ func TestReplicator(t *testing.T) {
 		func(*authv1beta1.Renew) (bool, error) { return true, nil })
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{kube.ReplicationLabel: "false", kube.ReplicatedLabel: "true",
-		kube.OriginIDLabel: consumerID, kube.RemoteClusterIDLabel: consumerID}, renewCopy.Labels)
+		kube.OriginIDLabel: consumerID, kube.RemoteClusterIDLabel: consumerID, kube.RemoteIDLabel: providerID}, renewCopy.Labels)
 	assert.Equal(t, renew.Spec, renewCopy.Spec)
 
 	// The provider's status comes back: the slice's written by hand, the
