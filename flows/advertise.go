@@ -77,16 +77,24 @@ func Advertised(ctx context.Context, provider *kube.Cluster, o EngineOptions) (A
 	opts, fromController := kube.AdvertiseOptions{}, false
 	if engine != EngineInProcess {
 		// A controller in a Pod: its flags, else a Node's address and the
-		// service account's CA, which kube-root-ca.crt publishes.
+		// service account's CA, which kube-root-ca.crt publishes. Our
+		// controller without its Deployment runs outside the cluster
+		// (`liqo-auth-controller --kubeconfig`, as in `make demo`), or this
+		// kubeconfig may not read it: then, as the in-process
+		// controllers, the kubeconfig's server is the best guess. Liqo
+		// always runs in a Pod.
 		deployment := kube.ControllerLeaseName
 		if engine == EngineLiqo {
 			deployment = liqoControllerDeployment
 		}
-		opts = deployedAdvertiseFlags(ctx, provider, deployment)
+		var inPod bool
+		opts, inPod = deployedAdvertiseFlags(ctx, provider, deployment)
 		fromController = opts.APIServerOverride != ""
-		opts.NodeAddress = true
-		if len(opts.CAOverride) == 0 && !opts.TrustedCA {
-			opts.CAOverride = rootCA(ctx, provider)
+		if inPod || engine == EngineLiqo {
+			opts.NodeAddress = true
+			if len(opts.CAOverride) == 0 && !opts.TrustedCA {
+				opts.CAOverride = rootCA(ctx, provider)
+			}
 		}
 	}
 	overridden := o.APIServerOverride != ""
@@ -153,18 +161,18 @@ func AdvertisedTo(ctx context.Context, provider *kube.Cluster, consumerID string
 }
 
 // deployedAdvertiseFlags reads the advertise flags of a controller
-// Deployment (ours and Liqo's share their names, §6.4). A Deployment this
-// kubeconfig may not read, or none, gives no flags.
-func deployedAdvertiseFlags(ctx context.Context, c *kube.Cluster, name string) kube.AdvertiseOptions {
+// Deployment (ours and Liqo's share their names, §6.4). found is false for
+// a Deployment this kubeconfig may not read, or none.
+func deployedAdvertiseFlags(ctx context.Context, c *kube.Cluster, name string) (o kube.AdvertiseOptions, found bool) {
 	d, err := c.Kube.AppsV1().Deployments(c.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return kube.AdvertiseOptions{}
+		return kube.AdvertiseOptions{}, false
 	}
 	var args []string
 	for _, ctr := range d.Spec.Template.Spec.Containers {
 		args = append(append(args, ctr.Command...), ctr.Args...)
 	}
-	return advertiseFlags(args)
+	return advertiseFlags(args), true
 }
 
 // advertiseFlags picks --api-server-address-override, --ca-override and

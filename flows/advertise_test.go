@@ -116,7 +116,8 @@ func TestConsumerWarnsUnreachableAdvertisedAddress(t *testing.T) {
 
 // With the in-cluster controller serving the provider, what it advertises
 // comes from its Deployment's flags, else a control-plane Node (none in a
-// lab: Liqo's error says what to set).
+// lab: Liqo's error says what to set). A controller without its Deployment
+// runs outside the cluster (make demo): the kubeconfig's server.
 func TestAdvertisedByInClusterController(t *testing.T) {
 	provider, _ := pair(t, "incluster-provider", "incluster-consumer")
 	ctx := labtest.Context(t)
@@ -130,19 +131,29 @@ func TestAdvertisedByInClusterController(t *testing.T) {
 	require.NoError(t, err)
 
 	a, err := flows.Advertised(ctx, provider, flows.EngineOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, flows.EngineController, a.Engine)
+	assert.Equal(t, strings.TrimSuffix(provider.Config.Host, "/"), a.APIServer)
+	assert.Equal(t, flows.AdvertiseKubeconfig, a.Source)
+
+	labels := map[string]string{"app": "adv-test"}
+	deployment := func(args ...string) *appsv1.Deployment {
+		return &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: kube.ControllerLeaseName},
+			Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Replicas: ptr.To[int32](0),
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "controller", Image: "example/controller", Args: args}}}}},
+		}
+	}
+	deployments := provider.Kube.AppsV1().Deployments(ns)
+	_, err = deployments.Create(ctx, deployment(), metav1.CreateOptions{})
+	require.NoError(t, err)
+	a, err = flows.Advertised(ctx, provider, flows.EngineOptions{})
 	require.ErrorIs(t, err, kube.ErrNoControlPlaneNode)
 	assert.Equal(t, flows.EngineController, a.Engine)
 	assert.ErrorContains(t, err, "set --api-server-address-override")
 
-	labels := map[string]string{"app": "adv-test"}
-	_, err = provider.Kube.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: kube.ControllerLeaseName},
-		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Replicas: ptr.To[int32](0),
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
-				Name: "controller", Image: "example/controller",
-				Args: []string{"--api-server-address-override", "cluster.example:6443", "--trusted-ca"}}}}},
-		},
-	}, metav1.CreateOptions{})
+	_, err = deployments.Update(ctx, deployment("--api-server-address-override", "cluster.example:6443", "--trusted-ca"), metav1.UpdateOptions{})
 	require.NoError(t, err)
 	a, err = flows.Advertised(ctx, provider, flows.EngineOptions{})
 	require.NoError(t, err)
