@@ -126,6 +126,17 @@ func (w *renewStatusWriter) tenantOf(consumer string, renew *authv1beta1.Renew) 
 	if elsewhere != "" {
 		return nil, fmt.Errorf("not answered: this Renew says it comes from consumer %s, whose tenant namespace is %s, not %s", consumer, elsewhere, renew.Namespace)
 	}
+	// No Tenant of that consumer: a Renew in another consumer's tenant
+	// namespace is refused now rather than left waiting.
+	here, err := w.tenants.ByIndex(cache.NamespaceIndex, renew.Namespace)
+	if err != nil {
+		return nil, nil
+	}
+	for _, obj := range here {
+		if t := obj.(*authv1beta1.Tenant); t.Spec.ClusterID != consumer {
+			return nil, fmt.Errorf("not answered: this Renew says it comes from consumer %s, but %s is the tenant namespace of consumer %s", consumer, renew.Namespace, t.Spec.ClusterID)
+		}
+	}
 	return nil, nil
 }
 
