@@ -14,7 +14,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image's architecture: make image GOARCH=arm64 (the OS is linux).
 IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
 
-.PHONY: all build image test lint bench demo kube-binaries liqo-peer generate fuzz clean tools
+.PHONY: all build image test lint bench demo kube-binaries liqo-peer liqo-legacy generate fuzz clean tools
 
 all: build
 
@@ -36,12 +36,18 @@ kube-binaries:
 liqo-peer:
 	@hack/install-liqo-peer.sh >/dev/null
 
+# REAL Liqo v0.10.1 auth-service, liqo-controller-manager and crd-replicator
+# (hack/liqo-legacy) with Liqo 0.x's CRDs, for the Liqo 0.x interoperability
+# tests (built once, then cached per user).
+liqo-legacy:
+	@hack/install-liqo-legacy.sh >/dev/null
+
 # Unit tests and the real-cluster tests (they start real kube-apiservers).
 # The cluster tests sit behind the `cluster` build tag: a plain `go test ./...`
 # runs only the tests that need no control-plane binaries.
 # Everything runs under the race detector (flows call sinks and run
 # controllers on several goroutines).
-test: kube-binaries liqo-peer
+test: kube-binaries liqo-peer liqo-legacy
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 

@@ -128,6 +128,11 @@ func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
 	if liqo {
 		return EngineLiqo, nil
 	}
+	// A Liqo 0.x cluster authenticates with tokens (issue 15): writing v1
+	// objects or running v1 controllers there would only add confusion.
+	if r, err := c.DetectRelease(ctx); err == nil && r.Generation == kube.GenerationLegacy {
+		return "", fmt.Errorf("%s runs %s, whose token authentication this command does not do: use liqoctl 0.x (`liqoctl generate peer-command` on the provider), or upgrade both clusters to Liqo v1", c.Server, r)
+	}
 	running, err := c.ControllerRunning(ctx)
 	if apierrors.IsForbidden(err) {
 		return EngineControllerAssumed, nil

@@ -26,6 +26,8 @@ type Info struct {
 	// the controller's Lease (Liqo's peering user, §9.4), so the key and
 	// Controller are unknown rather than absent.
 	Restricted bool `json:"restricted,omitempty"`
+	// LiqoRelease: which Liqo generation (and 0.x version) runs there.
+	LiqoRelease
 }
 
 // WhoAmI asks the API server who the client is. It is the reachability and
@@ -60,6 +62,9 @@ func (c *Cluster) Probe(ctx context.Context) (*Info, error) {
 		return nil, err
 	}
 	if info.LiqoInstalled, err = c.LiqoInstalled(ctx); err != nil {
+		return nil, err
+	}
+	if info.LiqoRelease, err = c.DetectRelease(ctx); err != nil {
 		return nil, err
 	}
 	if info.Controller, err = c.ControllerRunning(ctx); err != nil && !forbidden(err) {

@@ -63,6 +63,13 @@ type ClusterInfo struct {
 	// Restricted: the user may not read the keys or the controller's Lease
 	// (a peering user, §9.4); KeyFingerprint and Controller are unknown.
 	Restricted bool
+	// LiqoGeneration is the authentication the cluster runs: "v1", "0.x",
+	// "ours" (init, no Liqo), "none" or "unknown"; "" = not told.
+	LiqoGeneration string
+	// LiqoVersion is a 0.x cluster's release (its liqo-auth image tag) and
+	// LiqoLine its identity-request family ("v0.2", "v0.3", "v0.4+"); ""
+	// when unknown.
+	LiqoVersion, LiqoLine string
 }
 
 // Ready tells whether the cluster has what the handshake needs (ID, keys).
@@ -166,6 +173,10 @@ type Backend interface {
 	// Probe checks reachability and authentication and reads what the
 	// handshake needs; a failure is one classified line.
 	Probe(ctx context.Context, c ClusterRef) (*ClusterInfo, error)
+	// PairProblem says in one line why the consumer and the provider
+	// cannot authenticate (their Liqo generations) and what to do; "" = they
+	// can. It reads only its arguments (no network): View may call it.
+	PairProblem(consumer, provider *ClusterInfo) string
 	// Init prepares a cluster without Liqo (cluster ID, keys, CRDs, roles).
 	// Init, InstallController and Verify report their step to sink.
 	Init(ctx context.Context, c ClusterRef, sink handshake.Sink) (*InitResult, error)

@@ -147,7 +147,8 @@ func (d *detectScreen) uncontrolled() []handshake.Scope {
 		if side == handshake.Remote {
 			info = s.remoteInfo
 		}
-		if info == nil || info.LiqoInstalled || info.Controller || info.Restricted || !d.uses(side) {
+		// Liqo 0.x's own auth server serves it: no controller of ours.
+		if info == nil || info.LiqoInstalled || info.LiqoGeneration == "0.x" || info.Controller || info.Restricted || !d.uses(side) {
 			continue
 		}
 		if _, done := s.installed[s.ref(side)]; done {
@@ -193,14 +194,16 @@ func (d *detectScreen) name(side handshake.Scope) string {
 }
 
 // unready lists the reachable clusters the chosen mode uses that have no
-// cluster ID or keys yet.
+// cluster ID or keys yet. Liqo 0.x authenticates with a token, not keys:
+// init must not write them there.
 func (d *detectScreen) unready() []handshake.Scope {
 	s := d.s
+	ready := func(i *ClusterInfo) bool { return i.Ready() || i.LiqoGeneration == "0.x" && i.ClusterID != "" }
 	var out []handshake.Scope
-	if s.localInfo != nil && !s.localInfo.Ready() && d.uses(handshake.Local) {
+	if s.localInfo != nil && !ready(s.localInfo) && d.uses(handshake.Local) {
 		out = append(out, handshake.Local)
 	}
-	if s.remoteInfo != nil && !s.remoteInfo.Ready() && d.uses(handshake.Remote) {
+	if s.remoteInfo != nil && !ready(s.remoteInfo) && d.uses(handshake.Remote) {
 		out = append(out, handshake.Remote)
 	}
 	return out
@@ -228,6 +231,18 @@ func (d *detectScreen) decide() {
 	}
 }
 
+// pairProblem is why the two clusters of the automated mode cannot
+// authenticate each other (their Liqo generations), "" if they can.
+func (d *detectScreen) pairProblem() string {
+	s := d.s
+	if s.mode != ModeAutomated || s.localInfo == nil || s.remoteInfo == nil {
+		return ""
+	}
+	_, consumer := s.consumer()
+	_, provider := s.provider()
+	return s.backend.PairProblem(consumer, provider)
+}
+
 // canContinue returns why the wizard cannot go on yet ("" = it can).
 func (d *detectScreen) canContinue() string {
 	s := d.s
@@ -236,6 +251,8 @@ func (d *detectScreen) canContinue() string {
 		return "probing…"
 	case s.mode == ModeUndecided:
 		return "no cluster answered: fix the kubeconfig (e) or the cluster, then probe again (r)"
+	case d.pairProblem() != "":
+		return d.pairProblem()
 	case s.mode == ModeManual && s.localRole == handshake.RoleUnknown:
 		return "which role does this cluster play? press c (consumer) or p (provider)"
 	case len(d.unready()) > 0:

@@ -42,6 +42,8 @@ type fakeBackend struct {
 	// recording the call (nothing to confirm: the flows of other tests).
 	advertisement *Advertisement
 	edits         []AdvertiseEdit
+	// pairProblems is what PairProblem answers, by consumerID/providerID.
+	pairProblems map[string]string
 }
 
 const (
@@ -115,6 +117,10 @@ func (f *fakeBackend) Probe(_ context.Context, c ClusterRef) (*ClusterInfo, erro
 	}
 	cp := *info
 	return &cp, nil
+}
+
+func (f *fakeBackend) PairProblem(consumer, provider *ClusterInfo) string {
+	return f.pairProblems[consumer.ClusterID+"/"+provider.ClusterID]
 }
 
 func (f *fakeBackend) Init(_ context.Context, c ClusterRef, sink handshake.Sink) (*InitResult, error) {

@@ -102,6 +102,7 @@ func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
 	fmt.Fprintf(w, "Context:\t%s\n", orNone(c.Context, "-"))
 	fmt.Fprintf(w, "Authenticated as:\t%s %v\n", info.User, info.Groups)
 	fmt.Fprintf(w, "Liqo installed:\t%s\n", yesNo[info.LiqoInstalled])
+	fmt.Fprintf(w, "Liqo generation:\t%s\n", describeGeneration(info))
 	if info.Restricted {
 		// A peering user (§9.4) may not read the keys nor the Lease.
 		fmt.Fprintf(w, "Restricted user:\tkey fingerprint and controller not visible\n")
@@ -111,4 +112,33 @@ func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
 	fmt.Fprintf(w, "Key algorithm:\t%s\n", orNone(info.KeyAlgorithm, "none (run `liqo-auth-tui init`)"))
 	fmt.Fprintf(w, "Key fingerprint:\t%s\n", orNone(info.KeyFingerprint, "-"))
 	return w.Flush()
+}
+
+// describeGeneration is the "Liqo generation" line of info.
+func describeGeneration(info *kube.Info) string {
+	r := info.LiqoRelease
+	switch r.Generation {
+	case kube.GenerationV1:
+		return "v1"
+	case kube.GenerationOurs:
+		return "ours (liqo-auth-tui init, no Liqo)"
+	case kube.GenerationNone:
+		return "none"
+	case kube.GenerationLegacy:
+		version := r.Version
+		switch {
+		case version != "":
+		case r.Line != kube.LegacyLineUnknown:
+			version = string(r.Line) + " line, version not known"
+		case info.Restricted:
+			version = "version not visible to this user"
+		default:
+			version = "version not known (no liqo-auth image tag)"
+		}
+		if r.Line == kube.LegacyV02 {
+			version += "; ServiceAccount-token identities: not supported, upgrade to v0.3.0 or later"
+		}
+		return "0.x (" + version + ")"
+	}
+	return "unknown (this user may not list the API groups)"
 }

@@ -1,0 +1,26 @@
+//go:build cluster
+
+package legacylab_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+)
+
+// The lab of this package: both clusters get Liqo v0.10.1's CRDs; "provider"
+// runs its auth server, "consumer" its controllers when a test peers them.
+var testLab = labtest.Lazy("provider", "consumer")
+
+func TestMain(m *testing.M) {
+	os.Exit(testLab.Run(m))
+}
+
+// The clusters' Liqo identities, fixed per lab: Install refuses another ID.
+const (
+	providerID   = "5a0f3f0e-52b8-4d5c-9b4c-1a2b3c4d5e6f"
+	providerName = "legacy-provider"
+	consumerID   = "9c8e7d6f-1b2a-4c3d-8e9f-0a1b2c3d4e5f"
+	consumerName = "legacy-consumer"
+)

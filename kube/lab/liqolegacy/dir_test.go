@@ -1,0 +1,68 @@
+package liqolegacy
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A folder without the build says which command builds it.
+func TestDirMissingSaysHowToBuild(t *testing.T) {
+	t.Setenv(DirEnv, t.TempDir())
+	_, err := Dir()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the Liqo v0.10.1 binaries are not built")
+	assert.Contains(t, err.Error(), "`make liqo-legacy`")
+}
+
+// A complete folder is found through the environment variable.
+func TestDirFromEnv(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{authServiceBin, controllerManagerBin, crdReplicatorBin, ".complete"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o700))
+	}
+	for _, d := range []string{"crds", "files"} {
+		require.NoError(t, os.Mkdir(filepath.Join(dir, d), 0o700))
+	}
+	t.Setenv(DirEnv, dir)
+	got, err := Dir()
+	require.NoError(t, err)
+	assert.Equal(t, dir, got)
+}
+
+// The auth server's pair looks like the chart's: self-signed, subject
+// C=IT/ST=Turin/O=Liqo, no SAN (so a client can only skip verification),
+// and the key matches the certificate.
+func TestAuthServerPairIsChartLike(t *testing.T) {
+	certPath, keyPath, certPEM, err := writeAuthServerPair(t.TempDir())
+	require.NoError(t, err)
+	_, err = tls.LoadX509KeyPair(certPath, keyPath)
+	require.NoError(t, err)
+	block, _ := pem.Decode(certPEM)
+	require.NotNil(t, block)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	assert.Equal(t, "O=Liqo,ST=Turin,C=IT", cert.Subject.String())
+	assert.Equal(t, cert.Subject.String(), cert.Issuer.String())
+	assert.Empty(t, cert.DNSNames)
+	assert.Empty(t, cert.IPAddresses)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	_, err = cert.Verify(x509.VerifyOptions{Roots: pool, DNSName: "127.0.0.1"})
+	assert.Error(t, err, "no name can verify")
+}
+
+// The webhook pair lands where controller-runtime looks under TMPDIR.
+func TestWebhookPairUnderTMPDIR(t *testing.T) {
+	tmp, err := writeWebhookPair(t.TempDir())
+	require.NoError(t, err)
+	certs := filepath.Join(tmp, "k8s-webhook-server", "serving-certs")
+	_, err = tls.LoadX509KeyPair(filepath.Join(certs, "tls.crt"), filepath.Join(certs, "tls.key"))
+	require.NoError(t, err)
+}

@@ -1,0 +1,125 @@
+package liqolegacy
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// StartTimeout bounds the wait for a Liqo process to be ready.
+const StartTimeout = 2 * time.Minute
+
+// StopTimeout bounds a graceful stop before a Liqo process is killed.
+const StopTimeout = 30 * time.Second
+
+// process is one running Liqo binary whose output streams to t.Log.
+type process struct {
+	t      testing.TB
+	name   string
+	cmd    *exec.Cmd
+	ready  chan struct{} // closed on the first line isReady accepts
+	exited chan struct{} // closed once the process exited and its output was read
+	err    error         // the exit status, set before exited closes
+}
+
+// start runs bin with args and env (added to the environment), logging each
+// output line to t.Log prefixed by name, and stops it when the test ends.
+// isReady may be nil when readiness is checked otherwise.
+func start(t testing.TB, name, bin string, args, env []string, isReady func(line string) bool) *process {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	// The process must not outlive the test binary if it dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	p := &process{t: t, name: name, cmd: cmd, ready: make(chan struct{}), exited: make(chan struct{})}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	var once sync.Once
+	onLine := func(line string) {
+		if isReady != nil && isReady(line) {
+			once.Do(func() { close(p.ready) })
+		}
+	}
+	go p.stream(&readers, stdout, onLine)
+	go p.stream(&readers, stderr, onLine)
+	go func() {
+		readers.Wait() // Wait closes the pipes: read them to the end first
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(p.stop)
+	return p
+}
+
+func (p *process) stream(done *sync.WaitGroup, r io.Reader, onLine func(string)) {
+	defer done.Done()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		p.t.Log(p.name + ": " + sc.Text())
+		onLine(sc.Text())
+	}
+}
+
+// waitReady returns once the ready line came, or fails the test when the
+// process exits first or StartTimeout passes.
+func (p *process) waitReady() {
+	p.t.Helper()
+	select {
+	case <-p.ready:
+	case <-p.exited:
+		p.t.Fatalf("%s exited before it was ready: %v", p.name, p.err)
+	case <-time.After(StartTimeout):
+		p.t.Fatalf("%s not ready after %s (its log is above)", p.name, StartTimeout)
+	case <-p.t.Context().Done():
+		p.t.Fatalf("test ended while %s was starting", p.name)
+	}
+}
+
+// exitErr says that the process has exited, or nil while it runs.
+func (p *process) exitErr() error {
+	select {
+	case <-p.exited:
+		return fmt.Errorf("%s exited: %v", p.name, p.err)
+	default:
+		return nil
+	}
+}
+
+// stop asks the process to end (all three handle SIGTERM), kills it after
+// StopTimeout, and returns once its output was read to the end.
+func (p *process) stop() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		p.t.Logf("stopping %s: %v", p.name, err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(StopTimeout):
+		p.t.Logf("%s did not stop in %s: killing it", p.name, StopTimeout)
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
