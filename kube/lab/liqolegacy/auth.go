@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 )
 
 // AuthOptions say what one auth-service process runs as.
@@ -83,7 +85,7 @@ func StartAuthService(t testing.TB, kubeconfig string, o AuthOptions) *AuthServe
 		"--advertise-api-server-address=" + o.APIServerAddress,
 	}, o.Args...)
 	name := "auth-service[" + o.ClusterName + "]"
-	p := start(t, name, filepath.Join(dir, authServiceBin), args, []string{"KUBECONFIG=" + kubeconfig}, nil)
+	p := liqoproc.Start(t, name, filepath.Join(dir, authServiceBin), args, []string{"KUBECONFIG=" + kubeconfig}, nil)
 	srv := &AuthServer{URL: "https://" + o.Address, CertPEM: certPEM}
 	if err := waitServing(t.Context(), p, srv.URL+"/ids"); err != nil {
 		t.Fatalf("%s not serving: %v (its log is above)", name, err)
@@ -95,14 +97,14 @@ func StartAuthService(t testing.TB, kubeconfig string, o AuthOptions) *AuthServe
 // waitServing polls url until it answers 200: the auth server logs nothing
 // once it listens (http.ListenAndServeTLS), so the only readiness signal is
 // an answer. Bounded by StartTimeout; a process that exits ends the wait.
-func waitServing(ctx context.Context, p *process, url string) error {
+func waitServing(ctx context.Context, p *liqoproc.Process, url string) error {
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 		// Readiness only: the certificate is self-signed without SAN, as in the chart.
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // see above
 	}}
 	defer client.CloseIdleConnections()
 	return wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, StartTimeout, true, func(ctx context.Context) (bool, error) {
-		if err := p.exitErr(); err != nil {
+		if err := p.ExitErr(); err != nil {
 			return false, err
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -6,12 +6,7 @@
 // ClusterRole rules from the build's cache folder and execs the binaries.
 package liqolegacy
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-)
+import "github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 
 // LiqoVersion is the Liqo release the binaries are built from;
 // hack/install-liqo-legacy.sh builds exactly it into the same cache folder.
@@ -30,28 +25,24 @@ const (
 	crdReplicatorBin     = "crd-replicator"
 )
 
+// StartTimeout bounds the wait for a Liqo process to be ready.
+const StartTimeout = liqoproc.StartTimeout
+
+// StopTimeout bounds a graceful stop before a Liqo process is killed.
+const StopTimeout = liqoproc.StopTimeout
+
+// build is the cache folder hack/install-liqo-legacy.sh fills.
+var build = liqoproc.Build{
+	Label:        "Liqo " + LiqoVersion,
+	NotBuilt:     "the Liqo " + LiqoVersion + " binaries are not built",
+	Env:          DirEnv,
+	Folder:       "liqo-legacy-" + LiqoVersion,
+	Files:        []string{authServiceBin, controllerManagerBin, crdReplicatorBin, "crds", "files", ".complete"},
+	Hint:         InstallHint,
+	FieldManager: "liqo-legacy-harness",
+}
+
 // Dir returns the folder with Liqo 0.x's binaries, its CRDs (crds/) and the
 // rule files of its remote-peering ClusterRoles (files/), or an error that
 // says how to build them.
-func Dir() (string, error) {
-	dir := os.Getenv(DirEnv)
-	if dir == "" {
-		root := os.Getenv("LIQO_AUTH_CACHE")
-		if root == "" {
-			cache, err := os.UserCacheDir()
-			if err != nil {
-				return "", fmt.Errorf("locating Liqo %s: %w", LiqoVersion, err)
-			}
-			root = filepath.Join(cache, "liqo-auth-tui")
-		}
-		dir = filepath.Join(root, "liqo-legacy-"+LiqoVersion)
-	}
-	for _, name := range []string{authServiceBin, controllerManagerBin, crdReplicatorBin, "crds", "files", ".complete"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("the Liqo %s binaries are not built in %s (%s missing): build them with `%s`", LiqoVersion, dir, name, InstallHint)
-		} else if err != nil {
-			return "", fmt.Errorf("the Liqo %s binaries: %w", LiqoVersion, err)
-		}
-	}
-	return dir, nil
-}
+func Dir() (string, error) { return build.Dir() }

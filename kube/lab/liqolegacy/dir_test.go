@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,21 +18,6 @@ func TestDirMissingSaysHowToBuild(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the Liqo v0.10.1 binaries are not built")
 	assert.Contains(t, err.Error(), "`make liqo-legacy`")
-}
-
-// A complete folder is found through the environment variable.
-func TestDirFromEnv(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []string{authServiceBin, controllerManagerBin, crdReplicatorBin, ".complete"} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o700))
-	}
-	for _, d := range []string{"crds", "files"} {
-		require.NoError(t, os.Mkdir(filepath.Join(dir, d), 0o700))
-	}
-	t.Setenv(DirEnv, dir)
-	got, err := Dir()
-	require.NoError(t, err)
-	assert.Equal(t, dir, got)
 }
 
 // The auth server's pair looks like the chart's: self-signed, subject

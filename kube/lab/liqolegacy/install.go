@@ -10,24 +10,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/yaml"
-)
 
-// fieldManager owns what the harness applies.
-const fieldManager = "liqo-legacy-harness"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
+)
 
 // What Liqo v0.10.1's Helm chart (release "liqo" in namespace "liqo") and
 // its code name: this project must find Liqo 0.x's objects by these, so they
@@ -53,15 +47,7 @@ var peeringPermissions = []string{"basic", "incoming", "outgoing"}
 // chartLabels are the labels the chart puts on the component name of module
 // (_helpers.tpl liqo.labels).
 func chartLabels(name, module string) map[string]string {
-	return map[string]string{
-		"app.kubernetes.io/name":       name,
-		"app.kubernetes.io/instance":   "liqo-" + name,
-		"app.kubernetes.io/component":  module,
-		"app.kubernetes.io/part-of":    "liqo",
-		"helm.sh/chart":                "liqo-" + LiqoVersion,
-		"app.kubernetes.io/version":    LiqoVersion,
-		"app.kubernetes.io/managed-by": "Helm",
-	}
+	return liqoproc.ChartLabels(LiqoVersion, name, module)
 }
 
 // InstallOptions say what one Liqo 0.x cluster is.
@@ -95,7 +81,7 @@ func Install(ctx context.Context, cfg *rest.Config, o InstallOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := installCRDs(ctx, cfg, filepath.Join(dir, "crds")); err != nil {
+	if err := build.ApplyCRDs(ctx, cfg, filepath.Join(dir, "crds")); err != nil {
 		return err
 	}
 	kc, err := kubernetes.NewForConfig(cfg)
@@ -219,9 +205,9 @@ func apply(ctx context.Context, rc rest.Interface, resourceName, namespace, name
 	if err != nil {
 		return err
 	}
-	force := true
+	opts := build.ApplyOptions()
 	req := rc.Patch(types.ApplyPatchType).Resource(resourceName).Name(name).
-		VersionedParams(&metav1.PatchOptions{FieldManager: fieldManager, Force: &force}, metav1.ParameterCodec).
+		VersionedParams(&opts, metav1.ParameterCodec).
 		Body(body)
 	if namespace != "" {
 		req = req.Namespace(namespace)
@@ -233,86 +219,6 @@ func apply(ctx context.Context, rc rest.Interface, resourceName, namespace, name
 		return fmt.Errorf("applying %s %s %s: %w", resourceName, name, subresource, err)
 	}
 	return nil
-}
-
-// installCRDs applies Liqo 0.x's CRDs and waits until the API server serves
-// them all.
-func installCRDs(ctx context.Context, cfg *rest.Config, dir string) error {
-	crds, err := readManifests(dir)
-	if err != nil {
-		return err
-	}
-	client, err := apiext.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	api := client.ApiextensionsV1().CustomResourceDefinitions()
-	force := true
-	for name, body := range crds {
-		if _, err := api.Patch(ctx, name, types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: fieldManager, Force: &force}); err != nil {
-			return fmt.Errorf("applying Liqo %s's CRD %s: %w", LiqoVersion, name, err)
-		}
-	}
-	for name := range crds {
-		lw := &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				o.FieldSelector = "metadata.name=" + name
-				return api.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				o.FieldSelector = "metadata.name=" + name
-				return api.Watch(ctx, o)
-			},
-		}
-		if _, err := watchtools.UntilWithSync(ctx, lw, &apiextv1.CustomResourceDefinition{}, nil, established); err != nil {
-			return fmt.Errorf("waiting for Liqo %s's CRD %s to be established: %w", LiqoVersion, name, err)
-		}
-	}
-	return nil
-}
-
-// established is the condition of a CRD the API server serves.
-func established(ev watch.Event) (bool, error) {
-	crd, ok := ev.Object.(*apiextv1.CustomResourceDefinition)
-	if !ok {
-		return false, nil
-	}
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextv1.Established && c.Status == apiextv1.ConditionTrue {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// readManifests reads the one-object YAML files of dir as JSON, by object name.
-func readManifests(dir string) (map[string][]byte, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no manifests in %s: rebuild with `%s`", dir, InstallHint)
-	}
-	out := make(map[string][]byte, len(files))
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		body, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		var meta struct {
-			Metadata metav1.ObjectMeta `json:"metadata"`
-		}
-		if err := json.Unmarshal(body, &meta); err != nil || meta.Metadata.Name == "" {
-			return nil, fmt.Errorf("%s: no metadata.name (%v)", f, err)
-		}
-		out[meta.Metadata.Name] = body
-	}
-	return out, nil
 }
 
 // AuthToken returns the token the auth server of the cluster of cfg created

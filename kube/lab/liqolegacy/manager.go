@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 )
 
 // ManagerOptions say what one liqo-controller-manager process runs as.
@@ -91,9 +93,9 @@ func StartControllerManager(t testing.TB, kubeconfig string, o ManagerOptions) {
 	)
 	args = append(args, o.Args...)
 	name := "liqo-controller-manager[" + o.ClusterName + "]"
-	p := start(t, name, filepath.Join(dir, controllerManagerBin), args,
+	p := liqoproc.Start(t, name, filepath.Join(dir, controllerManagerBin), args,
 		[]string{"KUBECONFIG=" + kubeconfig, "TMPDIR=" + tmpDir}, managerReady)
-	p.waitReady()
+	p.WaitReady()
 	t.Logf("liqo-controller-manager (Liqo %s) ready on cluster %s (webhook port %s)", LiqoVersion, o.ClusterID, webhookPort)
 }
 

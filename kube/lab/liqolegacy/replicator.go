@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 )
 
 // Liqo v0.10.1's crd-replicator (cmd/crd-replicator/main.go) builds its
@@ -42,9 +44,9 @@ func StartCRDReplicator(t testing.TB, kubeconfig string, o ReplicatorOptions) {
 	}
 	lockReplicatorPort(t)
 	args := append([]string{"--cluster-id=" + o.ClusterID, "--cluster-name=" + o.ClusterName}, o.Args...)
-	p := start(t, "crd-replicator["+o.ClusterName+"]", filepath.Join(dir, crdReplicatorBin), args,
+	p := liqoproc.Start(t, "crd-replicator["+o.ClusterName+"]", filepath.Join(dir, crdReplicatorBin), args,
 		[]string{"KUBECONFIG=" + kubeconfig}, replicatorReady)
-	p.waitReady()
+	p.WaitReady()
 	t.Logf("crd-replicator (Liqo %s) ready on cluster %s", LiqoVersion, o.ClusterID)
 }
 

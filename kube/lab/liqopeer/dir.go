@@ -5,12 +5,7 @@
 // from the build's cache folder and execs the binary.
 package liqopeer
 
-import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-)
+import "github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 
 // LiqoVersion is the Liqo release liqo-peer is built from;
 // hack/install-liqo-peer.sh builds exactly it into the same cache folder.
@@ -22,28 +17,18 @@ const DirEnv = "LIQO_AUTH_LIQO_PEER"
 // InstallHint is the command that builds liqo-peer when it is missing.
 const InstallHint = "make liqo-peer"
 
+// build is the cache folder hack/install-liqo-peer.sh fills.
+var build = liqoproc.Build{
+	Label:        "Liqo " + LiqoVersion,
+	NotBuilt:     "liqo-peer (Liqo " + LiqoVersion + ") is not built",
+	Env:          DirEnv,
+	Folder:       "liqo-peer-" + LiqoVersion,
+	Files:        []string{"liqo-peer", "crd-replicator", "crds", "clusterroles", ".complete"},
+	Hint:         InstallHint,
+	FieldManager: "liqo-peer-harness",
+}
+
 // Dir returns the folder with the liqo-peer and crd-replicator binaries,
 // Liqo's CRDs (crds/) and ClusterRoles (clusterroles/), or an error that
 // says how to build them.
-func Dir() (string, error) {
-	dir := os.Getenv(DirEnv)
-	if dir == "" {
-		root := os.Getenv("LIQO_AUTH_CACHE")
-		if root == "" {
-			cache, err := os.UserCacheDir()
-			if err != nil {
-				return "", fmt.Errorf("locating liqo-peer: %w", err)
-			}
-			root = filepath.Join(cache, "liqo-auth-tui")
-		}
-		dir = filepath.Join(root, "liqo-peer-"+LiqoVersion)
-	}
-	for _, name := range []string{"liqo-peer", "crd-replicator", "crds", "clusterroles", ".complete"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("liqo-peer (Liqo %s) is not built in %s (%s missing): build it with `%s`", LiqoVersion, dir, name, InstallHint)
-		} else if err != nil {
-			return "", fmt.Errorf("liqo-peer: %w", err)
-		}
-	}
-	return dir, nil
-}
+func Dir() (string, error) { return build.Dir() }

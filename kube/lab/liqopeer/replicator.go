@@ -4,7 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 )
 
 // What Liqo v1.2.0's crd-replicator (cmd/crd-replicator, internal/crdReplicator)
@@ -50,22 +51,10 @@ func StartReplicator(t testing.TB, kubeconfig string, o ReplicatorOptions) {
 		t.Fatal("liqopeer.StartReplicator: ClusterID is required")
 	}
 	args := append([]string{"--cluster-id=" + o.ClusterID, "--metrics-address=0"}, o.Args...)
-	p, err := start(t, filepath.Join(dir, "crd-replicator"), args, []string{"KUBECONFIG=" + kubeconfig},
-		"crd-replicator["+o.ClusterID+"]", replicatorReady)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.stop)
-	select {
-	case <-p.ready:
-		t.Logf("crd-replicator (Liqo %s) ready on cluster %s", LiqoVersion, o.ClusterID)
-	case <-p.exited:
-		t.Fatalf("crd-replicator on cluster %s exited before it was ready: %v", o.ClusterID, p.err)
-	case <-time.After(StartTimeout):
-		t.Fatalf("crd-replicator on cluster %s not ready after %s (its log is above)", o.ClusterID, StartTimeout)
-	case <-t.Context().Done():
-		t.Fatal("test ended while crd-replicator was starting")
-	}
+	p := liqoproc.Start(t, "crd-replicator["+o.ClusterID+"]", filepath.Join(dir, "crd-replicator"), args,
+		[]string{"KUBECONFIG=" + kubeconfig}, replicatorReady)
+	p.WaitReady()
+	t.Logf("crd-replicator (Liqo %s) ready on cluster %s", LiqoVersion, o.ClusterID)
 }
 
 // replicatorReady matches controller-runtime's "Starting workers" line of

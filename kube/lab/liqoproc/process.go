@@ -1,4 +1,4 @@
-package liqolegacy
+package liqoproc
 
 import (
 	"bufio"
@@ -13,14 +13,14 @@ import (
 	"time"
 )
 
-// StartTimeout bounds the wait for a Liqo process to be ready.
+// StartTimeout bounds the wait for a process to be ready.
 const StartTimeout = 2 * time.Minute
 
-// StopTimeout bounds a graceful stop before a Liqo process is killed.
+// StopTimeout bounds a graceful stop before a process is killed.
 const StopTimeout = 30 * time.Second
 
-// process is one running Liqo binary whose output streams to t.Log.
-type process struct {
+// Process is one running binary whose output streams to t.Log.
+type Process struct {
 	t      testing.TB
 	name   string
 	cmd    *exec.Cmd
@@ -29,10 +29,11 @@ type process struct {
 	err    error         // the exit status, set before exited closes
 }
 
-// start runs bin with args and env (added to the environment), logging each
-// output line to t.Log prefixed by name, and stops it when the test ends.
-// isReady may be nil when readiness is checked otherwise.
-func start(t testing.TB, name, bin string, args, env []string, isReady func(line string) bool) *process {
+// Start runs bin with args and env (added to the environment), logging each
+// output line of stdout and stderr to t.Log prefixed by name, and stops it
+// when the test ends. isReady may be nil when readiness is checked otherwise.
+// A binary that cannot start fails the test.
+func Start(t testing.TB, name, bin string, args, env []string, isReady func(line string) bool) *Process {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -49,7 +50,7 @@ func start(t testing.TB, name, bin string, args, env []string, isReady func(line
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
-	p := &process{t: t, name: name, cmd: cmd, ready: make(chan struct{}), exited: make(chan struct{})}
+	p := &Process{t: t, name: name, cmd: cmd, ready: make(chan struct{}), exited: make(chan struct{})}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	var once sync.Once
@@ -69,7 +70,7 @@ func start(t testing.TB, name, bin string, args, env []string, isReady func(line
 	return p
 }
 
-func (p *process) stream(done *sync.WaitGroup, r io.Reader, onLine func(string)) {
+func (p *Process) stream(done *sync.WaitGroup, r io.Reader, onLine func(string)) {
 	defer done.Done()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -79,9 +80,9 @@ func (p *process) stream(done *sync.WaitGroup, r io.Reader, onLine func(string))
 	}
 }
 
-// waitReady returns once the ready line came, or fails the test when the
-// process exits first or StartTimeout passes.
-func (p *process) waitReady() {
+// WaitReady returns once the ready line came, or fails the test when the
+// process exits first, StartTimeout passes or the test ends.
+func (p *Process) WaitReady() {
 	p.t.Helper()
 	select {
 	case <-p.ready:
@@ -94,8 +95,8 @@ func (p *process) waitReady() {
 	}
 }
 
-// exitErr says that the process has exited, or nil while it runs.
-func (p *process) exitErr() error {
+// ExitErr says that the process has exited, or nil while it runs.
+func (p *Process) ExitErr() error {
 	select {
 	case <-p.exited:
 		return fmt.Errorf("%s exited: %v", p.name, p.err)
@@ -104,9 +105,10 @@ func (p *process) exitErr() error {
 	}
 }
 
-// stop asks the process to end (all three handle SIGTERM), kills it after
-// StopTimeout, and returns once its output was read to the end.
-func (p *process) stop() {
+// stop asks the process to end (controller-runtime and Liqo's servers stop
+// on SIGTERM), kills it after StopTimeout, and returns once its output was
+// read to the end.
+func (p *Process) stop() {
 	select {
 	case <-p.exited:
 		return
