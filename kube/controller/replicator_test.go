@@ -69,7 +69,9 @@ func replicated(provider string, extra map[string]string) map[string]string {
 // this consumer has no kubeconfig for gets a Warning and nothing remote.
 func TestReplicator(t *testing.T) {
 	p, c := providerCluster(t), consumerCluster(t)
-	startManager(t, p, Options{Provider: true})
+	provider, err := New(p, Options{Provider: true})
+	require.NoError(t, err)
+	stopProvider := runManager(t, provider)
 	first, err := New(c, Options{Consumer: true})
 	require.NoError(t, err)
 	stopFirst := runManager(t, first)
@@ -77,6 +79,13 @@ func TestReplicator(t *testing.T) {
 	ctx := labtest.Context(t)
 	remoteSlices, localSlices := p.Liqo.ResourceSlices(provNS), c.Liqo.ResourceSlices(consNS)
 	remoteRenews, localRenews := p.Liqo.Renews(provNS), c.Liqo.Renews(consNS)
+	// The copies left when the Managers stop would be answered by the next
+	// test's provider (whose API requests some tests count).
+	t.Cleanup(func() {
+		sel := metav1.ListOptions{LabelSelector: kube.ReplicaSelector(consumerID)}
+		_ = remoteSlices.DeleteCollection(context.Background(), metav1.DeleteOptions{}, sel)
+		_ = remoteRenews.DeleteCollection(context.Background(), metav1.DeleteOptions{}, sel)
+	})
 
 	// A copy left behind while the consumer was down, and one that is not
 	// ours: only the first goes.
@@ -205,8 +214,10 @@ func TestReplicator(t *testing.T) {
 	_, err = remoteSlices.Get(ctx, "repl-foreign", metav1.GetOptions{})
 	assert.NoError(t, err, "a copy another consumer made is left alone")
 
-	// The provider takes the consumer's rights away: a Warning says what
-	// is missing; given back, the copy comes.
+	// The provider's admin takes the consumer's rights away (with the
+	// provider's controller stopped: it would make the binding again): a
+	// Warning says what is missing; given back, the copy comes.
+	stopProvider()
 	bindings := p.Kube.RbacV1().RoleBindings(provNS)
 	binding, err := bindings.Get(ctx, kube.RoleBindingName(kube.RemoteControlPlaneClusterRole), metav1.GetOptions{})
 	require.NoError(t, err)
@@ -226,6 +237,7 @@ func TestReplicator(t *testing.T) {
 	binding.ResourceVersion, binding.UID = "", ""
 	_, err = bindings.Create(ctx, binding, metav1.CreateOptions{})
 	require.NoError(t, err)
+	startManager(t, p, Options{Provider: true}) // answers the slices, as before it stopped
 	waitRemoteSlice(t, p, provNS, refused.Name, func(*authv1beta1.ResourceSlice) bool { return true })
 }
 

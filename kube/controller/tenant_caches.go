@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -241,6 +242,23 @@ func (r *tenantReconciler) rememberBindings(kind, namespace string, changes []ku
 		}
 		r.caches.created.Add(key, struct{}{}, ownWriteTTL)
 	}
+}
+
+// forgetDeletedBinding drops a deleted RoleBinding or ClusterRoleBinding
+// from our recent creations; false for anything else.
+func (c *tenantCaches) forgetDeletedBinding(obj any) bool {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	switch b := obj.(type) {
+	case *rbacv1.RoleBinding:
+		c.created.Remove("rb/" + b.Namespace + "/" + b.Name)
+	case *rbacv1.ClusterRoleBinding:
+		c.created.Remove("crb/" + b.Name)
+	default:
+		return false
+	}
+	return true
 }
 
 // forgetBindings drops the bindings of a consumer from our recent

@@ -179,8 +179,18 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 	if err := r.watch(tenants, caches.tenants.handler(tenantLoop.handler())); err != nil {
 		return err
 	}
-	for _, inf := range []cache.SharedIndexInformer{roles.Informer(), bindings.RoleBindings().Informer(), bindings.ClusterRoleBindings().Informer()} {
-		if err := r.watch(inf, nil); err != nil {
+	if err := r.watch(roles.Informer(), nil); err != nil {
+		return err
+	}
+	// A binding deleted by someone else is made again: its Tenant looks
+	// again, no longer trusting that we created it.
+	bindingGone := cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		if caches.forgetDeletedBinding(obj) {
+			tenantsOf(obj)
+		}
+	}}
+	for _, inf := range []cache.SharedIndexInformer{bindings.RoleBindings().Informer(), bindings.ClusterRoleBindings().Informer()} {
+		if err := r.watch(inf, bindingGone); err != nil {
 			return err
 		}
 	}
