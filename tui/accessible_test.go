@@ -114,7 +114,7 @@ func TestAccessibleConsumerManualFlow(t *testing.T) {
 		"→ Manual mode: only the local cluster is used (the consumer)",
 		"Which provider?",
 		"Cluster ID of the provider (its admin sees it with `liqo-auth-tui info`) [provider-1]",
-		"Receive the nonce from the provider's admin.",
+		"Receive the nonce (or a Liqo 0.x peer info) from the provider's admin.",
 		"Nothing is applied until it is valid and you confirm.",
 		"  p    paste it here\n  f    read it from a file\n  esc  back: another provider\n",
 		"✗ nonce has 3 characters",

@@ -121,6 +121,15 @@ type Artifact struct {
 	NotAfter time.Time
 	// User is a peering user's name (its certificate's CN).
 	User string
+	// Masked: Preview hides a credential (a peer info's token) that the
+	// admin may reveal; unlike Sensitive, Data may go on the clipboard.
+	Masked bool
+	// Warning is what the receiver must know before using it, loudly
+	// (a Liqo 0.x provider whose authentication is disabled); "" = none.
+	Warning string
+	// Equivalent is the same hand-off as a liqoctl command, for admins who
+	// prefer it ("" = none); it carries what Data carries.
+	Equivalent string
 }
 
 // Shown is the text that may appear on screen or on the clipboard.
@@ -230,6 +239,53 @@ type Backend interface {
 	// it at once (so renewals keep them). Refused when real Liqo serves the
 	// provider.
 	SetAdvertised(ctx context.Context, provider ClusterRef, consumerID string, edit AdvertiseEdit, sink handshake.Sink) (*Advertisement, error)
+
+	// Liqo 0.x providers (legacy.go): the shared-token authentication.
+	// PeerInfo gathers the provider's peer info (ID, name, auth URL,
+	// token): a Masked KindPeerInfo Artifact.
+	PeerInfo(ctx context.Context, provider ClusterRef, sink handshake.Sink) (*Artifact, error)
+	// CheckPeerInfo validates pasted peer info for consumer: no write.
+	CheckPeerInfo(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
+	// ApplyPeerInfo authenticates consumer with the 0.x provider the peer
+	// info names: through the consumer's own Liqo 0.x, or with this tool as
+	// the 0.x consumer when the consumer has no Liqo.
+	ApplyPeerInfo(ctx context.Context, consumer ClusterRef, data []byte, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error)
+	// AuthenticateLegacy is the automated 0.x flow (both reachable).
+	AuthenticateLegacy(ctx context.Context, consumer, provider ClusterRef, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error)
+}
+
+// LegacyOptions are the admin's choices for a Liqo 0.x authentication.
+type LegacyOptions struct {
+	// Peer enables outgoing peering on a Liqo 0.x consumer's
+	// ForeignCluster (off: authentication only).
+	Peer bool
+	// Reissue: the provider already issued this consumer's one identity
+	// and the admin agreed to delete it there (automated flow only).
+	Reissue bool
+}
+
+// LegacyResult is what a Liqo 0.x authentication left on the consumer.
+type LegacyResult struct {
+	ConsumerID, ProviderID string
+	// ByTool: this tool was the 0.x consumer (no Liqo on the consumer);
+	// else the consumer's Liqo 0.x authenticated.
+	ByTool bool
+	// AlreadyAuthenticated: the consumer held an identity for this
+	// provider: Liqo reused it and never sent the token.
+	AlreadyAuthenticated bool
+	// IdentitySecret is namespace/name of the identity on the consumer
+	// (liqo-identity-*, or the kubeconfig Secret this tool wrote).
+	IdentitySecret string
+	// User and Groups are who the identity authenticates as on the provider.
+	User   string
+	Groups []string
+	// Issued and NotAfter bound the identity's certificate (zero if unknown).
+	Issued, NotAfter time.Time
+	// TLSVerified: the provider's auth server certificate was verified
+	// (false: skipped, as Liqo does by default).
+	TLSVerified bool
+	// AuthenticationDisabled: the provider accepts any token.
+	AuthenticationDisabled bool
 }
 
 // SliceRequest asks a provider for resources with a ResourceSlice created
@@ -292,6 +348,9 @@ type Failure struct {
 	Hint    string
 	Scope   handshake.Scope
 	Timeout bool
+	// Refusal is why a Liqo 0.x provider refused an identity request
+	// (kube.LegacyRefusal: "wrong-token", "already-issued", …), "" if not.
+	Refusal string
 	Err     error
 }
 

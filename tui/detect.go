@@ -147,8 +147,9 @@ func (d *detectScreen) uncontrolled() []handshake.Scope {
 		if side == handshake.Remote {
 			info = s.remoteInfo
 		}
-		// Liqo 0.x's own auth server serves it: no controller of ours.
-		if info == nil || info.LiqoInstalled || info.LiqoGeneration == "0.x" || info.Controller || info.Restricted || !d.uses(side) {
+		// Liqo 0.x's own auth server serves it: no controller of ours;
+		// its flow needs none on the consumer either.
+		if s.legacyFlow() || info == nil || info.LiqoInstalled || info.LiqoGeneration == "0.x" || info.Controller || info.Restricted || !d.uses(side) {
 			continue
 		}
 		if _, done := s.installed[s.ref(side)]; done {
@@ -255,6 +256,8 @@ func (d *detectScreen) canContinue() string {
 		return d.pairProblem()
 	case s.mode == ModeManual && s.localRole == handshake.RoleUnknown:
 		return "which role does this cluster play? press c (consumer) or p (provider)"
+	case s.mode == ModeManual && s.selfRole() == handshake.RoleProvider && s.selfInfo() != nil && legacyUnsupported(s.selfInfo()) != "":
+		return legacyUnsupported(s.selfInfo())
 	case len(d.unready()) > 0:
 		return "a cluster has no cluster ID or keys yet: press i to run init on it"
 	case s.mode == ModeAutomated && s.localInfo.ClusterID == s.remoteInfo.ClusterID:
@@ -402,6 +405,14 @@ func (d *detectScreen) lines(u *lineUI) (tea.Msg, error) {
 // next continues to the handshake: automated checks where it stands first.
 func (d *detectScreen) next() tea.Cmd {
 	s := d.s
+	if s.legacyFlow() {
+		// Liqo 0.x: the provider's peer info is not per consumer (no
+		// peer to ask for), and automated mode confirms before sending.
+		if s.mode == ModeManual {
+			return runOp(opPeerInfo(s))
+		}
+		return navigate(gotoLegacyConfirmMsg{})
+	}
 	if s.mode == ModeManual {
 		return navigate(gotoPeerMsg{})
 	}
@@ -454,6 +465,9 @@ func (d *detectScreen) View(width, height int) string {
 			role = "the " + string(s.selfRole())
 		}
 		b.WriteString(wrap("→ "+styleBold.Render("Manual mode")+": only the "+side+" cluster is used ("+role+"); artifacts travel to the other admin by clipboard, file or print.", width) + "\n")
+	}
+	if s.legacyFlow() {
+		b.WriteString(wrapWords("→ "+styleBold.Render("Liqo 0.x token authentication")+": "+s.legacyFlowLine(), width) + "\n")
 	}
 	if why := d.canContinue(); why != "" {
 		b.WriteString("\n" + styleWarn.Render(wrap(why, width)) + "\n")

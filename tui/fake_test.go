@@ -44,6 +44,8 @@ type fakeBackend struct {
 	edits         []AdvertiseEdit
 	// pairProblems is what PairProblem answers, by consumerID/providerID.
 	pairProblems map[string]string
+	// legacy scripts the Liqo 0.x methods (legacy_fake_test.go).
+	legacy legacyFake
 }
 
 const (
@@ -508,4 +510,49 @@ func screenIs[T screen](t *testing.T, h *harness) T {
 		t.Fatalf("screen is %T, want %T:\n%s", h.m.cur, *new(T), h.view())
 	}
 	return s
+}
+
+// Liqo 0.x: the fake's provider peer info and results (legacy_test.go
+// scripts them through legacyFake).
+
+func (f *fakeBackend) PeerInfo(_ context.Context, provider ClusterRef, sink handshake.Sink) (*Artifact, error) {
+	if err := f.legacyCall("PeerInfo %s", provider.Context); err != nil {
+		return nil, err
+	}
+	steps(sink, handshake.Local, "peer-info")
+	return f.peerInfoArtifact(), nil
+}
+
+func (f *fakeBackend) CheckPeerInfo(_ context.Context, consumer ClusterRef, data []byte) (*Artifact, error) {
+	if err := f.legacyCall("CheckPeerInfo %s", consumer.Context); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(string(data)) != fakePeerInfoData {
+		return nil, errors.New("the peer info was truncated or edited (checksum mismatch): ask the provider's admin to send it again whole")
+	}
+	return f.peerInfoArtifact(), nil
+}
+
+func (f *fakeBackend) ApplyPeerInfo(_ context.Context, consumer ClusterRef, data []byte, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
+	f.mu.Lock()
+	f.legacy.opts = append(f.legacy.opts, o)
+	f.mu.Unlock()
+	if err := f.legacyCall("ApplyPeerInfo %s peer=%t reissue=%t data=%t", consumer.Context, o.Peer, o.Reissue,
+		strings.TrimSpace(string(data)) == fakePeerInfoData); err != nil {
+		return nil, err
+	}
+	steps(sink, handshake.Local, "remote-token-secret", "foreign-cluster", "wait-authenticated")
+	return f.legacyResult(), nil
+}
+
+func (f *fakeBackend) AuthenticateLegacy(_ context.Context, consumer, provider ClusterRef, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
+	f.mu.Lock()
+	f.legacy.opts = append(f.legacy.opts, o)
+	f.mu.Unlock()
+	if err := f.legacyCall("AuthenticateLegacy %s %s peer=%t reissue=%t", consumer.Context, provider.Context, o.Peer, o.Reissue); err != nil {
+		sink(handshake.Event{Kind: handshake.StepFailed, Step: "request-identity", Scope: handshake.Remote, Message: "Requesting the identity failed: " + err.Error(), Err: err})
+		return nil, err
+	}
+	steps(sink, handshake.Local, "ids", "request-identity", "store-kubeconfig")
+	return f.legacyResult(), nil
 }

@@ -33,15 +33,17 @@ type (
 type handoffKeys struct {
 	Copy, Save, Print, Next key.Binding
 	// PeeringUser hands a restricted kubeconfig over instead (peeringuser.go).
-	PeeringUser     key.Binding
+	PeeringUser key.Binding
+	// Reveal shows a Masked artifact's credential (a peer info's token).
+	Reveal          key.Binding
 	Confirm, Cancel key.Binding
 }
 
 func (k handoffKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Copy, k.Save, k.Print, k.Next, k.PeeringUser, k.Confirm, k.Cancel}
+	return []key.Binding{k.Copy, k.Save, k.Print, k.Reveal, k.Next, k.PeeringUser, k.Confirm, k.Cancel}
 }
 func (k handoffKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Copy, k.Save, k.Print, k.Next, k.PeeringUser}, {k.Confirm, k.Cancel}}
+	return [][]key.Binding{{k.Copy, k.Save, k.Print, k.Reveal, k.Next, k.PeeringUser}, {k.Confirm, k.Cancel}}
 }
 
 // handoffScreen shows an artifact for the other admin, its fingerprint and
@@ -59,6 +61,8 @@ type handoffScreen struct {
 	status    string
 	statusErr bool
 	fallback  bool // the native copy failed: OSC52 was tried
+	// revealed: a Masked artifact's credential is shown (r toggles).
+	revealed bool
 }
 
 func newHandoffScreen(s *session, art *Artifact) *handoffScreen {
@@ -73,6 +77,7 @@ func newHandoffScreen(s *session, art *Artifact) *handoffScreen {
 		Print:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "print")),
 		Next:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "next")),
 		PeeringUser: peeringUserKey(),
+		Reveal:      revealKey(false),
 		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}}
@@ -85,6 +90,7 @@ func (h *handoffScreen) setKeys() {
 		b.SetEnabled(!h.saving)
 	}
 	h.keys.PeeringUser.SetEnabled(!h.saving && h.offersPeeringUser())
+	h.keys.Reveal.SetEnabled(!h.saving && h.art.Masked)
 	h.keys.Confirm.SetEnabled(h.saving)
 	h.keys.Cancel.SetEnabled(h.saving)
 	if h.s.opts.Clipboard == ClipboardOff || h.art.Sensitive {
@@ -102,13 +108,13 @@ func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	switch msg := msg.(type) {
 	case copiedMsg:
 		if msg.err == nil {
-			h.setStatus("Copied to the clipboard.", false)
+			h.setStatus("Copied to the clipboard."+h.clipNote(), false)
 			return h, nil
 		}
 		methods := h.s.copyMethods()
 		if len(methods) > 1 && !h.fallback {
 			h.fallback = true
-			cmd, text, ok := osc52(h.art.Shown())
+			cmd, text, ok := osc52(h.clip())
 			h.setStatus("Native clipboard failed ("+oneLine(msg.err.Error())+"). "+text, !ok)
 			return h, cmd
 		}
@@ -166,6 +172,9 @@ func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return h, h.next()
 		case key.Matches(msg, h.keys.PeeringUser):
 			return h, runOp(opGeneratePeeringUser(h.s))
+		case key.Matches(msg, h.keys.Reveal):
+			h.reveal(!h.revealed)
+			return h, nil
 		}
 	}
 	return h, nil
@@ -184,10 +193,10 @@ func (h *handoffScreen) copy() tea.Cmd {
 	h.fallback = false
 	if methods[0] == copyNative {
 		h.setStatus("Copying…", false)
-		return nativeCopyCmd(h.s.opts.nativeCopy, h.art.Shown())
+		return nativeCopyCmd(h.s.opts.nativeCopy, h.clip())
 	}
-	cmd, text, ok := osc52(h.art.Shown())
-	h.setStatus(text, !ok)
+	cmd, text, ok := osc52(h.clip())
+	h.setStatus(text+h.clipNote(), !ok)
 	return cmd
 }
 
@@ -240,6 +249,9 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 	other := s.selfRole().Other()
 	u.println("")
 	u.printf("Send this %s to the %s's admin.", art.Kind, other)
+	if art.Warning != "" {
+		u.println(iconWarn + " WARNING: " + art.Warning)
+	}
 	u.printBanner()
 	u.println(h.printable())
 	u.printf("# end of the %s", art.Kind)
@@ -255,6 +267,12 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 	}
 	for _, l := range h.kindLines(s.now()) {
 		u.println(plain(l))
+	}
+	if eq := h.equivalentView(lineWidth); eq != "" {
+		u.println(plain(eq))
+	}
+	if err := h.offerReveal(u); err != nil {
+		return nil, err
 	}
 	for {
 		path := ""
@@ -301,9 +319,12 @@ func (h *handoffScreen) printable() string {
 	if h.art.Fingerprint != "" {
 		fmt.Fprintf(&b, " (%s %s)", fingerprintLabel(h.art.Kind), h.art.Fingerprint)
 	}
-	b.WriteString("\n" + strings.TrimRight(h.art.Shown(), "\n"))
+	b.WriteString("\n" + strings.TrimRight(h.shown(), "\n"))
 	if h.art.Sensitive {
 		b.WriteString("\n# credentials masked: save it to a file to send the full " + string(h.art.Kind))
+	}
+	if h.art.Masked && !h.revealed {
+		b.WriteString("\n# token masked: r reveals it, then p prints the whole " + string(h.art.Kind) + " (or c copies it, s saves it)")
 	}
 	return b.String()
 }
@@ -330,6 +351,9 @@ func (h *handoffScreen) View(width, height int) string {
 	other := s.selfRole().Other()
 	var top strings.Builder
 	top.WriteString(styleHeader.Render(fmt.Sprintf("Send this %s to the %s's admin", h.art.Kind, other)) + "\n")
+	if h.art.Warning != "" {
+		top.WriteString(warningBlock(h.art.Warning, width) + "\n")
+	}
 	if s.banner != "" {
 		top.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n")
 	}
@@ -347,6 +371,7 @@ func (h *handoffScreen) View(width, height int) string {
 	for _, l := range h.kindLines(s.now()) {
 		bottom.WriteString(wrap(l, width) + "\n")
 	}
+	bottom.WriteString(h.equivalentView(width))
 	next := h.handoff()
 	bottom.WriteString("\n" + styleBold.Render(wrapWords(next.Title(), width)) + "\n")
 	for _, c := range next.Commands() {
@@ -376,7 +401,13 @@ func (h *handoffScreen) View(width, height int) string {
 
 // artifactBox shows the artifact, cut to the room there is.
 func (h *handoffScreen) artifactBox(width, avail int) string {
-	lines := strings.Split(strings.TrimRight(h.art.Shown(), "\n"), "\n")
+	inner := max(width-4, 10)
+	shown := strings.TrimRight(h.shown(), "\n")
+	if h.revealed {
+		// The whole credential, wrapped: a cut one could not be read back.
+		shown = ansi.Hardwrap(shown, inner, true)
+	}
+	lines := strings.Split(shown, "\n")
 	maxLines := max(avail-2, 1)
 	extra := 0
 	if len(lines) > maxLines {
@@ -384,11 +415,13 @@ func (h *handoffScreen) artifactBox(width, avail int) string {
 		extra = len(lines) - keep
 		lines = lines[:keep]
 	}
-	inner := max(width-4, 10)
 	for i, l := range lines {
 		lines[i] = truncate(l, inner)
 	}
-	if extra > 0 {
+	switch {
+	case extra > 0 && h.art.Masked && !h.revealed:
+		lines = append(lines, styleSubtle.Render(fmt.Sprintf("… %d more line(s): p prints them, s saves the whole %s", extra, h.art.Kind)))
+	case extra > 0:
 		lines = append(lines, styleSubtle.Render(fmt.Sprintf("… %d more line(s), %d bytes: p prints it whole, s saves it", extra, len(h.art.Data))))
 	}
 	return stylePanel.Width(width).Render(strings.Join(lines, "\n"))

@@ -31,6 +31,20 @@ type operation struct {
 	// GivesIdentity: the operation makes the provider's Identity for a
 	// consumer, so the advertise screen comes first (advertise.go).
 	GivesIdentity bool
+	// Reissue, when set, is the same operation deleting the provider's
+	// identity first: offered when a Liqo 0.x provider refuses because it
+	// already issued one (legacy.go).
+	Reissue func(s *session) operation
+}
+
+// failedOp is where a failed operation leads: the error screen, which
+// retries it, or reissues when the operation can and the failure asks.
+func failedOp(s *session, op operation, err error) gotoErrorMsg {
+	msg := gotoErrorMsg{err: err, retry: runOp(op)}
+	if op.Reissue != nil && refusal(err) == refusalAlreadyIssued {
+		msg.reissue = runOp(op.Reissue(s))
+	}
+	return msg
 }
 
 func goTo(msg tea.Msg) func(*session) tea.Cmd {

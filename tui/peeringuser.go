@@ -39,6 +39,8 @@ func opGeneratePeeringUser(s *session) operation {
 func (h *handoffScreen) kindLines(now time.Time) []string {
 	art := h.art
 	switch {
+	case art.Masked || art.Kind == handshake.KindPeerInfo:
+		return h.peerInfoLines()
 	case h.offersPeeringUser():
 		return []string{styleSubtle.Render("Third way: u makes a restricted kubeconfig (peering user) with which the consumer's admin runs the whole handshake alone.")}
 	case art.Kind != handshake.KindPeeringUser:

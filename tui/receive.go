@@ -62,6 +62,8 @@ type receiveScreen struct {
 	err        error
 	confirm    bool
 	lastValue  string
+	// prefill is put in the field at Init (back from a confirmation).
+	prefill string
 }
 
 // validateDelay debounces validation while typing; a paste validates at once.
@@ -69,7 +71,7 @@ const validateDelay = 200 * time.Millisecond
 
 func newReceiveScreen(s *session, kind handshake.ArtifactKind) *receiveScreen {
 	ta := textarea.New()
-	ta.Placeholder = "paste the " + string(kind) + " here (your terminal's paste: ctrl+shift+v, cmd+v…)"
+	ta.Placeholder = "paste the " + receiveWhat(kind) + " here (your terminal's paste: ctrl+shift+v, cmd+v…)"
 	ta.ShowLineNumbers = false
 	ta.CharLimit = maxInput
 	ta.MaxHeight = 0
@@ -112,7 +114,13 @@ func (r *receiveScreen) setKeys() {
 	}
 }
 
-func (r *receiveScreen) Init() tea.Cmd     { return r.area.Focus() }
+func (r *receiveScreen) Init() tea.Cmd {
+	if r.prefill != "" {
+		r.area.SetValue(r.prefill)
+		return tea.Batch(r.area.Focus(), r.changed(true))
+	}
+	return r.area.Focus()
+}
 func (r *receiveScreen) Typing() bool      { return !r.confirm }
 func (r *receiveScreen) Keys() help.KeyMap { return r.keys }
 
@@ -123,14 +131,19 @@ func (r *receiveScreen) validate(seq int, data []byte) tea.Cmd {
 	return func() tea.Msg {
 		var art *Artifact
 		var err error
-		switch kind {
-		case handshake.KindNonce:
+		switch {
+		case kind == handshake.KindNonce && isPeerInfo(data):
+			// A Liqo 0.x provider's admin sends its peer info instead.
+			ctx, cancel := s.opContext()
+			defer cancel()
+			art, err = s.backend.CheckPeerInfo(ctx, self, data)
+		case kind == handshake.KindNonce:
 			art, err = s.backend.CheckNonce(data)
-		case handshake.KindTenant:
+		case kind == handshake.KindTenant:
 			ctx, cancel := s.opContext()
 			defer cancel()
 			art, err = s.backend.CheckTenant(ctx, self, data)
-		case handshake.KindIdentity:
+		case kind == handshake.KindIdentity:
 			ctx, cancel := s.opContext()
 			defer cancel()
 			art, err = s.backend.CheckIdentity(ctx, self, data)
@@ -190,6 +203,9 @@ func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 				r.kind, r.art.FromID, r.s.peerID, r.art.FromID)
 			r.art = nil
 		}
+		if err := r.wrongProvider(); err != nil {
+			r.art, r.err = nil, err
+		}
 		r.setKeys()
 		return r, nil
 	case fileReadMsg:
@@ -243,6 +259,9 @@ func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return r, r.area.Focus()
 		case r.fileMode && key.Matches(msg, r.keys.Apply):
 			return r, readFileCmd(r.path.Value())
+		case key.Matches(msg, r.keys.Apply) && r.peerInfo():
+			// Its own confirmation screen asks before anything is sent.
+			return r, navigate(gotoLegacyConfirmMsg{art: r.art, data: []byte(r.area.Value())})
 		case key.Matches(msg, r.keys.Apply):
 			r.confirm = true
 			r.setKeys()
@@ -310,14 +329,17 @@ func (r *receiveScreen) View(width, height int) string {
 	s := r.s
 	other := s.selfRole().Other()
 	var b strings.Builder
-	b.WriteString(styleHeader.Render(fmt.Sprintf("Receive the %s from the %s's admin", r.kind, other)) + "\n")
+	b.WriteString(styleHeader.Render(fmt.Sprintf("Receive the %s from the %s's admin", r.what(), other)) + "\n")
 	if s.banner != "" {
 		b.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n")
 	}
 	b.WriteString(styleSubtle.Render(truncate("Paste it below, or press tab to read a file. Nothing is applied until it is valid and you confirm.", width)) + "\n\n")
-	if r.fileMode {
+	switch {
+	case r.fileMode:
 		b.WriteString(r.path.View() + "\n")
-	} else {
+	case isPeerInfo([]byte(r.area.Value())):
+		b.WriteString(r.hiddenPeerInfo(width) + "\n")
+	default:
 		b.WriteString(r.area.View() + "\n")
 	}
 	b.WriteString("\n")
@@ -326,6 +348,8 @@ func (r *receiveScreen) View(width, height int) string {
 		b.WriteString(styleSubtle.Render("checking…") + "\n")
 	case r.err != nil:
 		b.WriteString(styleErr.Render(wrap(iconFailed+" "+oneLine(r.err.Error()), width)) + "\n")
+	case r.peerInfo():
+		r.peerInfoView(&b, width)
 	case r.art != nil:
 		b.WriteString(styleOK.Render(iconDone+" "+r.describe()) + "\n")
 		if r.art.Fingerprint != "" {
@@ -363,7 +387,7 @@ func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
 	s, kind := r.s, r.kind
 	other := s.selfRole().Other()
 	u.println("")
-	u.printf("Receive the %s from the %s's admin.", kind, other)
+	u.printf("Receive the %s from the %s's admin.", r.what(), other)
 	u.printBanner()
 	u.println("Nothing is applied until it is valid and you confirm.")
 	choices := []choice{
@@ -408,6 +432,12 @@ func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
 			u.printf("Nothing received: paste the %s or give its file.", kind)
 			continue
 		}
+		if r.peerInfo() {
+			var b strings.Builder
+			r.peerInfoView(&b, lineWidth)
+			u.println(plain(b.String()))
+			return u.await(r, navigate(gotoLegacyConfirmMsg{art: r.art, data: []byte(r.area.Value())}))
+		}
 		u.println(iconDone + " " + r.describe())
 		if r.art.Fingerprint != "" {
 			u.printf("  %s: %s (compare with the other admin)", fingerprintLabel(kind), r.art.Fingerprint)
@@ -432,7 +462,7 @@ func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
 // to an empty one.
 func (r *receiveScreen) readPaste(u *lineUI) (string, error) {
 	if r.kind == handshake.KindNonce {
-		u.println("Paste the nonce (one line), then Return:")
+		u.printf("Paste the %s (one line), then Return:", r.what())
 	} else {
 		u.printf("Paste the %s, then an empty line:", r.kind)
 	}

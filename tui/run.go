@@ -215,8 +215,7 @@ func (r *runScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 					st.state = stateFailed
 				}
 			}
-			op := r.op
-			return r, navigate(gotoErrorMsg{err: msg.err, retry: runOp(op)})
+			return r, navigate(failedOp(r.s, r.op, msg.err))
 		}
 		p.state = stateDone
 		if ap := r.op.Phases[msg.phase].Apply; ap != nil && msg.v != nil {
@@ -257,7 +256,7 @@ func (r *runScreen) lines(u *lineUI) (tea.Msg, error) {
 			if u.ctx.Err() != nil {
 				return nil, u.ctx.Err()
 			}
-			return gotoErrorMsg{err: err, retry: runOp(op)}, nil
+			return failedOp(s, op, err), nil
 		}
 		if ph.Apply != nil && v != nil {
 			ph.Apply(s, v)

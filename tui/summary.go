@@ -62,7 +62,8 @@ func newSummaryScreen(s *session) *summaryScreen {
 	if s.verification == nil {
 		k.Details.SetEnabled(false)
 	}
-	if s.consumerRef() == nil || s.providerID() == "" {
+	if s.consumerRef() == nil || s.providerID() == "" || s.legacy != nil || s.peerInfo != nil {
+		// Liqo 0.x has no ResourceSlices, and verify reads v1 Identities.
 		// Verify and ResourceSlices need the consumer's cluster.
 		k.Reverify.SetEnabled(false)
 		k.Request.SetEnabled(false)
@@ -305,6 +306,10 @@ func (m *summaryScreen) content(width int) string {
 	row := func(k, v string) { kvRow(&b, width, k, v) }
 	if s.banner != "" {
 		b.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n\n")
+	}
+	if s.legacy != nil || s.peerInfo != nil {
+		m.legacySummary(&b, row, width)
+		return b.String()
 	}
 	if s.mode == ModeManual && s.selfRole() == handshake.RoleProvider && s.peeringUser != nil {
 		m.peeringUserSummary(&b, row, width)

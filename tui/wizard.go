@@ -39,11 +39,18 @@ type (
 	gotoPeerMsg    struct{}
 	gotoRunMsg     struct{ op operation }
 	gotoHandoffMsg struct{ art *Artifact }
-	gotoReceiveMsg struct{ kind handshake.ArtifactKind }
+	gotoReceiveMsg struct {
+		kind handshake.ArtifactKind
+		// prefill is put back in the field (back from a confirmation).
+		prefill string
+	}
 	gotoSummaryMsg struct{}
 	gotoErrorMsg   struct {
 		err   error
 		retry tea.Cmd // navigation that retries what failed
+		// reissue, when set, retries a Liqo 0.x authentication refused as
+		// already issued after deleting the provider's identity (legacy.go).
+		reissue tea.Cmd
 	}
 	// setFieldsMsg carries what the start screen collected.
 	startDoneMsg struct {
@@ -184,14 +191,20 @@ func (s *session) screenFor(msg tea.Msg) screen {
 	case gotoHandoffMsg:
 		return newHandoffScreen(s, msg.art)
 	case gotoReceiveMsg:
-		return newReceiveScreen(s, msg.kind)
+		r := newReceiveScreen(s, msg.kind)
+		r.prefill = msg.prefill
+		return r
+	case gotoLegacyConfirmMsg:
+		return newLegacyConfirmScreen(s, msg.art, msg.data)
 	case gotoSummaryMsg:
 		s.done = true
 		return newSummaryScreen(s)
 	case gotoSlicesMsg:
 		return newSlicesScreen(s, msg.result, msg.taken)
 	case gotoErrorMsg:
-		return newErrorScreen(s, msg.err, msg.retry)
+		e := newErrorScreen(s, msg.err, msg.retry)
+		e.reissue = msg.reissue
+		return e
 	}
 	return nil
 }

@@ -13,7 +13,15 @@ const (
 	// provider's third way to hand over, with which the consumer's admin
 	// runs the automated flow alone. It holds a private key.
 	KindPeeringUser ArtifactKind = "peering-user kubeconfig"
+	// KindPeerInfo is a Liqo 0.x provider's peer info (cluster ID and name,
+	// auth URL, token): what the consumer needs for the token
+	// authentication of Liqo 0.x. It holds the token.
+	KindPeerInfo ArtifactKind = "peer info"
 )
+
+// PeerInfoPrefix starts every encoded peer info (one line): a receiver
+// tells a pasted peer info from a nonce by it.
+const PeerInfoPrefix = "liqo-0x-peer-info:"
 
 // FileName is the default file an artifact is saved as.
 func (k ArtifactKind) FileName() string {
@@ -26,6 +34,8 @@ func (k ArtifactKind) FileName() string {
 		return "identity.yaml"
 	case KindPeeringUser:
 		return "peering-user.kubeconfig"
+	case KindPeerInfo:
+		return "peer-info.txt"
 	}
 	return "artifact.txt"
 }

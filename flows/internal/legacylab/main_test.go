@@ -9,9 +9,12 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
-// The lab of this package: both clusters get Liqo v0.10.1's CRDs; "provider"
-// runs its auth server, "consumer" its controllers when a test peers them.
-var testLab = labtest.Lazy("provider", "consumer")
+// The lab of this package: "provider" and "consumer" get Liqo v0.10.1's
+// CRDs; "provider" runs its auth server, "consumer" its controllers when a
+// test peers them. "plain" never gets Liqo: this tool is the 0.x consumer
+// there. Tests that authenticate clean up both sides when they end: the
+// provider issues one identity per consumer cluster ID.
+var testLab = labtest.Lazy("provider", "consumer", "plain")
 
 func TestMain(m *testing.M) {
 	os.Exit(testLab.Run(m))

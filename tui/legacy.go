@@ -1,0 +1,186 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+)
+
+// Liqo 0.x: when the provider runs Liqo 0.x, the wizard runs its token
+// authentication instead of the v1 handshake. Automated: a confirmation
+// (legacyconfirm.go), then AuthenticateLegacy. Manual provider: the peer
+// info is handed over like the nonce. Manual consumer: the receive screen
+// of the nonce also takes a peer info, then the same confirmation and
+// ApplyPeerInfo. Both end on the 0.x summary (legacysummary.go).
+
+// gotoLegacyConfirmMsg asks the admin before the consumer authenticates:
+// art and data are the peer info received (manual), nil in automated mode.
+type gotoLegacyConfirmMsg struct {
+	art  *Artifact
+	data []byte
+}
+
+// Refusals of a Liqo 0.x provider (Failure.Refusal, kube.LegacyRefusal).
+const (
+	refusalAlreadyIssued = "already-issued"
+	refusalWrongToken    = "wrong-token"
+	refusalUnreachable   = "unreachable"
+)
+
+// refusal is why a 0.x provider refused, "" when err is not such a refusal.
+func refusal(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Refusal
+	}
+	return ""
+}
+
+const legacyGeneration = "0.x"
+
+// legacyFlow tells whether the wizard runs the Liqo 0.x flow: the provider
+// (automated: per the roles; manual: the cluster in use when it plays the
+// provider) runs Liqo 0.x and the pair can authenticate. A manual consumer
+// cannot tell: its receive screen takes a nonce or a peer info.
+func (s *session) legacyFlow() bool {
+	switch s.mode {
+	case ModeAutomated:
+		_, consumer := s.consumer()
+		_, provider := s.provider()
+		if consumer == nil || provider == nil || provider.LiqoGeneration != legacyGeneration {
+			return false
+		}
+		return s.backend.PairProblem(consumer, provider) == ""
+	case ModeManual:
+		info := s.selfInfo()
+		return s.selfRole() == handshake.RoleProvider && info != nil && info.LiqoGeneration == legacyGeneration &&
+			legacyUnsupported(info) == ""
+	}
+	return false
+}
+
+// legacyUnsupported is why the wizard cannot serve a 0.x provider on its
+// own (manual mode: there is no pair to ask PairProblem about), "" if it can.
+func legacyUnsupported(info *ClusterInfo) string {
+	if info.LiqoGeneration == legacyGeneration && info.LiqoLine == "v0.2" {
+		return "this provider runs Liqo " + orDefault(info.LiqoVersion, "v0.2") +
+			": ServiceAccount-token identities, which this tool does not support; upgrade it to Liqo v0.3 or later (v0.10.3 is the last 0.x)"
+	}
+	return ""
+}
+
+// consumerRunsLegacy tells whether the consumer runs Liqo 0.x itself (its
+// Liqo authenticates); else this tool is the 0.x consumer.
+func (s *session) consumerRunsLegacy() bool {
+	info := s.selfInfo()
+	if s.mode == ModeAutomated {
+		_, info = s.consumer()
+	}
+	return info != nil && info.LiqoGeneration == legacyGeneration
+}
+
+// legacyFlowLine says on the detect screen how the 0.x flow goes.
+func (s *session) legacyFlowLine() string {
+	switch {
+	case s.mode == ModeManual:
+		return "the provider's peer info (cluster ID, auth URL, token) goes to the consumer's admin, by clipboard, file or print; no nonce, Tenant or Identity."
+	case s.consumerRunsLegacy():
+		return "the consumer's own Liqo 0.x sends the provider's token to its liqo-auth server and gets an identity; no nonce, Tenant or Identity."
+	}
+	return "this tool, as the consumer's Liqo 0.x would, sends the provider's token with a certificate request to its liqo-auth server; no nonce, Tenant or Identity."
+}
+
+// legacyIDs are the consumer's and the provider's IDs of the 0.x flow.
+func (s *session) legacyIDs(art *Artifact) (consumer, provider string) {
+	if s.mode == ModeAutomated {
+		_, c := s.consumer()
+		_, p := s.provider()
+		return idOf(c), idOf(p)
+	}
+	consumer, provider = s.ownID(), s.peerID
+	if art != nil && art.FromID != "" {
+		provider = art.FromID
+	}
+	return orDefault(consumer, "?"), orDefault(provider, "?")
+}
+
+// opPeerInfo gathers the provider's peer info and hands it over.
+func opPeerInfo(s *session) operation {
+	self := s.self()
+	return operation{
+		Title: "Gathering the Liqo 0.x peer info of provider " + idOf(s.selfInfo()),
+		Phases: []phase{{Title: "Peer info",
+			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
+				return s.backend.PeerInfo(ctx, self, sink)
+			},
+			Apply: func(s *session, v any) { s.peerInfo = v.(*Artifact) }}},
+		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.peerInfo}) },
+	}
+}
+
+// opAuthenticateLegacy is the automated 0.x flow with the admin's options;
+// refused as already issued, it offers to run again with Reissue.
+func opAuthenticateLegacy(s *session, o LegacyOptions) operation {
+	consumer, cinfo := s.consumer()
+	provider, pinfo := s.provider()
+	title := fmt.Sprintf("Liqo 0.x: authenticating consumer %s with provider %s", idOf(cinfo), idOf(pinfo))
+	if o.Reissue {
+		title = fmt.Sprintf("Liqo 0.x: deleting the identity provider %s issued to %s, then authenticating again", idOf(pinfo), idOf(cinfo))
+	}
+	return operation{
+		Title: title,
+		Phases: []phase{{Title: "Authenticate with the provider's liqo-auth server",
+			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
+				return s.backend.AuthenticateLegacy(ctx, consumer, provider, o, sink)
+			},
+			Apply: func(s *session, v any) { s.legacy, s.legacyOpts = v.(*LegacyResult), o }}},
+		Then: goTo(gotoSummaryMsg{}),
+		Reissue: func(s *session) operation {
+			again := o
+			again.Reissue = true
+			return opAuthenticateLegacy(s, again)
+		},
+	}
+}
+
+// opApplyPeerInfo authenticates the consumer in use with the peer info
+// received (manual mode: no reissue, the provider is out of reach).
+func opApplyPeerInfo(s *session, art *Artifact, data []byte, o LegacyOptions) operation {
+	self := s.self()
+	_, provider := s.legacyIDs(art)
+	return operation{
+		Title: "Liqo 0.x: authenticating with provider " + provider,
+		Phases: []phase{{Title: "Apply the peer info",
+			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
+				return s.backend.ApplyPeerInfo(ctx, self, data, o, sink)
+			},
+			Apply: func(s *session, v any) { s.legacy, s.legacyOpts, s.peerInfo = v.(*LegacyResult), o, art }}},
+		Then: goTo(gotoSummaryMsg{}),
+	}
+}
+
+// legacyTokenRe finds a Liqo 0.x token (64 random bytes as lowercase hex).
+var legacyTokenRe = regexp.MustCompile(`[0-9a-f]{128}`)
+
+// maskTokens masks every token in s as kube.MaskLegacyToken does (first
+// and last 4 characters): what the screens show until the admin reveals.
+func maskTokens(s string) string {
+	return legacyTokenRe.ReplaceAllStringFunc(s, func(t string) string {
+		return t[:4] + strings.Repeat("•", 8) + t[len(t)-4:]
+	})
+}
+
+// authDisabledWarning is the loud line of a provider that accepts any token.
+const authDisabledWarning = "The provider's authentication is DISABLED: its auth server accepts any token, so anyone who reaches it can peer with it. " +
+	"Turn it back on (liqo-auth --enable-authentication=true) unless this is a test cluster."
+
+// warningBlock renders a warning loudly: error colour, bold, wrapped.
+func warningBlock(text string, width int) string {
+	return styleErr.Bold(true).Render(wrapWords(iconWarn+" "+text, max(width, 20)))
+}

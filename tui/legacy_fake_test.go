@@ -1,0 +1,84 @@
+package tui
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+)
+
+// legacyFake is the Liqo 0.x part of the fake backend: what it answers,
+// scripted errors, and the options it was called with.
+type legacyFake struct {
+	// errs are returned, first to last, by the next calls of a method
+	// (by name); then failOp's, then success.
+	errs map[string][]error
+	// authDisabled: the provider accepts any token (Warning, result).
+	authDisabled bool
+	// result is what ApplyPeerInfo and AuthenticateLegacy return (nil:
+	// fakeLegacyResult).
+	result *LegacyResult
+	// opts are the options of every ApplyPeerInfo/AuthenticateLegacy call.
+	opts []LegacyOptions
+}
+
+// The fake provider's token and peer info: Data encodes the token, the
+// Preview masks it, Equivalent carries it.
+var (
+	fakeToken        = strings.Repeat("0123456789abcdef", 8)
+	fakeTokenMasked  = "0123••••••••cdef"
+	fakeAuthURL      = "https://172.18.0.2:30443"
+	fakePeerInfoData = handshake.PeerInfoPrefix + base64.RawURLEncoding.EncodeToString(
+		[]byte(`{"clusterID":"provider-1","clusterName":"provider-one","authURL":"`+fakeAuthURL+`","token":"`+fakeToken+`","version":"v0.10.3","line":"v0.4+"}`)) + ".1a2b3c4d"
+	fakePeerInfoPreview = "provider provider-1 (provider-one), Liqo v0.10.3\nauth URL: " + fakeAuthURL + "\ntoken:    " + fakeTokenMasked
+	fakeLiqoctl         = "liqoctl peer out-of-band provider-one --auth-url " + fakeAuthURL + " --cluster-id provider-1 --auth-token " + fakeToken
+	fakeDisabledWarning = "authentication is disabled on provider provider-1: anyone who reaches its auth server can peer with it"
+)
+
+func (f *fakeBackend) legacyCall(format string, args ...any) error {
+	name, _, _ := strings.Cut(format, " ")
+	f.mu.Lock()
+	if q := f.legacy.errs[name]; len(q) > 0 {
+		f.legacy.errs[name] = q[1:]
+		f.calls = append(f.calls, fmt.Sprintf(format, args...))
+		f.mu.Unlock()
+		return q[0]
+	}
+	f.mu.Unlock()
+	return f.record(format, args...)
+}
+
+func (f *fakeBackend) peerInfoArtifact() *Artifact {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	art := &Artifact{Kind: handshake.KindPeerInfo, Data: []byte(fakePeerInfoData + "\n"), Preview: fakePeerInfoPreview, Masked: true,
+		FromID: "provider-1", APIServer: fakeAuthURL, Equivalent: fakeLiqoctl}
+	if f.legacy.authDisabled {
+		art.Warning = fakeDisabledWarning
+	}
+	return art
+}
+
+var fakeIssued = time.Date(2025, 12, 1, 9, 30, 0, 0, time.UTC)
+
+func (f *fakeBackend) legacyResult() *LegacyResult {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.legacy.result != nil {
+		cp := *f.legacy.result
+		return &cp
+	}
+	return &LegacyResult{ConsumerID: "consumer-1", ProviderID: "provider-1", ByTool: true,
+		IdentitySecret: "liqo-tenant-provider-1/kubeconfig-controlplane-provider-1", User: "consumer-1",
+		Groups: []string{"liqo.io", "system:authenticated"}, Issued: fakeIssued, NotAfter: fakeExpiry,
+		AuthenticationDisabled: f.legacy.authDisabled}
+}
+
+// legacyOpts are the options the fake was called with, in order.
+func (f *fakeBackend) legacyOpts() []LegacyOptions {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]LegacyOptions(nil), f.legacy.opts...)
+}
