@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
@@ -37,6 +38,9 @@ func TestRealLiqoPairAuthenticates(t *testing.T) {
 	start := time.Now()
 	startLiqo(t, ctx, provider, providerID, providerName, false)
 	startLiqo(t, ctx, consumer, consumerID, consumerName, true)
+	// Registered after startLiqo: runs while Liqo still runs (its finalizer).
+	pair := &legacyPair{provider: mustCluster(t, provider), consumer: mustCluster(t, consumer)}
+	t.Cleanup(func() { pair.cleanup(t) })
 	t.Logf("timing: both clusters installed and Liqo %s running in %s", liqolegacy.LiqoVersion, time.Since(start).Round(time.Millisecond))
 
 	token, err := liqolegacy.AuthToken(ctx, provider.Config)
@@ -140,4 +144,11 @@ func authenticationStatus(fc *unstructured.Unstructured) (status, reason, messag
 		message, _ = m["message"].(string)
 	}
 	return status, reason, message
+}
+
+func mustCluster(t *testing.T, c *lab.Cluster) *kube.Cluster {
+	t.Helper()
+	kc, err := kube.NewCluster(c.Config, "")
+	require.NoError(t, err)
+	return kc
 }

@@ -1,0 +1,281 @@
+//go:build cluster
+
+package legacylab_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+)
+
+// legacyPair is a provider and a consumer running Liqo v0.10.1, with the
+// provider's peer info as `generate peer-info` would gather it.
+type legacyPair struct {
+	provider, consumer *kube.Cluster
+	info               *kube.LegacyPeerInfo
+}
+
+// startLegacyPair starts Liqo on both lab clusters and removes, when the
+// test ends, everything authentication left on both sides, so that the
+// next test may authenticate again (one identity per cluster ID).
+func startLegacyPair(t *testing.T, ctx context.Context) *legacyPair {
+	t.Helper()
+	cs := testLab.Clusters(t)
+	startLiqo(t, ctx, cs[0], providerID, providerName, false)
+	startLiqo(t, ctx, cs[1], consumerID, consumerName, true)
+	provider, err := kube.NewCluster(cs[0].Config, "")
+	require.NoError(t, err)
+	consumer, err := kube.NewCluster(cs[1].Config, "")
+	require.NoError(t, err)
+	token, err := liqolegacy.AuthToken(ctx, cs[0].Config)
+	require.NoError(t, err)
+	p := &legacyPair{provider: provider, consumer: consumer, info: &kube.LegacyPeerInfo{
+		ClusterID: providerID, ClusterName: providerName, AuthURL: providerAuthURL(t, ctx, cs[0]), Token: token,
+		Version: liqolegacy.LiqoVersion, Line: kube.LegacyV04,
+	}}
+	// Registered after startLiqo: runs first, while Liqo still runs. Also
+	// run now: a test that authenticated without cleaning up (the liqoctl-like
+	// TestRealLiqoPairAuthenticates) must not decide what this one sees.
+	t.Cleanup(func() { p.cleanup(t) })
+	p.cleanup(t)
+	p.requireClean(t, ctx)
+	return p
+}
+
+// cleanup deletes both sides' leftovers by label, without the code under test.
+func (p *legacyPair) cleanup(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dc, err := dynamic.NewForConfig(p.consumer.Config)
+	require.NoError(t, err)
+	byProvider := metav1.ListOptions{LabelSelector: labels.Set{kube.LegacyClusterIDLabel: providerID}.String()}
+	byConsumer := metav1.ListOptions{LabelSelector: labels.Set{kube.LegacyClusterIDLabel: consumerID}.String()}
+	// The ForeignCluster first, so that Liqo asks for no new identity.
+	fcs := dc.Resource(kube.LegacyForeignClusters)
+	list, err := fcs.List(ctx, byProvider)
+	require.NoError(t, err)
+	for _, fc := range list.Items {
+		require.NoError(t, ignoreNotFound(fcs.Delete(ctx, fc.GetName(), metav1.DeleteOptions{})))
+		// Liqo's finalizer: gone only while its controller still runs.
+		require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(fcs.List, fcs.Watch, kube.ByName(fc.GetName())), &unstructured.Unstructured{}, "ForeignCluster "+fc.GetName()))
+	}
+	secrets, err := p.consumer.Kube.CoreV1().Secrets(metav1.NamespaceAll).List(ctx, byProvider)
+	require.NoError(t, err)
+	for _, s := range secrets.Items { // token and identity Secrets
+		require.NoError(t, ignoreNotFound(p.consumer.Kube.CoreV1().Secrets(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{})))
+	}
+	deleteNamespaces(t, ctx, p.consumer.Kube, byProvider)
+	require.NoError(t, p.provider.Kube.CertificatesV1().CertificateSigningRequests().DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: kube.LegacyRemoteTenantCSRLabel}))
+	require.NoError(t, ignoreNotFound(p.provider.Kube.CoreV1().Secrets(liqolegacy.Namespace).Delete(ctx, kube.LegacyRemoteTokenPrefix+consumerID, metav1.DeleteOptions{})))
+	deleteNamespaces(t, ctx, p.provider.Kube, byConsumer)
+}
+
+func deleteNamespaces(t *testing.T, ctx context.Context, kc kubernetes.Interface, opts metav1.ListOptions) {
+	nss, err := kc.CoreV1().Namespaces().List(ctx, opts)
+	require.NoError(t, err)
+	for _, ns := range nss.Items {
+		require.NoError(t, ignoreNotFound(kc.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})))
+		nsClient := kc.CoreV1().Namespaces()
+		require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(nsClient.List, nsClient.Watch, kube.ByName(ns.Name)), ns.DeepCopy(), "namespace "+ns.Name))
+	}
+}
+
+func ignoreNotFound(err error) error {
+	if kube.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// requireClean fails unless neither side holds anything of an earlier
+// authentication: the consumer no identity, the provider no tenant namespace.
+func (p *legacyPair) requireClean(t *testing.T, ctx context.Context) {
+	t.Helper()
+	fc, err := dynamicFC(t, ctx, p.consumer)
+	require.True(t, kube.IsNotFound(err), "the consumer must start without a ForeignCluster for the provider: %v", fc)
+	_, err = p.consumer.LegacyIdentityFor(ctx, providerID)
+	require.True(t, kube.IsNotFound(err), "the consumer must start without an identity for the provider: %v", err)
+	require.Empty(t, providerTenantNamespaces(t, ctx, p.provider), "the provider must start without a tenant namespace for the consumer")
+}
+
+func providerTenantNamespaces(t *testing.T, ctx context.Context, provider *kube.Cluster) []string {
+	t.Helper()
+	nss, err := provider.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{kube.LegacyClusterIDLabel: consumerID, kube.LegacyTenantNamespaceLabel: "true"}.String()})
+	require.NoError(t, err)
+	names := []string{}
+	for _, ns := range nss.Items {
+		names = append(names, ns.Name)
+	}
+	return names
+}
+
+// dynamicFC is the consumer's ForeignCluster for the provider.
+func dynamicFC(t *testing.T, ctx context.Context, c *kube.Cluster) (*unstructured.Unstructured, error) {
+	t.Helper()
+	dc, err := dynamic.NewForConfig(c.Config)
+	require.NoError(t, err)
+	return dc.Resource(kube.LegacyForeignClusters).Get(ctx, providerName, metav1.GetOptions{})
+}
+
+func changeOf(changes []kube.Change, object string) kube.Action {
+	for _, ch := range changes {
+		if ch.Object == object {
+			return ch.Action
+		}
+	}
+	return ""
+}
+
+// The consumer's own Liqo 0.x, driven only through objects, authenticates
+// with the right token; the identity it stores authenticates on the
+// provider as the consumer's cluster ID in group liqo.io; applying the same
+// peer info again changes nothing.
+func TestLegacyApplyPeerAuthenticates(t *testing.T) {
+	ctx := labtest.Context(t)
+	p := startLegacyPair(t, ctx)
+
+	start := time.Now()
+	changes, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
+	require.NoError(t, err)
+	secretObj, fcObj := "Secret liqo/"+kube.LegacyRemoteTokenPrefix+providerID, "ForeignCluster "+providerName
+	assert.Equal(t, []kube.Change{{Object: secretObj, Action: kube.Created}, {Object: fcObj, Action: kube.Created}}, changes,
+		"the token Secret first, then the ForeignCluster")
+	st, err := p.consumer.WaitLegacyAuthenticated(ctx, providerID)
+	require.NoError(t, err)
+	t.Logf("timing: ApplyLegacyPeer → AuthenticationStatus Established in %s", time.Since(start).Round(time.Millisecond))
+	assert.Equal(t, "Established", st.Status)
+	assert.Equal(t, "IdentityAccepted", st.Reason)
+	assert.Regexp(t, `^liqo-tenant-`+consumerName+`-[0-9a-f]{6}$`, st.RemoteTenantNamespace)
+	assert.Regexp(t, `^liqo-tenant-`+providerName+`-[0-9a-f]{6}$`, st.LocalTenantNamespace)
+
+	fc, err := dynamicFC(t, ctx, p.consumer)
+	require.NoError(t, err)
+	assert.Equal(t, kube.ManagedByValue, fc.GetLabels()[kube.ManagedByLabel])
+	spec := fc.Object["spec"].(map[string]any)
+	assert.Equal(t, "OutOfBand", spec["peeringType"])
+	assert.Equal(t, "No", spec["outgoingPeeringEnabled"], "authentication only")
+	assert.Equal(t, true, spec["insecureSkipTLSVerify"])
+
+	id, err := p.consumer.LegacyIdentityFor(ctx, providerID)
+	require.NoError(t, err)
+	assert.Equal(t, st.LocalTenantNamespace, id.Namespace)
+	assert.Regexp(t, `^liqo-identity-`, id.Name)
+	assert.Equal(t, st.RemoteTenantNamespace, id.RemoteNamespace)
+	assert.Equal(t, p.provider.Config.Host, id.APIServerURL)
+	assert.WithinDuration(t, time.Now().AddDate(1, 0, 0), id.NotAfter, 48*time.Hour, "Kubernetes signs for one year by default")
+	asConsumer, err := kubernetes.NewForConfig(id.Config)
+	require.NoError(t, err)
+	review, err := asConsumer.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	require.NoError(t, err, "the stored identity reaches the provider")
+	assert.Equal(t, consumerID, review.Status.UserInfo.Username)
+	assert.Contains(t, review.Status.UserInfo.Groups, "liqo.io")
+
+	again, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []kube.Change{{Object: secretObj, Action: kube.Unchanged}, {Object: fcObj, Action: kube.Unchanged}}, again)
+
+	peering, err := p.consumer.LegacyPeeringActive(ctx, providerID)
+	require.NoError(t, err)
+	assert.Empty(t, peering, "an authentication-only ForeignCluster does not peer")
+}
+
+// A wrong token fails within seconds with the cause in words, the token
+// masked, and nothing on the provider; correcting it bumps the reconcile
+// label, so Liqo retries at once instead of after its error backoff.
+func TestLegacyWrongTokenThenCorrected(t *testing.T) {
+	ctx := labtest.Context(t)
+	p := startLegacyPair(t, ctx)
+
+	wrong := *p.info
+	raw := make([]byte, 64)
+	_, _ = rand.Read(raw)
+	wrong.Token = hex.EncodeToString(raw)
+	start := time.Now()
+	_, err := p.consumer.ApplyLegacyPeer(ctx, &wrong, kube.LegacyPeerOptions{})
+	require.NoError(t, err)
+	waitCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	_, err = p.consumer.WaitLegacyAuthenticated(waitCtx, providerID)
+	elapsed := time.Since(start)
+	require.Error(t, err)
+	t.Logf("timing: wrong token reported in %s: %v", elapsed.Round(time.Millisecond), err)
+	var failure *kube.LegacyAuthFailure
+	require.True(t, errors.As(err, &failure), "a refusal, not a timeout: %v", err)
+	assert.Equal(t, kube.LegacyWrongToken, failure.Refusal)
+	assert.Less(t, elapsed, 10*time.Second)
+	assert.NotContains(t, err.Error(), wrong.Token)
+	assert.Contains(t, err.Error(), "refused the token")
+	assert.NotContains(t, err.Error(), "\n")
+	assert.Empty(t, providerTenantNamespaces(t, ctx, p.provider), "a wrong token creates nothing on the provider")
+
+	start = time.Now()
+	changes, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, kube.Updated, changeOf(changes, "Secret liqo/"+kube.LegacyRemoteTokenPrefix+providerID))
+	assert.Equal(t, kube.Updated, changeOf(changes, "ForeignCluster "+providerName), "the reconcile label is bumped")
+	fc, err := dynamicFC(t, ctx, p.consumer)
+	require.NoError(t, err)
+	assert.NotEmpty(t, fc.GetLabels()[kube.LegacyReconcileLabel])
+	st, err := p.consumer.WaitLegacyAuthenticated(ctx, providerID)
+	require.NoError(t, err)
+	t.Logf("timing: corrected token → Established in %s (Liqo's error backoff reached ~80 s in §10)", time.Since(start).Round(time.Millisecond))
+	assert.Equal(t, "Established", st.Status)
+	assert.Less(t, time.Since(start), 20*time.Second)
+}
+
+// Bad input writes nothing: the consumer's own cluster ID, or a
+// ForeignCluster for the provider that peers in-band (its peeringType
+// cannot change). No Liqo process runs: the refusals come before any write.
+func TestLegacyApplyPeerRefusesWritingNothing(t *testing.T) {
+	cs := testLab.Clusters(t)
+	ctx := labtest.Context(t)
+	require.NoError(t, liqolegacy.Install(ctx, cs[1].Config, liqolegacy.InstallOptions{
+		ClusterID: consumerID, ClusterName: consumerName, AuthAddress: liqolegacy.FreeAddress(t)}))
+	consumer, err := kube.NewCluster(cs[1].Config, "")
+	require.NoError(t, err)
+	token := strings.Repeat("0123456789abcdef", 8)
+
+	own := &kube.LegacyPeerInfo{ClusterID: consumerID, ClusterName: consumerName, AuthURL: "https://127.0.0.1:4443", Token: token}
+	_, err = consumer.ApplyLegacyPeer(ctx, own, kube.LegacyPeerOptions{})
+	require.ErrorContains(t, err, "this cluster's own")
+	_, err = consumer.Kube.CoreV1().Secrets("liqo").Get(ctx, kube.LegacyRemoteTokenPrefix+consumerID, metav1.GetOptions{})
+	assert.True(t, kube.IsNotFound(err), "no token Secret written: %v", err)
+
+	dc, err := dynamic.NewForConfig(consumer.Config)
+	require.NoError(t, err)
+	fcs := dc.Resource(kube.LegacyForeignClusters)
+	inBand := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "discovery.liqo.io/v1alpha1", "kind": "ForeignCluster",
+		"metadata": map[string]any{"name": "in-band-provider", "labels": map[string]any{kube.LegacyClusterIDLabel: providerID}},
+		"spec": map[string]any{"peeringType": "InBand", "clusterIdentity": map[string]any{"clusterID": providerID, "clusterName": providerName},
+			"foreignAuthUrl": "https://127.0.0.1:4443"},
+	}}
+	_, err = fcs.Create(ctx, inBand, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = fcs.Delete(context.Background(), "in-band-provider", metav1.DeleteOptions{}) })
+	info := &kube.LegacyPeerInfo{ClusterID: providerID, ClusterName: providerName, AuthURL: "https://127.0.0.1:4443", Token: token}
+	_, err = consumer.ApplyLegacyPeer(ctx, info, kube.LegacyPeerOptions{})
+	require.ErrorContains(t, err, "peeringType InBand")
+	assert.NotContains(t, err.Error(), token)
+	_, err = consumer.Kube.CoreV1().Secrets("liqo").Get(ctx, kube.LegacyRemoteTokenPrefix+providerID, metav1.GetOptions{})
+	assert.True(t, kube.IsNotFound(err), "no token Secret written: %v", err)
+}
