@@ -58,6 +58,9 @@ type LiqoRelease struct {
 	// Version is the liqo-auth image tag (0.x), "" when unknown.
 	Version string     `json:"liqoVersion,omitempty"`
 	Line    LegacyLine `json:"liqoLine,omitempty"`
+	// AuthenticationDisabled: the 0.x liqo-auth Deployment runs with
+	// --enable-authentication=false, so anyone who reaches it can peer.
+	AuthenticationDisabled bool `json:"liqoAuthenticationDisabled,omitempty"`
 }
 
 // String names the release for messages: "Liqo 0.x (v0.10.3)".
@@ -118,6 +121,7 @@ func (c *Cluster) DetectRelease(ctx context.Context) (LiqoRelease, error) {
 		r.Generation = GenerationLegacy
 		if deploy != nil {
 			r.Version = legacyAuthVersion(deploy)
+			r.AuthenticationDisabled = LegacyAuthenticationDisabled(deploy)
 		}
 		r.Line = LegacyLineOf(r.Version)
 		if r.Line == LegacyLineUnknown {

@@ -137,6 +137,16 @@ func TestProbeTellsTheLiqoGeneration(t *testing.T) {
 	assert.Equal(t, kube.LiqoRelease{Generation: kube.GenerationLegacy, Version: "v0.10.3", Line: kube.LegacyV04}, info.LiqoRelease)
 	assert.False(t, info.LiqoInstalled, "LiqoInstalled means Liqo v1")
 
+	// The chart's auth.config.enableAuthentication=false: told, loudly.
+	d, err := admin.Kube.AppsV1().Deployments(admin.Namespace).Get(ctx, kube.LegacyAuthName, metav1.GetOptions{})
+	require.NoError(t, err)
+	d.Spec.Template.Spec.Containers[0].Args = []string{"--namespace=liqo", "--enable-authentication=false"}
+	_, err = admin.Kube.AppsV1().Deployments(admin.Namespace).Update(ctx, d, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	info, err = admin.Probe(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, kube.LiqoRelease{Generation: kube.GenerationLegacy, Version: "v0.10.3", Line: kube.LegacyV04, AuthenticationDisabled: true}, info.LiqoRelease)
+
 	// A peering user may read the cluster-ID ConfigMap, not Deployments nor
 	// CRDs: 0.x from discovery, version unknown, and the probe does not fail.
 	kubeconfig, err := admin.GeneratePeeringUser(ctx, "gen-consumer", kube.PeeringUserOptions{})

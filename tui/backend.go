@@ -70,6 +70,8 @@ type ClusterInfo struct {
 	// LiqoLine its identity-request family ("v0.2", "v0.3", "v0.4+"); ""
 	// when unknown.
 	LiqoVersion, LiqoLine string
+	// LegacyAuthDisabled: a 0.x cluster's auth server accepts any token.
+	LegacyAuthDisabled bool
 }
 
 // Ready tells whether the cluster has what the handshake needs (ID, keys).

@@ -79,3 +79,15 @@ func TestDetectShowsEachClustersGeneration(t *testing.T) {
 		t.Errorf("untold generation: %q", got)
 	}
 }
+
+// A 0.x provider whose auth server accepts any token is said so loudly on
+// the detect screen, before anything else happens.
+func TestDetectWarnsAuthenticationDisabled(t *testing.T) {
+	f := newFake()
+	f.infos["consumer"].LiqoGeneration = "none"
+	p := f.infos["provider"]
+	p.LiqoGeneration, p.LiqoVersion, p.LiqoLine, p.LegacyAuthDisabled = "0.x", "v0.10.3", "v0.4+", true
+	h := newHarness(t, f, both())
+	screenIs[*detectScreen](t, h)
+	h.mustSee("authentication DISABLED on its liqo-auth server: anyone who reaches it can peer")
+}

@@ -58,6 +58,9 @@ func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, 
 			}
 			line(style(iconInfo + " " + g))
 		}
+		if info.LegacyAuthDisabled {
+			line(styleErr.Render(iconWarn + " authentication DISABLED on its liqo-auth server: anyone who reaches it can peer"))
+		}
 		_, installed := d.s.installed[ref]
 		served := "no Liqo · no controller: the wizard serves it in-process (I installs one)"
 		switch {
