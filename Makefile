@@ -59,10 +59,11 @@ lint:
 # Benchmarks, printing numbers: crypto, wizard frames, Tenant reconcile, the
 # whole handshake over 20 fresh ID pairs (p50/p95 and per step) and the
 # 1,000-Tenant scale run against the in-cluster controller (with its floor).
-bench: kube-binaries
+bench: kube-binaries liqo-legacy
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench . -benchmem -timeout $(TEST_TIMEOUT) ./crypto/ ./tui/ ./kube/controller/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench Authenticate -benchtime 20x -timeout $(TEST_TIMEOUT) ./flows/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout $(TEST_TIMEOUT) ./cmd/liqo-auth-controller/
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -run '^$$' -bench Legacy -benchtime 5x -timeout $(TEST_TIMEOUT) ./flows/internal/legacylab/
 
 # Each fuzz target for FUZZTIME (go test -fuzz runs one target at a time).
 fuzz:

@@ -80,6 +80,10 @@ func (a accessCheck) String(tenant string) string {
 func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Verification, error) {
 	s, err := consumer.KubeconfigSecretFor(ctx, providerID)
 	if kube.IsNotFound(err) {
+		// A consumer running Liqo 0.x keeps its identity in liqo-identity-*.
+		if v, lerr := verifyLegacyIdentity(ctx, consumer, providerID); !kube.IsNotFound(lerr) {
+			return v, lerr
+		}
 		return nil, fmt.Errorf("no kubeconfig Secret for provider %s on this consumer: authenticate first", providerID)
 	}
 	if err != nil {

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // LegacyAuthStatus is the AuthenticationStatus peering condition of a
@@ -19,6 +23,14 @@ type LegacyAuthStatus struct {
 	Status, Reason, Message                     string // the AuthenticationStatus peering condition
 	LocalTenantNamespace, RemoteTenantNamespace string
 }
+
+// legacyIdentityWait bounds the wait for the identity Secret once Liqo
+// said Established.
+const legacyIdentityWait = 10 * time.Second
+
+// legacyRetryGrace is how long a refusal shown when Liqo was woken is taken
+// for an earlier attempt's.
+const legacyRetryGrace = 5 * time.Second
 
 // legacyFailed are the AuthenticationStatus values of a refusal (§3.4):
 // v0.10 says Error for all of them, v0.3 Denied/EmptyDenied.
@@ -31,6 +43,50 @@ var legacyFailed = map[string]bool{"Error": true, "Denied": true, "EmptyDenied":
 // ForeignCluster's, is an earlier attempt's and is not reported: the wait
 // goes on for Liqo's next try.
 func (c *Cluster) WaitLegacyAuthenticated(ctx context.Context, providerID string) (*LegacyAuthStatus, error) {
+	return c.waitLegacyAuthenticated(ctx, providerID, nil)
+}
+
+// RetryLegacyAuthentication wakes Liqo's controller at once (a label bump:
+// it would otherwise retry on its own backoff, §3.2) after what made it
+// fail was removed, and waits as WaitLegacyAuthenticated does, except that
+// a refusal shown before the wake-up (stale, or on the ForeignCluster when
+// it was woken: an attempt made while the cause was being removed) is
+// taken for an earlier attempt's.
+func (c *Cluster) RetryLegacyAuthentication(ctx context.Context, providerID string, stale *LegacyAuthFailure) (*LegacyAuthStatus, error) {
+	fcs, err := c.foreignClusters()
+	if err != nil {
+		return nil, err
+	}
+	fc, err := c.legacyForeignCluster(ctx, fcs, providerID)
+	if err != nil {
+		return nil, err
+	}
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, LegacyReconcileLabel, strconv.FormatInt(time.Now().UnixNano(), 10))
+	woken, err := fcs.Patch(ctx, fc.GetName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("waking Liqo's controller on ForeignCluster %s: %w", fc.GetName(), err)
+	}
+	earlier := map[string]bool{}
+	if stale != nil {
+		earlier[stale.Message] = true
+	}
+	if status, _, message := legacyCondition(woken, legacyAuthCondition); legacyFailed[status] {
+		earlier[message] = true
+	}
+	// Liqo answers a wake-up within a second or so: a refusal still shown
+	// after the grace is the answer to it (Liqo writes nothing when it
+	// fails again the same way).
+	graceCtx, cancel := context.WithTimeout(ctx, legacyRetryGrace)
+	defer cancel()
+	st, err := c.waitLegacyAuthenticated(graceCtx, providerID, earlier)
+	if errors.Is(err, ErrWaitTimeout) && ctx.Err() == nil {
+		return c.waitLegacyAuthenticated(ctx, providerID, nil)
+	}
+	return st, err
+}
+
+// waitLegacyAuthenticated ignores refusals whose message is in earlier.
+func (c *Cluster) waitLegacyAuthenticated(ctx context.Context, providerID string, earlier map[string]bool) (*LegacyAuthStatus, error) {
 	fcs, err := c.foreignClusters()
 	if err != nil {
 		return nil, err
@@ -52,14 +108,14 @@ func (c *Cluster) WaitLegacyAuthenticated(ctx context.Context, providerID string
 			if st.Status == legacyEstablished {
 				return true, nil
 			}
-			if failure := legacyFailureOf(fc, providerID, tokens); failure != nil {
+			if failure := legacyFailureOf(fc, providerID, tokens); failure != nil && !earlier[failure.Message] {
 				return false, failure
 			}
 			return false, nil
 		})
 	switch {
 	case err == nil:
-		return legacyAuthStatusOf(fc), nil
+		return legacyAuthStatusOf(fc), c.waitLegacyIdentity(ctx, providerID, fc.GetName())
 	case errors.Is(err, ErrWaitTimeout) && last == nil:
 		return nil, fmt.Errorf("%w: no ForeignCluster labelled %s=%s appeared: apply the peer info first", ErrWaitTimeout, LegacyClusterIDLabel, providerID)
 	case errors.Is(err, ErrWaitTimeout):
@@ -73,6 +129,32 @@ func (c *Cluster) WaitLegacyAuthenticated(ctx context.Context, providerID string
 		return nil, fmt.Errorf("%w: ForeignCluster %s did not authenticate with %s; last AuthenticationStatus: %s", ErrWaitTimeout, lastName, providerID, seen)
 	}
 	return nil, err
+}
+
+// waitLegacyIdentity waits for the identity Secret behind an Established
+// ForeignCluster. Liqo v0.10 leaves Established in place when a later
+// identity request fails (it returns before updating the status): a
+// consumer that lost its identity Secret while the provider kept the
+// certificate shows Established and holds nothing. Unreadable Secrets end
+// the wait (the caller reads what it can).
+func (c *Cluster) waitLegacyIdentity(ctx context.Context, providerID, fcName string) error {
+	// Liqo stores it right after the status: a bounded wait, not the step's.
+	ctx, cancel := context.WithTimeout(ctx, legacyIdentityWait)
+	defer cancel()
+	secrets := c.Kube.CoreV1().Secrets(metav1.NamespaceAll)
+	_, err := WaitFor(ctx, ListWatch(secrets.List, secrets.Watch, BySelector(legacyIdentitySelector(providerID))),
+		"the identity Secret of "+providerID, func(s *corev1.Secret) (bool, error) {
+			return len(s.Data[legacyIdentityCertField]) > 0, nil
+		})
+	switch {
+	case err == nil || apierrors.IsForbidden(err) || errors.Is(err, errWatchForbidden):
+		return nil
+	case errors.Is(err, ErrWaitTimeout):
+		return &LegacyAuthFailure{ProviderID: providerID, Status: legacyEstablished, Refusal: LegacyAlreadyIssued,
+			Message: "ForeignCluster " + fcName + " says Established but this cluster holds no identity for " + providerID +
+				": Liqo's new identity requests are refused (the provider keeps the one it issued to this cluster)"}
+	}
+	return err
 }
 
 // legacyStoredTokens are the tokens the consumer may send to providerID.

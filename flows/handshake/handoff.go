@@ -66,6 +66,9 @@ type Handoff struct {
 	// SenderNamespace is the sender's Liqo namespace ("" = liqo): a
 	// peering user's kubeconfig is used with --remote-liqo-namespace.
 	SenderNamespace string
+	// Equivalent is the liqoctl command that hands over the same peer info,
+	// its token MASKED (the commands are shown and logged); "" = a template.
+	Equivalent string
 }
 
 // Title is the line before the commands: "Next, on the consumer c1
@@ -89,6 +92,9 @@ func (h Handoff) Commands() []string {
 	file := h.file()
 	if h.Kind == KindPeeringUser {
 		return h.peeringUserCommands(tool, file)
+	}
+	if h.Kind == KindPeerInfo {
+		return h.peerInfoCommands(tool, file, sender)
 	}
 	if h.Batch {
 		switch h.Kind {
@@ -139,6 +145,25 @@ func (h Handoff) peeringUserCommands(tool, file string) []string {
 		"# or the wizard: " + tool + remote,
 		"# it is a credential (it holds a private key): send it privately",
 		"# on the provider, " + tool + " delete peering-user --consumer-cluster-id " + receiver + " revokes its rights",
+	}
+}
+
+// peerInfoCommands: the consumer's admin applies a Liqo 0.x provider's peer
+// info with this tool, or hands the same to liqoctl.
+func (h Handoff) peerInfoCommands(tool, file, sender string) []string {
+	apply := tool + " apply peer-info -f " + file
+	if h.Batch {
+		apply = tool + " --batch --role consumer --remote-cluster-id " + sender + " --peer-info-file " + file
+	}
+	liqoctl := h.Equivalent
+	if liqoctl == "" {
+		liqoctl = "liqoctl peer out-of-band <provider name> --auth-url <auth URL> --cluster-id " + sender + " --auth-token <token>"
+	}
+	return []string{
+		apply,
+		tool + " verify --remote-cluster-id " + sender,
+		"# or with liqoctl: " + liqoctl,
+		"# it carries the provider's auth token: send it privately",
 	}
 }
 

@@ -86,3 +86,37 @@ func TestArtifactKindReceiver(t *testing.T) {
 		}
 	}
 }
+
+func TestHandoffPeerInfo(t *testing.T) {
+	h := Handoff{Kind: KindPeerInfo, SenderID: "p1", ReceiverID: "c1",
+		Equivalent: "liqoctl peer out-of-band milan --auth-url https://p1:443 --cluster-id p1 --auth-token 0123••••••••cdef"}
+	if got, want := h.Title(), "Next, on the consumer c1 (save the peer info as peer-info.txt):"; got != want {
+		t.Errorf("Title() = %q, want %q", got, want)
+	}
+	want := []string{
+		"liqo-auth-tui apply peer-info -f peer-info.txt",
+		"liqo-auth-tui verify --remote-cluster-id p1",
+		"# or with liqoctl: liqoctl peer out-of-band milan --auth-url https://p1:443 --cluster-id p1 --auth-token 0123••••••••cdef",
+		"# it carries the provider's auth token: send it privately",
+	}
+	if got := h.Commands(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Commands() = %q, want %q", got, want)
+	}
+	if got := h.Line(); got != h.Title()+" "+want[0]+"; then "+want[1] {
+		t.Errorf("Line() = %q", got)
+	}
+	h = Handoff{Kind: KindPeerInfo, SenderID: "p1", File: "/tmp/pi.txt", Batch: true}
+	cmds := h.Commands()
+	if cmds[0] != "liqo-auth-tui --batch --role consumer --remote-cluster-id p1 --peer-info-file /tmp/pi.txt" {
+		t.Errorf("batch Commands()[0] = %q", cmds[0])
+	}
+	if cmds[2] != "# or with liqoctl: liqoctl peer out-of-band <provider name> --auth-url <auth URL> --cluster-id p1 --auth-token <token>" {
+		t.Errorf("template liqoctl remark = %q", cmds[2])
+	}
+	if got := (Handoff{Kind: KindPeerInfo}).Commands()[1]; got != "liqo-auth-tui verify --remote-cluster-id <provider cluster ID>" {
+		t.Errorf("unknown sender: %q", got)
+	}
+	if KindPeerInfo.Receiver() != RoleConsumer || KindPeerInfo.FileName() != "peer-info.txt" {
+		t.Error("peer info goes to the consumer as peer-info.txt")
+	}
+}

@@ -19,6 +19,8 @@ type AuthenticateOptions struct {
 	Proxy       ProxyFlags
 	StepTimeout time.Duration
 	Engine      EngineFlags
+	// Legacy: a provider running Liqo 0.x (legacy_routing.go).
+	Legacy LegacyFlags
 }
 
 func newAuthenticateCommand(o *Options) *cobra.Command {
@@ -39,11 +41,15 @@ by controllers run in-process for the command's duration.`,
 	addEngineFlags(cmd, &opts.Engine)
 	addProxyFlags(cmd, &opts.Proxy, true)
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	addLegacyFlags(cmd.Flags(), &opts.Legacy, true)
 	return cmd
 }
 
 // Run authenticates the two clusters.
 func (o *AuthenticateOptions) Run(ctx context.Context) error {
+	if err := o.Legacy.check(); err != nil {
+		return err
+	}
 	proxyURL, err := o.Proxy.resolve(o.Printer)
 	if err != nil {
 		return err
@@ -60,6 +66,11 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	consumer, provider, err := o.connectBoth(ctx, remote)
 	if err != nil {
 		return err
+	}
+	if legacy, err := isLegacy(ctx, provider); err != nil {
+		return scoped(handshake.Remote, err)
+	} else if legacy {
+		return o.runLegacy(ctx, consumer, provider)
 	}
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{
 		Consumer: consumer, Provider: provider, ProxyURL: proxyURL, StepTimeout: o.StepTimeout, Engine: engine,
@@ -78,6 +89,8 @@ type UnauthenticateOptions struct {
 	Remote      ClusterFlags
 	StepTimeout time.Duration
 	Engine      EngineFlags
+	// LegacyUnauth: a Liqo 0.x pair (legacy_routing.go).
+	LegacyUnauth LegacyUnauthFlags
 }
 
 func newUnauthenticateCommand(o *Options) *cobra.Command {
@@ -94,11 +107,15 @@ func newUnauthenticateCommand(o *Options) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Remote.ProxyURL, "proxy-url", "",
 		"proxy through which this command reaches the provider's API server, http://HOST:PORT, unless the provider's kubeconfig sets its own proxy-url")
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	addLegacyUnauthFlags(cmd, &opts.LegacyUnauth)
 	return cmd
 }
 
 // Run unauthenticates the two clusters.
 func (o *UnauthenticateOptions) Run(ctx context.Context) error {
+	if err := o.LegacyUnauth.check(); err != nil {
+		return err
+	}
 	if _, err := kube.ParseProxyURL(o.Remote.ProxyURL); err != nil {
 		return usagef("--proxy-url: %v", err)
 	}
@@ -108,9 +125,17 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
+	if o.LegacyUnauth.OneSided {
+		return o.unauthOneSided(ctx)
+	}
 	consumer, provider, err := o.connectBoth(ctx, o.Remote)
 	if err != nil {
 		return err
+	}
+	if legacy, err := legacyPair(ctx, consumer, provider); err != nil {
+		return err
+	} else if legacy {
+		return o.runLegacyUnauth(ctx, consumer, provider)
 	}
 	return flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
 }

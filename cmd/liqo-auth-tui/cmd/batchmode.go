@@ -76,7 +76,7 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 		if s.Role != "" {
 			return usagef("--role is for manual mode with one kubeconfig: drop it or --remote-kubeconfig")
 		}
-		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout}
+		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout, Legacy: o.LegacySession.LegacyFlags}
 		if err := a.Run(ctx); err != nil || o.BatchSlice.Name == "" {
 			return err
 		}
@@ -101,8 +101,8 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 
 func (o *BatchOptions) providerStep(ctx context.Context) error {
 	s := o.Session
-	if s.Nonce != "" || s.NonceFile != "" || s.IdentityFile != "" {
-		return usagef("--role provider takes --tenant-file, not --nonce, --nonce-file or --identity-file")
+	if s.Nonce != "" || s.NonceFile != "" || s.IdentityFile != "" || o.LegacySession.PeerInfoFile != "" {
+		return usagef("--role provider takes --tenant-file, not --nonce, --nonce-file, --identity-file or --peer-info-file")
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
@@ -116,6 +116,11 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 			return err
 		}
 		return o.emitIdentity(ctx, provider)
+	}
+	if legacy, err := isLegacy(ctx, provider); err != nil {
+		return err
+	} else if legacy {
+		return o.legacyProviderStep(ctx, provider)
 	}
 	stage, err := flows.ProviderStage(ctx, provider, s.RemoteClusterID)
 	if err != nil {
@@ -136,6 +141,9 @@ func (o *BatchOptions) emitIdentity(ctx context.Context, provider *kube.Cluster)
 
 func (o *BatchOptions) consumerStep(ctx context.Context) error {
 	s := o.Session
+	if o.LegacySession.PeerInfoFile != "" {
+		return o.legacyConsumerStep(ctx)
+	}
 	if s.TenantFile != "" {
 		return usagef("--role consumer takes --nonce, --nonce-file or --identity-file, not --tenant-file")
 	}

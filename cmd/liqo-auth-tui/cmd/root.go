@@ -43,6 +43,9 @@ type Options struct {
 	BatchSlice BatchSliceFlags
 	Printer    *Printer
 	In         io.Reader // standard input, for "-f -" and "--nonce-file -"
+
+	// LegacySession: --batch's Liqo 0.x flags (legacy_routing.go).
+	LegacySession LegacySessionFlags
 }
 
 func (o *Options) connect(f ClusterFlags) (*kube.Cluster, error) {
@@ -76,6 +79,7 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	}
 	addSessionFlags(root, &o.Session)
 	addBatchSliceFlags(root, &o.BatchSlice)
+	addLegacySessionFlags(root, &o.LegacySession)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.Local.Kubeconfig, "kubeconfig", "", "path to the kubeconfig of the local cluster (default: KUBECONFIG or ~/.kube/config)")
@@ -84,12 +88,15 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	pf.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long the command may take")
 	pf.BoolVarP(&o.Verbose, "verbose", "v", false, "also print client-go's and the controllers' logs")
 	create, get, del := newCreateCommand(o), newGetCommand(o), newDeleteCommand(o)
+	generate, apply := newGenerateCommand(o), newApplyCommand(o)
+	generate.AddCommand(newGeneratePeerInfoCommand(o))
+	apply.AddCommand(newApplyPeerInfoCommand(o))
 	create.AddCommand(newCreateResourceSliceCommand(o))
 	get.AddCommand(newGetResourceSliceCommand(o))
 	del.AddCommand(newDeleteResourceSliceCommand(o))
 	root.AddCommand(newInitCommand(o), newInfoCommand(o),
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
-		create, get, newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o), del)
+		create, get, generate, apply, newVerifyCommand(o), del)
 	root.AddCommand(newInstallCommands(o)...)
 	root.AddCommand(newVersionCommand(o))
 	root.SetVersionTemplate("{{.Version}}\n")

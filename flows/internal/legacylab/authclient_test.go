@@ -21,7 +21,6 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
 
@@ -42,7 +41,7 @@ func startProvider(t *testing.T, ctx context.Context, c *lab.Cluster) *liqolegac
 // and the URL of the Service's override annotations; --auth-url wins.
 func TestLegacyPeerInfoOnRealProvider(t *testing.T) {
 	provider := testLab.Clusters(t)[0]
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	srv := startProvider(t, ctx, provider)
 	c, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
 	require.NoError(t, err)
@@ -77,7 +76,7 @@ func TestLegacyPeerInfoOnRealProvider(t *testing.T) {
 // authentication disabled, and its probes create nothing on the provider.
 func TestLegacyCheckTokenCreatesNothing(t *testing.T) {
 	provider := testLab.Clusters(t)[0]
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	srv := startProvider(t, ctx, provider)
 	open := liqolegacy.StartAuthService(t, provider.KubeconfigPath, liqolegacy.AuthOptions{
 		ClusterID: providerID, ClusterName: providerName, Address: liqolegacy.FreeAddress(t),
@@ -149,7 +148,7 @@ func providerObjects(t *testing.T, ctx context.Context, c *kube.Cluster) []strin
 func TestToolAsLegacyConsumer(t *testing.T) {
 	cs := testLab.Clusters(t)
 	provider, plain := cs[0], cs[2]
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	srv := startProvider(t, ctx, provider)
 	prov, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
 	require.NoError(t, err)

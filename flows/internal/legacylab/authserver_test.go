@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
 
@@ -38,7 +37,7 @@ import (
 // group liqo.io.
 func TestRealAuthServerIssuesIdentity(t *testing.T) {
 	provider := testLab.Clusters(t)[0]
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	addr := liqolegacy.FreeAddress(t)
 	start := time.Now()
 	require.NoError(t, liqolegacy.Install(ctx, provider.Config, liqolegacy.InstallOptions{

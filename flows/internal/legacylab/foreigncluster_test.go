@@ -21,7 +21,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
 
@@ -150,7 +149,7 @@ func changeOf(changes []kube.Change, object string) kube.Action {
 // provider as the consumer's cluster ID in group liqo.io; applying the same
 // peer info again changes nothing.
 func TestLegacyApplyPeerAuthenticates(t *testing.T) {
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	p := startLegacyPair(t, ctx)
 
 	start := time.Now()
@@ -202,7 +201,7 @@ func TestLegacyApplyPeerAuthenticates(t *testing.T) {
 // masked, and nothing on the provider; correcting it bumps the reconcile
 // label, so Liqo retries at once instead of after its error backoff.
 func TestLegacyWrongTokenThenCorrected(t *testing.T) {
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	p := startLegacyPair(t, ctx)
 
 	wrong := *p.info
@@ -247,7 +246,7 @@ func TestLegacyWrongTokenThenCorrected(t *testing.T) {
 // cannot change). No Liqo process runs: the refusals come before any write.
 func TestLegacyApplyPeerRefusesWritingNothing(t *testing.T) {
 	cs := testLab.Clusters(t)
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	require.NoError(t, liqolegacy.Install(ctx, cs[1].Config, liqolegacy.InstallOptions{
 		ClusterID: consumerID, ClusterName: consumerName, AuthAddress: liqolegacy.FreeAddress(t)}))
 	consumer, err := kube.NewCluster(cs[1].Config, "")

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // What Liqo 0.x's authentication leaves on both sides (§10) is listed and
@@ -20,7 +19,7 @@ import (
 // but is authorized for nothing in its former tenant namespace — the
 // `kubectl auth can-i --list` check of the issue, as that user.
 func TestLegacyLeftoversRemoved(t *testing.T) {
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	p := startLegacyPair(t, ctx)
 	_, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
 	require.NoError(t, err)

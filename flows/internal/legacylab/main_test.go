@@ -3,8 +3,10 @@
 package legacylab_test
 
 import (
+	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
@@ -27,3 +29,11 @@ const (
 	consumerID   = "9c8e7d6f-1b2a-4c3d-8e9f-0a1b2c3d4e5f"
 	consumerName = "legacy-consumer"
 )
+
+// legacyContext bounds one test: starting Liqo 0.x's processes on a busy
+// 2-CPU machine takes most of labtest.Context's minute by itself.
+func legacyContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}

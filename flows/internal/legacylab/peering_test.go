@@ -21,7 +21,6 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
 
@@ -34,7 +33,7 @@ var foreignClusters = schema.GroupVersionResource{Group: "discovery.liqo.io", Ve
 func TestRealLiqoPairAuthenticates(t *testing.T) {
 	cs := testLab.Clusters(t)
 	provider, consumer := cs[0], cs[1]
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	start := time.Now()
 	startLiqo(t, ctx, provider, providerID, providerName, false)
 	startLiqo(t, ctx, consumer, consumerID, consumerName, true)

@@ -12,7 +12,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
 
@@ -20,7 +19,7 @@ import (
 // writes anything: no v1 tenant namespace, no in-process controller.
 func TestV1HandshakeRefusesLiqo0x(t *testing.T) {
 	cs := testLab.Clusters(t)
-	ctx := labtest.Context(t)
+	ctx := legacyContext(t)
 	require.NoError(t, liqolegacy.Install(ctx, cs[0].Config, liqolegacy.InstallOptions{
 		ClusterID: providerID, ClusterName: providerName, AuthAddress: liqolegacy.FreeAddress(t)}))
 	require.NoError(t, liqolegacy.Install(ctx, cs[1].Config, liqolegacy.InstallOptions{

@@ -1,0 +1,111 @@
+package wizardbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
+)
+
+const legacyToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" +
+	"fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+
+func legacyInfo() *kube.LegacyPeerInfo {
+	return &kube.LegacyPeerInfo{ClusterID: "p1", ClusterName: "milan", AuthURL: "https://10.0.0.5:30443", Token: legacyToken, Line: kube.LegacyV04}
+}
+
+// The artifact hands over the line; what the screen shows never holds the
+// token, the liqoctl equivalent carries it like Data, and a provider that
+// accepts any token comes with a loud warning.
+func TestPeerInfoArtifact(t *testing.T) {
+	info := legacyInfo()
+	a, err := peerInfoArtifact(info, "c1")
+	require.NoError(t, err)
+	back, err := flows.ParsePeerInfo(a.Data)
+	require.NoError(t, err)
+	assert.Equal(t, info, back)
+	assert.Equal(t, handshake.KindPeerInfo, a.Kind)
+	assert.True(t, a.Masked)
+	assert.False(t, a.Sensitive, "the line may go on the clipboard")
+	assert.NotContains(t, a.Preview, legacyToken)
+	assert.Contains(t, a.Preview, kube.MaskLegacyToken(legacyToken))
+	assert.Equal(t, a.Preview, a.Shown())
+	assert.Equal(t, flows.LiqoctlPeerCommand(info), a.Equivalent)
+	assert.Equal(t, "p1", a.FromID)
+	assert.Equal(t, "c1", a.ForID)
+	assert.Empty(t, a.Warning)
+
+	info.AuthenticationDisabled = true
+	a, err = peerInfoArtifact(info, "")
+	require.NoError(t, err)
+	assert.Contains(t, a.Warning, "anyone who reaches https://10.0.0.5:30443 can peer")
+}
+
+func TestLegacyResultMapping(t *testing.T) {
+	now := time.Now()
+	r := &flows.LegacyResult{ConsumerID: "c1", ProviderID: "p1", ByTool: true, AlreadyAuthenticated: true, IdentitySecret: "ns/s",
+		User: "c1", Groups: []string{"liqo.io"}, Issued: now, NotAfter: now.Add(time.Hour), TLSVerified: true, AuthenticationDisabled: true,
+		Kubeconfig: []byte("secret")}
+	assert.Equal(t, &tui.LegacyResult{ConsumerID: "c1", ProviderID: "p1", ByTool: true, AlreadyAuthenticated: true, IdentitySecret: "ns/s",
+		User: "c1", Groups: []string{"liqo.io"}, Issued: now, NotAfter: now.Add(time.Hour), TLSVerified: true, AuthenticationDisabled: true},
+		legacyResult(r))
+}
+
+// Each refusal of a 0.x provider reaches the wizard classified, with what
+// to do; other failures keep explainErr's explanation.
+func TestExplainLegacy(t *testing.T) {
+	step := func(err error) error {
+		return &flows.StepError{Step: "s", Scope: handshake.Local, Line: "Authentication failed: " + err.Error(), Err: err}
+	}
+	cases := []struct {
+		err     error
+		refusal kube.LegacyRefusal
+		hint    string
+	}{
+		{step(&flows.LegacyRefusedError{Refusal: kube.LegacyWrongToken, Err: errors.New("refused the token")}), kube.LegacyWrongToken, "copy the peer info again"},
+		{step(&kube.LegacyAuthError{Status: 403, Refusal: kube.LegacyAlreadyIssued}), kube.LegacyAlreadyIssued, "reissue"},
+		{fmt.Errorf("wait: %w", &kube.LegacyAuthFailure{Refusal: kube.LegacyUnreachable}), kube.LegacyUnreachable, "auth URL"},
+		{step(&kube.LegacyAuthFailure{Refusal: kube.LegacyIncompatible}), kube.LegacyIncompatible, "upgrade the v0.3 cluster"},
+		{step(&kube.LegacyAuthFailure{Refusal: kube.LegacyOther}), kube.LegacyOther, ""},
+	}
+	for _, c := range cases {
+		f := failure(t, explainLegacy(c.err))
+		assert.Equal(t, string(c.refusal), f.Refusal)
+		if c.hint != "" {
+			assert.Contains(t, f.Hint, c.hint)
+		}
+	}
+	f := failure(t, explainLegacy(step(context.DeadlineExceeded)))
+	assert.Empty(t, f.Refusal)
+	assert.True(t, f.Timeout)
+	assert.NoError(t, explainLegacy(nil))
+}
+
+// A bad paste is refused before any cluster is dialed, in one line.
+func TestCheckPeerInfoBadInput(t *testing.T) {
+	b := New(time.Minute, flows.EngineOptions{})
+	line, err := flows.EncodePeerInfo(legacyInfo())
+	require.NoError(t, err)
+	ref := tui.ClusterRef{Kubeconfig: filepath.Join(t.TempDir(), "none")}
+	_, err = b.CheckPeerInfo(context.Background(), ref, []byte(line[:len(line)-2]))
+	f := failure(t, err)
+	assert.Contains(t, f.Reason, "truncated")
+	assert.NotContains(t, f.Reason, "\n")
+	_, err = b.ApplyPeerInfo(context.Background(), ref, []byte("hello"), tui.LegacyOptions{}, nil)
+	assert.Contains(t, failure(t, err).Reason, "not a peer info")
+	// A good paste checks out even when the consumer is not reachable yet.
+	a, err := b.CheckPeerInfo(context.Background(), ref, []byte(" "+line+"\n"))
+	require.NoError(t, err)
+	assert.Equal(t, line, strings.TrimSpace(string(a.Data)))
+}

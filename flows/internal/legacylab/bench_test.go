@@ -1,0 +1,131 @@
+//go:build cluster
+
+package legacylab_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+)
+
+// liqoctlPeer is what `liqoctl peer out-of-band` took from start to
+// AuthenticationStatus Established on such a pair (§10, 4 fresh runs).
+const liqoctlPeer = "1.3–1.7 s"
+
+// BenchmarkLegacyAuthenticate times AuthenticateLegacy against a provider
+// running Liqo v0.10.1, from its start to an authenticated consumer, for
+// both consumer paths: a consumer running Liqo 0.x (its own controllers
+// authenticate) and a cluster prepared by init (this tool is the 0.x
+// consumer). Each run starts clean: the timer is stopped while
+// UnauthenticateLegacy removes what the previous run left on both sides.
+// Run it with -benchtime 5x.
+func BenchmarkLegacyAuthenticate(b *testing.B) {
+	cs := testLab.Clusters(b)
+	ctx := b.Context()
+	startLiqoProcesses(b, ctx, cs[0], providerID, providerName, false)
+	provider := benchCluster(b, cs[0])
+	results := map[string][]time.Duration{}
+
+	b.Run("liqo-consumer", func(b *testing.B) {
+		startLiqoProcesses(b, ctx, cs[1], consumerID, consumerName, true)
+		results["liqo-consumer"] = benchAuthenticate(b, benchCluster(b, cs[1]), provider)
+	})
+	b.Run("tool-consumer", func(b *testing.B) {
+		plain := benchCluster(b, cs[2])
+		if _, err := plain.Init(ctx, kube.InitOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		results["tool-consumer"] = benchAuthenticate(b, plain, provider)
+	})
+
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "\nLiqo %s authentication, start of AuthenticateLegacy → authenticated consumer\n", liqolegacy.LiqoVersion)
+	fmt.Fprintln(w, "consumer\truns\tp50\tmax\tliqoctl peer out-of-band (§10)")
+	for _, path := range []string{"liqo-consumer", "tool-consumer"} {
+		if ds := results[path]; len(ds) > 0 {
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", path, len(ds), percentile(ds, 50).Round(time.Millisecond), slices.Max(ds).Round(time.Millisecond), liqoctlPeer)
+		}
+	}
+	w.Flush()
+}
+
+// benchAuthenticate runs AuthenticateLegacy once per iteration and removes
+// its leftovers, timer stopped, before the next; it reports p50 and max.
+func benchAuthenticate(b *testing.B, consumer, provider *kube.Cluster) []time.Duration {
+	unauth := func(ctx context.Context) {
+		_, err := flows.UnauthenticateLegacy(ctx, flows.LegacyUnauthOptions{Consumer: consumer, Provider: provider, Yes: true}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Registered after the processes: runs while Liqo still runs, even
+	// when an iteration fails (the provider issues one identity per ID).
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		unauth(ctx)
+	})
+	var runs []time.Duration
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
+		start := time.Now()
+		res, err := flows.AuthenticateLegacy(ctx, consumer, provider, "", flows.LegacyOptions{InsecureSkipTLSVerify: true}, nil)
+		elapsed := time.Since(start)
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.AlreadyAuthenticated || res.User == "" {
+			b.Fatalf("run %d did not authenticate anew: %+v", len(runs)+1, res)
+		}
+		runs = append(runs, elapsed)
+		unauth(ctx)
+		cancel()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(percentile(runs, 50).Milliseconds()), "p50-ms")
+	b.ReportMetric(float64(slices.Max(runs).Milliseconds()), "max-ms")
+	return runs
+}
+
+// startLiqoProcesses is startLiqo for benchmarks (testing.TB).
+func startLiqoProcesses(tb testing.TB, ctx context.Context, c *lab.Cluster, id, name string, consumer bool) {
+	tb.Helper()
+	addr := liqolegacy.FreeAddress(tb)
+	if err := liqolegacy.Install(ctx, c.Config, liqolegacy.InstallOptions{ClusterID: id, ClusterName: name, AuthAddress: addr}); err != nil {
+		tb.Fatal(err)
+	}
+	liqolegacy.StartAuthService(tb, c.KubeconfigPath, liqolegacy.AuthOptions{
+		ClusterID: id, ClusterName: name, Address: addr, APIServerAddress: c.Config.Host})
+	liqolegacy.StartControllerManager(tb, c.KubeconfigPath, liqolegacy.ManagerOptions{ClusterID: id, ClusterName: name})
+	if consumer {
+		liqolegacy.StartCRDReplicator(tb, c.KubeconfigPath, liqolegacy.ReplicatorOptions{ClusterID: id, ClusterName: name})
+	}
+}
+
+func benchCluster(b *testing.B, c *lab.Cluster) *kube.Cluster {
+	k, err := kube.NewCluster(c.Config, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return k
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	idx := (len(s)*p + 99) / 100
+	return s[max(idx-1, 0)]
+}

@@ -1,0 +1,336 @@
+package flows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// LegacyOptions are the choices of a Liqo 0.x authentication.
+type LegacyOptions struct {
+	// Peer turns outgoing peering on in a Liqo 0.x consumer's
+	// ForeignCluster (off: authentication only; Liqo authenticates anyway).
+	Peer bool
+	// ForeignClusterName names a ForeignCluster created on a Liqo 0.x
+	// consumer ("" = the provider's cluster name).
+	ForeignClusterName string
+	// InsecureSkipTLSVerify lets this tool skip verifying the provider's
+	// auth server certificate when it cannot be verified (Liqo's default:
+	// the chart's certificate is self-signed); it verifies when it can.
+	InsecureSkipTLSVerify bool
+	// ConsumerName is the name this tool, as the 0.x consumer, gives its
+	// cluster on the provider ("" = CLUSTER_NAME of the cluster-ID
+	// ConfigMap, else derived from the ID).
+	ConsumerName string
+	// Provider, when set (automated mode), lets the tool recover an
+	// identity the provider already issued.
+	Provider *kube.Cluster
+	// Reissue: with Provider, delete the provider's stale identity for this
+	// consumer and ask again (the admin agreed).
+	Reissue bool
+	// StepTimeout bounds each wait (0 = only the context).
+	StepTimeout time.Duration
+}
+
+// LegacyResult is what a Liqo 0.x authentication left on the consumer.
+type LegacyResult struct {
+	ConsumerID string `json:"consumerID"`
+	ProviderID string `json:"providerID"`
+	// ByTool: this tool was the 0.x consumer; else the consumer's Liqo 0.x.
+	ByTool bool `json:"byTool"`
+	// AlreadyAuthenticated: the consumer held an identity for the provider:
+	// nothing was sent (Liqo 0.x reuses it and never sends the token).
+	AlreadyAuthenticated bool `json:"alreadyAuthenticated"`
+	// IdentitySecret is namespace/name of the liqo-identity-* Secret, or of
+	// the kubeconfig Secret this tool stored.
+	IdentitySecret string    `json:"identitySecret"`
+	User           string    `json:"user,omitempty"`
+	Groups         []string  `json:"groups,omitempty"`
+	Issued         time.Time `json:"issued,omitzero"`
+	NotAfter       time.Time `json:"notAfter,omitzero"`
+	// TLSVerified: this tool verified the auth server's certificate.
+	TLSVerified            bool `json:"tlsVerified"`
+	AuthenticationDisabled bool `json:"authenticationDisabled,omitempty"`
+	// Kubeconfig is the identity this tool obtained (ByTool): a credential,
+	// never logged.
+	Kubeconfig []byte `json:"-"`
+}
+
+// ApplyPeerInfo authenticates consumer with the Liqo 0.x provider info
+// names: through the consumer's own Liqo 0.x (token Secret, ForeignCluster,
+// wait), or, on a cluster prepared by init or without Liqo, with this tool
+// as the 0.x consumer. Bad input and a wrong token are refused before
+// anything is written.
+func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyPeerInfo, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
+	sink = orDiscard(sink)
+	if err := ValidatePeerInfo(info); err != nil {
+		return nil, err
+	}
+	if o.ConsumerName != "" {
+		if err := ValidateLegacyClusterName(o.ConsumerName); err != nil {
+			return nil, err
+		}
+	}
+	res := &LegacyResult{ProviderID: info.ClusterID, AuthenticationDisabled: info.AuthenticationDisabled}
+	var release kube.LiqoRelease
+	err := RunStep(ctx, sink, Step{ID: "check-peer-info", Scope: handshake.Local, Title: "Checking the peer info against this cluster",
+		Failure: "The peer info cannot be used on this cluster", Command: "kubectl get configmap -n liqo -l app.kubernetes.io/name=clusterid-configmap",
+		Run: func(ctx context.Context) (err error) {
+			if release, err = consumer.DetectRelease(ctx); err != nil {
+				return err
+			}
+			res.ConsumerID, err = checkLegacyConsumer(ctx, consumer, release, info)
+			return err
+		},
+		Outcome: func() string {
+			if release.Generation == kube.GenerationLegacy {
+				return fmt.Sprintf("Consumer %s runs %s: its Liqo authenticates with provider %s", res.ConsumerID, release, info.ClusterID)
+			}
+			return fmt.Sprintf("Consumer %s runs %s: this tool authenticates as the Liqo 0.x consumer", res.ConsumerID, release)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	if release.Generation == kube.GenerationLegacy {
+		err = applyThroughLiqo(ctx, consumer, info, o, res, sink)
+	} else {
+		res.ByTool = true
+		err = applyAsTool(ctx, consumer, info, o, res, sink)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// AuthenticateLegacy is the automated Liqo 0.x flow: the peer info comes
+// from the provider (remote), then ApplyPeerInfo on the consumer (local)
+// with the provider at hand for recovery.
+func AuthenticateLegacy(ctx context.Context, consumer, provider *kube.Cluster, authURLOverride string, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
+	info, err := generatePeerInfo(ctx, provider, authURLOverride, handshake.Remote, sink)
+	if err != nil {
+		return nil, err
+	}
+	o.Provider = provider
+	return ApplyPeerInfo(ctx, consumer, info, o, sink)
+}
+
+// checkLegacyConsumer refuses, before anything is written, a consumer that
+// cannot use the peer info, and returns its cluster ID.
+func checkLegacyConsumer(ctx context.Context, consumer *kube.Cluster, release kube.LiqoRelease, info *kube.LegacyPeerInfo) (string, error) {
+	provider := kube.LiqoRelease{Generation: kube.GenerationLegacy, Version: info.Version, Line: info.Line}
+	switch release.Generation {
+	case kube.GenerationUnknown:
+		return "", errors.New("cannot tell which Liqo this cluster runs (its API groups are not readable): use a kubeconfig that may read them")
+	case kube.GenerationV1, kube.GenerationLegacy:
+		if problem := kube.PairProblem("this cluster", release, info.ClusterName, provider); problem != "" {
+			return "", errors.New(problem)
+		}
+	}
+	id, err := consumer.ClusterID(ctx)
+	if errors.Is(err, kube.ErrNoClusterID) && release.Generation != kube.GenerationLegacy {
+		return "", errors.New("this cluster has no cluster ID, which names it on the provider: run `liqo-auth-tui init` on it first")
+	}
+	if err != nil {
+		return "", err
+	}
+	if id == info.ClusterID {
+		return "", fmt.Errorf("the peer info is this cluster's own (cluster ID %s): apply it on the consumer, not on the provider", id)
+	}
+	return id, nil
+}
+
+// applyThroughLiqo drives the consumer's Liqo 0.x as `liqoctl peer
+// out-of-band` does, and waits for its AuthenticationStatus.
+func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyPeerInfo, o LegacyOptions, res *LegacyResult, sink handshake.Sink) error {
+	providerID := info.ClusterID
+	var existing *kube.LegacyIdentity
+	// The identity first: Liqo reuses it and never sends the token, so a
+	// token (even a wrong one) is then neither checked nor stored.
+	steps := []Step{
+		{ID: "existing-identity", Scope: handshake.Local, Title: "Looking for an identity already issued by the provider",
+			Failure: "Unable to look for an existing identity", Command: "kubectl get secrets -A -l discovery.liqo.io/local-identity=true,discovery.liqo.io/cluster-id=" + providerID,
+			Run: func(ctx context.Context) (err error) {
+				existing, err = consumer.LegacyIdentityFor(ctx, providerID)
+				if kube.IsNotFound(err) {
+					existing, err = nil, nil
+				}
+				return err
+			},
+			Outcome: func() string {
+				if existing == nil {
+					return "No identity for provider " + providerID + " yet"
+				}
+				return fmt.Sprintf("This cluster already holds an identity for provider %s (Secret %s/%s, issued %s, expires %s): Liqo reuses it and does NOT send the token",
+					providerID, existing.Namespace, existing.Name, timeText(existing.NotBefore), timeText(existing.NotAfter))
+			}},
+	}
+	if err := run(ctx, sink, steps); err != nil {
+		return err
+	}
+	if existing != nil {
+		res.AlreadyAuthenticated = true
+		return describeIdentity(ctx, existing, res, sink)
+	}
+	masked := LiqoctlPeerCommand(MaskedPeerInfo(info))
+	steps = []Step{}
+	if o.Provider != nil {
+		steps = append(steps, staleProviderIdentityStep(o, info, res, sink))
+	}
+	steps = append(steps,
+		probeTokenStep(info, o, res, sink),
+		Step{ID: "apply-peer", Scope: handshake.Local, Title: "Storing the token and creating the ForeignCluster",
+			Success: "Token Secret and ForeignCluster applied", Failure: "Unable to apply the token and ForeignCluster", Command: masked,
+			Run: func(ctx context.Context) error {
+				changes, err := consumer.ApplyLegacyPeer(ctx, info, kube.LegacyPeerOptions{Peer: o.Peer, Name: o.ForeignClusterName})
+				for _, ch := range changes {
+					sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch.String()})
+				}
+				return err
+			}},
+		waitLegacyAuthStep(consumer, info, o, res, sink),
+	)
+	if err := run(ctx, sink, steps); err != nil {
+		return err
+	}
+	id, err := consumer.LegacyIdentityFor(ctx, providerID)
+	if err != nil {
+		return fmt.Errorf("authenticated, but the identity Secret of provider %s is not readable: %w", providerID, err)
+	}
+	return describeIdentity(ctx, id, res, sink)
+}
+
+// waitLegacyAuthStep waits for the ForeignCluster's AuthenticationStatus;
+// an identity the provider already issued is deleted there when the admin
+// agreed (Reissue with Provider), then the wait starts again.
+func waitLegacyAuthStep(consumer *kube.Cluster, info *kube.LegacyPeerInfo, o LegacyOptions, res *LegacyResult, sink handshake.Sink) Step {
+	return Step{ID: "wait-authenticated", Scope: handshake.Local, Timeout: o.StepTimeout,
+		Title: "Waiting for the provider to issue the identity", Success: "Identity issued by the provider (AuthenticationStatus Established)",
+		Failure: "Authentication failed", Command: "kubectl get foreignclusters.discovery.liqo.io -l discovery.liqo.io/cluster-id=" + info.ClusterID + " -w",
+		Run: func(ctx context.Context) error {
+			// Woken at once: a ForeignCluster that existed may sit in Liqo's
+			// backoff (or, after a stale identity was deleted, say
+			// Established while Liqo holds none).
+			_, err := consumer.RetryLegacyAuthentication(ctx, info.ClusterID, nil)
+			var failure *kube.LegacyAuthFailure
+			if !errors.As(err, &failure) || failure.Refusal != kube.LegacyAlreadyIssued {
+				return err
+			}
+			if o.Provider == nil || !o.Reissue {
+				return alreadyIssuedError(ctx, o, res.ConsumerID)
+			}
+			if err := deleteProviderIdentity(ctx, o.Provider, res.ConsumerID, sink); err != nil {
+				return err
+			}
+			_, err = consumer.RetryLegacyAuthentication(ctx, info.ClusterID, failure)
+			return err
+		}}
+}
+
+// staleProviderIdentityStep (automated mode): the provider keeps a
+// certificate it issued to this consumer, which holds no identity: Liqo's
+// requests would be refused for good (and Liqo v0.10 keeps saying
+// Established). Refused with the object to delete, or deleted there when
+// the admin agreed (Reissue).
+func staleProviderIdentityStep(o LegacyOptions, info *kube.LegacyPeerInfo, res *LegacyResult, sink handshake.Sink) Step {
+	return Step{ID: "stale-identity", Scope: handshake.Remote, Title: "Checking that the provider holds no identity issued to this consumer",
+		Success: "The provider holds no identity issued to this consumer", Failure: "Unable to authenticate",
+		Command: "kubectl get secrets -A -l " + kube.LegacyClusterIDLabel + "=<consumer> --field-selector metadata.name=" + kube.RemoteCertSecretName,
+		Run: func(ctx context.Context) error {
+			_, _, _, err := o.Provider.LegacyIssuedCertificate(ctx, res.ConsumerID)
+			switch {
+			case kube.IsNotFound(err):
+				return nil
+			case err != nil:
+				return err
+			case !o.Reissue:
+				return alreadyIssuedError(ctx, o, res.ConsumerID)
+			}
+			return deleteProviderIdentity(ctx, o.Provider, res.ConsumerID, sink)
+		}}
+}
+
+// probeTokenStep asks the provider's auth server, from this machine,
+// whether the token is right, writing nothing anywhere. An auth server this
+// machine cannot reach is a note: the consumer's cluster may reach it.
+func probeTokenStep(info *kube.LegacyPeerInfo, o LegacyOptions, res *LegacyResult, sink handshake.Sink) Step {
+	var outcome string
+	return Step{ID: "check-token", Scope: handshake.Remote, Title: "Checking the token with the provider's auth server",
+		Failure: "The provider refused the token", Command: "curl -k " + info.AuthURL + kube.LegacyIDsPath,
+		Run: func(ctx context.Context) error {
+			client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
+			if err != nil {
+				return err
+			}
+			check, err := client.CheckToken(ctx, info.Token)
+			if isUnreachable(err) {
+				outcome = "The auth server " + info.AuthURL + " does not answer from this machine (" + err.Error() + "): the consumer's Liqo will try from its cluster"
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			res.TLSVerified = client.TLSVerified()
+			outcome = "Token accepted by " + info.AuthURL + tlsText(res.TLSVerified)
+			return tokenCheckResult(check, info, res, sink)
+		},
+		Outcome: func() string { return outcome }}
+}
+
+// tokenCheckResult turns a token check into a refusal or a warning.
+func tokenCheckResult(check kube.LegacyTokenCheck, info *kube.LegacyPeerInfo, res *LegacyResult, sink handshake.Sink) error {
+	switch check {
+	case kube.LegacyTokenRefused:
+		return &LegacyRefusedError{Refusal: kube.LegacyWrongToken, Err: fmt.Errorf(
+			"the auth server at %s refused the token (wrong token; nothing was written): copy the peer info again from the provider (`liqo-auth-tui generate peer-info`)", info.AuthURL)}
+	case kube.LegacyTokenAuthenticationDisabled:
+		res.AuthenticationDisabled = true
+		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
+			Message: AuthenticationDisabledWarning(info.AuthURL)})
+	}
+	return nil
+}
+
+func isUnreachable(err error) bool {
+	var authErr *kube.LegacyAuthError
+	return errors.As(err, &authErr) && (authErr.Refusal == kube.LegacyUnreachable || authErr.Status == 0)
+}
+
+func tlsText(verified bool) string {
+	if verified {
+		return " (TLS certificate verified)"
+	}
+	return " (TLS certificate not verified: self-signed, as Liqo's chart makes it; skipped as Liqo does)"
+}
+
+// describeIdentity fills res from a Liqo 0.x identity: who it is on the
+// provider (asked with its own credentials, else read from its certificate).
+func describeIdentity(ctx context.Context, id *kube.LegacyIdentity, res *LegacyResult, sink handshake.Sink) error {
+	res.IdentitySecret = id.Namespace + "/" + id.Name
+	res.Issued, res.NotAfter = id.NotBefore, id.NotAfter
+	res.User, res.Groups = whoIs(ctx, id.Config, sink)
+	return nil
+}
+
+// LegacyRefusedError is a refusal of a Liqo 0.x provider that this flow
+// found itself (a token check, an identity already issued), with its
+// class for front-ends.
+type LegacyRefusedError struct {
+	Refusal kube.LegacyRefusal
+	Err     error
+}
+
+func (e *LegacyRefusedError) Error() string { return e.Err.Error() }
+func (e *LegacyRefusedError) Unwrap() error { return e.Err }
+
+// timeText shows a time, or "unknown".
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,82 @@
+package flows
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// Only a Liqo 0.x provider from v0.3 on makes peer info; a restricted user
+// is let through for the lookup itself to explain.
+func TestRequireLegacyProvider(t *testing.T) {
+	assert.NoError(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationLegacy, Line: kube.LegacyV04}))
+	assert.NoError(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationUnknown}))
+	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationV1}), "create nonce")
+	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationNone}), "not Liqo 0.x")
+	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationLegacy, Line: kube.LegacyV02}), "upgrade")
+}
+
+// A wrong token is a classified refusal; authentication disabled is a
+// Warning event that never carries the token.
+func TestTokenCheckResult(t *testing.T) {
+	info := &kube.LegacyPeerInfo{ClusterID: "p1", AuthURL: "https://a:1", Token: strings.Repeat("ab", 64)}
+	res := &LegacyResult{}
+	var events []handshake.Event
+	sink := func(ev handshake.Event) { events = append(events, ev) }
+
+	err := tokenCheckResult(kube.LegacyTokenRefused, info, res, sink)
+	var refused *LegacyRefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Equal(t, kube.LegacyWrongToken, refused.Refusal)
+	assert.Contains(t, err.Error(), "nothing was written")
+
+	require.NoError(t, tokenCheckResult(kube.LegacyTokenAccepted, info, res, sink))
+	assert.Empty(t, events)
+	require.NoError(t, tokenCheckResult(kube.LegacyTokenAuthenticationDisabled, info, res, sink))
+	assert.True(t, res.AuthenticationDisabled)
+	require.Len(t, events, 1)
+	assert.True(t, events[0].Warning)
+	assert.Equal(t, ReasonLegacyAuthenticationDisabled, events[0].Reason)
+	assert.Contains(t, events[0].Message, "anyone who reaches https://a:1 can peer")
+	assert.NotContains(t, events[0].Message, info.Token)
+}
+
+// Without the provider's kubeconfig the refusal names the object its admin
+// deletes, in the namespace found by its label (its name depends on the
+// provider's line and on the name it was given), as one command to copy,
+// and how to let the tool do it.
+func TestAlreadyIssuedError(t *testing.T) {
+	err := alreadyIssuedError(context.Background(), LegacyOptions{}, "c1")
+	var refused *LegacyRefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Equal(t, kube.LegacyAlreadyIssued, refused.Refusal)
+	assert.Contains(t, err.Error(), "`kubectl -n \"$(kubectl get ns -l discovery.liqo.io/cluster-id=c1 -o jsonpath='{.items[0].metadata.name}')\" delete secret liqo-remote-certificate`")
+	assert.Contains(t, err.Error(), "--reissue")
+	assert.NotContains(t, err.Error(), "\n")
+}
+
+func TestIsUnreachable(t *testing.T) {
+	assert.True(t, isUnreachable(&kube.LegacyAuthError{Refusal: kube.LegacyUnreachable}))
+	assert.True(t, isUnreachable(errors.Join(errors.New("x"), &kube.LegacyAuthError{Status: 0})))
+	assert.False(t, isUnreachable(&kube.LegacyAuthError{Status: 401, Refusal: kube.LegacyWrongToken}))
+	assert.False(t, isUnreachable(errors.New("other")))
+}
+
+// One-sided needs the other side's ID; nothing is asked of a cluster
+// before that.
+func TestUnauthenticateLegacyNeedsASide(t *testing.T) {
+	_, err := UnauthenticateLegacy(context.Background(), LegacyUnauthOptions{ConsumerID: "c1", ProviderID: "p1"}, nil)
+	assert.ErrorContains(t, err, "give the consumer, the provider or both")
+	res := &LegacyUnauthResult{ConsumerRemove: []kube.LegacyObject{{Kind: "Secret", Namespace: "liqo", Name: "remote-token-p1"}},
+		ProviderRemove: []kube.LegacyObject{{Kind: "Namespace", Name: "liqo-tenant-c1"}}}
+	assert.Equal(t, []string{"(local) Secret liqo/remote-token-p1", "(remote) Namespace liqo-tenant-c1"}, legacyTargets(res))
+	left := legacyLeftOnMissingSide(LegacyUnauthOptions{}, &LegacyUnauthResult{ConsumerID: "c1", ProviderID: "p1"})
+	assert.Equal(t, append(LegacyProviderCleanup("c1"), LegacyConsumerCleanup("p1")...), left)
+}

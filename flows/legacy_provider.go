@@ -1,0 +1,68 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// ReasonLegacyAuthenticationDisabled is the reason of the Warning shown
+// for a Liqo 0.x provider whose auth server accepts any token.
+const ReasonLegacyAuthenticationDisabled = "AuthenticationDisabled"
+
+// GeneratePeerInfo gathers a Liqo 0.x provider's peer info (cluster ID and
+// name, auth URL, token), as `liqoctl generate peer-command` does, as one
+// step on the cluster of the one kubeconfig given. No event carries the
+// token.
+func GeneratePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverride string, sink handshake.Sink) (*kube.LegacyPeerInfo, error) {
+	return generatePeerInfo(ctx, provider, authURLOverride, handshake.Local, sink)
+}
+
+func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverride string, scope handshake.Scope, sink handshake.Sink) (*kube.LegacyPeerInfo, error) {
+	sink = orDiscard(sink)
+	var info *kube.LegacyPeerInfo
+	err := RunStep(ctx, sink, Step{ID: "generate-peer-info", Scope: scope,
+		Title:   "Gathering the peer info (cluster ID, auth URL, token)",
+		Failure: "Unable to gather the peer info", Command: "liqoctl generate peer-command --only-command",
+		Run: func(ctx context.Context) error {
+			release, err := provider.DetectRelease(ctx)
+			if err != nil {
+				return err
+			}
+			if err := requireLegacyProvider(release); err != nil {
+				return err
+			}
+			if info, err = provider.LegacyPeerInfo(ctx, authURLOverride); err != nil {
+				return err
+			}
+			return ValidatePeerInfo(info)
+		},
+		Outcome: func() string {
+			return fmt.Sprintf("Peer info of %s (%s) gathered: auth URL %s, token %s", info.ClusterName, info.ClusterID, info.AuthURL, info.MaskedToken())
+		}})
+	if err != nil {
+		return nil, err
+	}
+	if info.AuthenticationDisabled {
+		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
+			Message: AuthenticationDisabledWarning(info.AuthURL)})
+	}
+	return info, nil
+}
+
+// requireLegacyProvider refuses a provider that does not run Liqo 0.x, or
+// runs v0.2 (ServiceAccount identities, not supported).
+func requireLegacyProvider(r kube.LiqoRelease) error {
+	switch {
+	case r.Generation == kube.GenerationUnknown:
+		// A restricted user: the peer info lookup itself says what is missing.
+		return nil
+	case r.Generation != kube.GenerationLegacy:
+		return fmt.Errorf("this cluster runs %s, not Liqo 0.x: peer info is for Liqo 0.x providers; authenticate with the nonce handshake (`liqo-auth-tui create nonce`) instead", r)
+	case r.Line == kube.LegacyV02:
+		return fmt.Errorf("this cluster runs %s, whose ServiceAccount identities this tool does not support: upgrade it to Liqo v0.3 or later", r)
+	}
+	return nil
+}

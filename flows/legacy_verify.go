@@ -1,0 +1,26 @@
+package flows
+
+import (
+	"context"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// verifyLegacyIdentity verifies with the identity a consumer running Liqo
+// 0.x stored for providerID (its liqo-identity-* Secret): who it is on the
+// provider and what it may do in its tenant namespace there. NotFound when
+// the consumer holds none.
+func verifyLegacyIdentity(ctx context.Context, consumer *kube.Cluster, providerID string) (*Verification, error) {
+	id, err := consumer.LegacyIdentityFor(ctx, providerID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := VerifyConfig(ctx, id.Config, id.RemoteNamespace)
+	if err != nil {
+		return nil, AdvertisedUnreachable(err)
+	}
+	if v.CertificateNotAfter.IsZero() {
+		v.CertificateNotAfter = id.NotAfter
+	}
+	return v, nil
+}
