@@ -127,7 +127,7 @@ func checkLegacyConsumer(ctx context.Context, consumer *kube.Cluster, release ku
 	case kube.GenerationUnknown:
 		return "", errors.New("cannot tell which Liqo this cluster runs (its API groups are not readable): use a kubeconfig that may read them")
 	case kube.GenerationV1, kube.GenerationLegacy:
-		if problem := kube.PairProblem("this cluster", release, info.ClusterName, provider); problem != "" {
+		if problem := kube.PairProblem("(this cluster)", release, info.ClusterName, provider); problem != "" {
 			return "", errors.New(problem)
 		}
 	}

@@ -164,7 +164,7 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyP
 // the request sent again.
 func requestLegacyIdentity(ctx context.Context, client *kube.LegacyAuthClient, req kube.LegacyIdentityRequest, info *kube.LegacyPeerInfo,
 	o LegacyOptions, sink handshake.Sink) (*kube.LegacyIdentityResponse, error) {
-	resp, err := client.RequestIdentity(ctx, req)
+	resp, err := requestIdentity(ctx, client, req)
 	var authErr *kube.LegacyAuthError
 	if !errors.As(err, &authErr) || authErr.Refusal != kube.LegacyAlreadyIssued {
 		return resp, err
@@ -190,14 +190,17 @@ func requestLegacyIdentity(ctx context.Context, client *kube.LegacyAuthClient, r
 	if err := deleteProviderIdentity(ctx, o.Provider, req.ConsumerID, sink); err != nil {
 		return nil, err
 	}
-	return requestAfterDeletion(ctx, client, req)
+	return requestIdentity(ctx, client, req)
 }
 
-// requestAfterDeletion sends the request again once the provider's objects
-// are gone. The auth server reads namespaces from its informer cache, which
-// may still hold the deleted tenant namespace for a moment: it then answers
-// 403 `Namespace "…" not found` having created nothing, and is asked again.
-func requestAfterDeletion(ctx context.Context, client *kube.LegacyAuthClient, req kube.LegacyIdentityRequest) (*kube.LegacyIdentityResponse, error) {
+// requestIdentity sends the identity request, again while the provider
+// answers 403 `Namespace "…" not found`: its auth server reads namespaces
+// from an informer cache that may still hold a tenant namespace just
+// deleted (by --reissue here, or by an unauthenticate right before). That
+// answer comes after it signed the CSR but before it stored the
+// certificate: a signed CSR object is left (unauthenticate removes CSRs by
+// CN), no identity is recorded, so asking again is safe.
+func requestIdentity(ctx context.Context, client *kube.LegacyAuthClient, req kube.LegacyIdentityRequest) (*kube.LegacyIdentityResponse, error) {
 	var resp *kube.LegacyIdentityResponse
 	var last error
 	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 7}

@@ -31,12 +31,12 @@ const liqoctlPeer = "1.3–1.7 s"
 func BenchmarkLegacyAuthenticate(b *testing.B) {
 	cs := testLab.Clusters(b)
 	ctx := b.Context()
-	startLiqoProcesses(b, ctx, cs[0], providerID, providerName, false)
+	startLiqo(b, ctx, cs[0], providerID, providerName, false)
 	provider := benchCluster(b, cs[0])
 	results := map[string][]time.Duration{}
 
 	b.Run("liqo-consumer", func(b *testing.B) {
-		startLiqoProcesses(b, ctx, cs[1], consumerID, consumerName, true)
+		startLiqo(b, ctx, cs[1], consumerID, consumerName, true)
 		results["liqo-consumer"] = benchAuthenticate(b, benchCluster(b, cs[1]), provider)
 	})
 	b.Run("tool-consumer", func(b *testing.B) {
@@ -95,21 +95,6 @@ func benchAuthenticate(b *testing.B, consumer, provider *kube.Cluster) []time.Du
 	b.ReportMetric(float64(percentile(runs, 50).Milliseconds()), "p50-ms")
 	b.ReportMetric(float64(slices.Max(runs).Milliseconds()), "max-ms")
 	return runs
-}
-
-// startLiqoProcesses is startLiqo for benchmarks (testing.TB).
-func startLiqoProcesses(tb testing.TB, ctx context.Context, c *lab.Cluster, id, name string, consumer bool) {
-	tb.Helper()
-	addr := liqolegacy.FreeAddress(tb)
-	if err := liqolegacy.Install(ctx, c.Config, liqolegacy.InstallOptions{ClusterID: id, ClusterName: name, AuthAddress: addr}); err != nil {
-		tb.Fatal(err)
-	}
-	liqolegacy.StartAuthService(tb, c.KubeconfigPath, liqolegacy.AuthOptions{
-		ClusterID: id, ClusterName: name, Address: addr, APIServerAddress: c.Config.Host})
-	liqolegacy.StartControllerManager(tb, c.KubeconfigPath, liqolegacy.ManagerOptions{ClusterID: id, ClusterName: name})
-	if consumer {
-		liqolegacy.StartCRDReplicator(tb, c.KubeconfigPath, liqolegacy.ReplicatorOptions{ClusterID: id, ClusterName: name})
-	}
 }
 
 func benchCluster(b *testing.B, c *lab.Cluster) *kube.Cluster {

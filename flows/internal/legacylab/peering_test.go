@@ -102,7 +102,7 @@ func TestRealLiqoPairAuthenticates(t *testing.T) {
 
 // startLiqo installs Liqo 0.x on c and starts its auth server and
 // controller-manager (plus the crd-replicator on the consumer).
-func startLiqo(t *testing.T, ctx context.Context, c *lab.Cluster, id, name string, consumer bool) {
+func startLiqo(t testing.TB, ctx context.Context, c *lab.Cluster, id, name string, consumer bool) {
 	t.Helper()
 	addr := liqolegacy.FreeAddress(t)
 	require.NoError(t, liqolegacy.Install(ctx, c.Config, liqolegacy.InstallOptions{ClusterID: id, ClusterName: name, AuthAddress: addr}))
