@@ -76,6 +76,9 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 		if s.Role != "" {
 			return usagef("--role is for manual mode with one kubeconfig: drop it or --remote-kubeconfig")
 		}
+		if o.LegacySession.PeerInfoFile != "" {
+			return usagef("--peer-info-file is for the consumer alone (--role consumer): with --remote-kubeconfig the tool reads the provider's peer info itself; drop one of them")
+		}
 		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout, Legacy: o.LegacySession.LegacyFlags}
 		if err := a.Run(ctx); err != nil || o.BatchSlice.Name == "" {
 			return err

@@ -59,6 +59,11 @@ func TestBatchModeUsageAndNoTerminal(t *testing.T) {
 	assert.Contains(t, errOut, "--remote-cluster-id")
 	code, _, errOut = run("--batch", "--kubeconfig", clusters(t)[1].KubeconfigPath, "--remote-cluster-id", "x", "--role", "king")
 	assert.Equal(t, cmd.ExitUsage, code, errOut)
+	// A peer info with both kubeconfigs: refused, not silently ignored.
+	code, _, errOut = run("--batch", "--kubeconfig", clusters(t)[1].KubeconfigPath, "--remote-kubeconfig", clusters(t)[0].KubeconfigPath,
+		"--peer-info-file", "peer-info.txt")
+	assert.Equal(t, cmd.ExitUsage, code, errOut)
+	assert.Contains(t, errOut, "--peer-info-file is for the consumer alone")
 	// Tests have no terminal: the wizard must not start.
 	code, _, errOut = run("--kubeconfig", clusters(t)[1].KubeconfigPath)
 	assert.Equal(t, cmd.ExitUsage, code)
