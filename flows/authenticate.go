@@ -97,22 +97,18 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				if err := g.Wait(); err != nil {
 					return err
 				}
-				// Both sides' in-process controllers start at once: each start
-				// waits for its Lease and its caches to sync.
-				g = errgroup.Group{}
-				g.Go(func() error {
-					if err := eng.serve(ctx, consumer, handshake.RoleConsumer, res.ConsumerEngine, o.Engine, sink, handshake.Local); err != nil {
-						return fmt.Errorf("(local) %w", err)
-					}
-					return nil
-				})
-				g.Go(func() error {
-					if err := eng.serve(ctx, provider, handshake.RoleProvider, res.ProviderEngine, o.Engine, sink, handshake.Remote); err != nil {
-						return fmt.Errorf("(remote) %w", err)
-					}
-					return nil
-				})
-				return g.Wait()
+				// One side after the other, the consumer first (each start
+				// waits for its Lease and its caches to sync): two runs on one
+				// pair at once then queue on the consumer's Lease, where
+				// starting both at once could leave each holding one side's
+				// Lease and waiting for the other's until both time out.
+				if err := eng.serve(ctx, consumer, handshake.RoleConsumer, res.ConsumerEngine, o.Engine, sink, handshake.Local); err != nil {
+					return fmt.Errorf("(local) %w", err)
+				}
+				if err := eng.serve(ctx, provider, handshake.RoleProvider, res.ProviderEngine, o.Engine, sink, handshake.Remote); err != nil {
+					return fmt.Errorf("(remote) %w", err)
+				}
+				return nil
 			}},
 		ensureTenantNamespaceStep(handshake.Local, consumer, func() string { return res.ProviderID }, &consumerNS),
 		ensureTenantNamespaceStep(handshake.Remote, provider, func() string { return res.ConsumerID }, &providerNS),

@@ -50,8 +50,49 @@ func InProcessLeaseName(r handshake.Role) string { return "liqo-auth-inprocess-"
 // engines starts in-process controllers where a side needs them and stops
 // them when the flow ends.
 type engines struct {
+	mu    sync.Mutex
+	runs  []*controller.Started
+	slots []leaseSlot // of runs, freed once they stopped
+}
+
+type leaseSlot struct {
+	lease string
+	n     int
+}
+
+// leaseSlots numbers, per Lease, the in-process runs of this process that
+// are under way, for their identity (host-pid-slot). Two flows at once in one
+// process (tests, a wizard and a command) get two identities, so the
+// Lease keeps them apart: the second waits for the first. A flow after
+// another reuses its slot, hence its identity, so it takes over at once
+// the Lease that the first could not release (its API server was down
+// when it ended) instead of waiting for it to expire.
+var leaseSlots slotSet
+
+type slotSet struct {
 	mu   sync.Mutex
-	runs []*controller.Started
+	used map[leaseSlot]bool
+}
+
+// take returns the lowest free slot of lease.
+func (s *slotSet) take(lease string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used == nil {
+		s.used = map[leaseSlot]bool{}
+	}
+	n := 0
+	for s.used[leaseSlot{lease, n}] {
+		n++
+	}
+	s.used[leaseSlot{lease, n}] = true
+	return n
+}
+
+func (s *slotSet) free(lease string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.used, leaseSlot{lease, n})
 }
 
 // inProcessStartTimeout bounds the wait for the in-process controllers to
@@ -160,12 +201,15 @@ func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role hand
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
 		timeout = max(time.Until(d)-100*time.Millisecond, time.Millisecond)
 	}
+	lease := c.Server + " " + c.Namespace + "/" + InProcessLeaseName(role)
+	slot := leaseSlots.take(lease)
 	host, _ := os.Hostname()
-	identity := fmt.Sprintf("%s-%d", host, os.Getpid())
+	identity := fmt.Sprintf("%s-%d-%d", host, os.Getpid(), slot)
 	// The controllers outlive the step that starts them (ctx bounds only
 	// the start), not the flow: stop ends them.
 	started, err := controller.StartWithLease(ctx, c, InProcessLeaseName(role), identity, m, timeout)
 	if err != nil {
+		leaseSlots.free(lease, slot) // StartWithLease stopped what it started
 		if ctx.Err() != nil && context.Cause(ctx) != nil {
 			return context.Cause(ctx)
 		}
@@ -173,6 +217,7 @@ func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role hand
 	}
 	e.mu.Lock()
 	e.runs = append(e.runs, started)
+	e.slots = append(e.slots, leaseSlot{lease, slot})
 	e.mu.Unlock()
 	// A later failure (the Lease lost, the controllers stopped on an error)
 	// fails the flow's current step at once, with the cause.
@@ -198,5 +243,8 @@ func (e *engines) stop() {
 	for _, r := range e.runs {
 		r.Stop()
 	}
-	e.runs = nil
+	for _, l := range e.slots {
+		leaseSlots.free(l.lease, l.n)
+	}
+	e.runs, e.slots = nil, nil
 }

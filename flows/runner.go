@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // Step is one unit of a flow. Run must be idempotent: re-running a flow
@@ -83,7 +86,7 @@ func runOne(ctx context.Context, s Step) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, s.Timeout, errStepTimeout)
 		defer cancel()
 	}
-	err := s.Run(ctx)
+	err := shortenRequestError(s.Run(ctx))
 	if engErr := (*EngineError)(nil); errors.As(context.Cause(ctx), &engErr) && (err != nil || ctx.Err() != nil) {
 		return engErr // the waits saw only their context end: name why
 	}
@@ -94,3 +97,42 @@ func runOne(ctx context.Context, s Step) error {
 }
 
 var errStepTimeout = errors.New("step timeout")
+
+// shortenRequestError renders a request that got no answer from its API
+// server (refused, connection lost, timed out: client-go's *url.Error) as
+// the server and the class with a hint, like the reachability checks do,
+// instead of client-go's chain with the full URL and query; what the step
+// was doing stays in front. A server that restarts mid-step otherwise
+// fails it with a line of several hundred characters.
+func shortenRequestError(err error) error {
+	var urlErr *url.Error
+	var reach *kube.ReachError
+	if err == nil || !errors.As(err, &urlErr) || errors.As(err, &reach) {
+		return err
+	}
+	// Only a line that ends with client-go's own (an error that said it in
+	// its words, as a Liqo 0.x auth server's, stays as it is).
+	if !strings.HasSuffix(err.Error(), urlErr.Error()) {
+		return err
+	}
+	u, perr := url.Parse(urlErr.URL)
+	if perr != nil || u.Host == "" {
+		return err
+	}
+	r := kube.Reach(u.Scheme+"://"+u.Host, err)
+	if r.(*kube.ReachError).Class == kube.FailureOther {
+		return err
+	}
+	doing := strings.TrimSuffix(err.Error(), urlErr.Error())
+	return &requestError{line: doing + r.Error(), err: r}
+}
+
+// requestError is an error whose line was shortened; it unwraps to the
+// ReachError (hence to client-go's error).
+type requestError struct {
+	line string
+	err  error
+}
+
+func (e *requestError) Error() string { return e.line }
+func (e *requestError) Unwrap() error { return e.err }

@@ -115,12 +115,12 @@ func (c *Cluster) EnsureSignedNonceSecret(ctx context.Context, tenantNamespace, 
 		}
 		created, err := c.Kube.CoreV1().Secrets(tenantNamespace).Create(ctx, s, metav1.CreateOptions{})
 		if err != nil {
-			return nil, ch, fmt.Errorf("unable to ensure signed nonce secret: %w", err)
+			return nil, ch, fmt.Errorf("creating %s: %w", ch.Object, err)
 		}
 		ch.Action = Created
 		return created, ch, nil
 	case err != nil:
-		return nil, ch, fmt.Errorf("unable to ensure signed nonce secret: %w", err)
+		return nil, ch, fmt.Errorf("looking up %s: %w", ch.Object, err)
 	}
 	existing, err := NonceOf(s)
 	if err != nil {

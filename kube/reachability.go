@@ -6,9 +6,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
+	"strings"
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,6 +22,7 @@ type FailureClass string
 const (
 	FailureDNS          FailureClass = "DNS"
 	FailureRefused      FailureClass = "connection refused"
+	FailureLost         FailureClass = "connection lost"
 	FailureTLS          FailureClass = "TLS"
 	FailureUnauthorized FailureClass = "401 unauthorized"
 	FailureForbidden    FailureClass = "403 forbidden"
@@ -44,6 +47,9 @@ func ClassifyError(err error) (FailureClass, string) {
 		return FailureDNS, "check the server address in the kubeconfig and your DNS"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return FailureRefused, "check that the API server is running and the address and port are right"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		// The server went away mid-request (restarted, crashed, a proxy cut).
+		return FailureLost, "the API server closed the connection: is it restarting? run the command again once it answers"
 	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr), errors.As(err, &recordErr):
 		return FailureTLS, "the server certificate does not match the kubeconfig's CA or server name"
 	case apierrors.IsUnauthorized(err):
@@ -84,6 +90,9 @@ func (e *ReachError) Error() string {
 		msg = fmt.Sprintf("cannot reach the API server %s through %s: %s", e.Server, proxy, rootCause(e.Err))
 	case e.Proxy != "":
 		msg = fmt.Sprintf("cannot use the API server %s through the proxy %s: %s: %s", e.Server, e.Proxy, e.Class, rootCause(e.Err))
+	case strings.Contains(rootCause(e.Err), string(e.Class)):
+		// "connection refused" once, not "connection refused: connect: connection refused"
+		msg = fmt.Sprintf("cannot use the API server %s: %s", e.Server, rootCause(e.Err))
 	default:
 		msg = fmt.Sprintf("cannot use the API server %s: %s: %s", e.Server, e.Class, rootCause(e.Err))
 	}

@@ -134,7 +134,7 @@ func StartWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity st
 		if rec, _, err := lock.Get(getCtx); err == nil && rec.HolderIdentity != "" {
 			holder = rec.HolderIdentity
 		}
-		return nil, fmt.Errorf("controller: the Lease %s/%s is held by %s: not acquired within %s (another wizard serving this cluster?)",
+		return nil, fmt.Errorf("another run is in progress: the Lease %s/%s is held by %s and was not released within %s (let that run end, then run again)",
 			c.Namespace, leaseName, holder, timeout)
 	}
 	err = fmt.Errorf("controller: the caches of the controllers did not sync within %s", timeout)

@@ -163,6 +163,7 @@ func (c *Cluster) Stop() error {
 		}
 		c.kcm = nil
 	}
+	c.stopRestartedAPIServer()
 	if c.env != nil && c.Config != nil {
 		errs = append(errs, c.env.Stop())
 		c.env = nil
