@@ -2,11 +2,13 @@ package flows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -15,36 +17,160 @@ import (
 
 // UnauthenticateOptions drive unauthenticate (§9.3): consumer local,
 // provider remote.
+//
+// One-sided, when the other cluster is gone or unreachable: leave Consumer
+// or Provider nil and give that cluster's ID (ConsumerID or ProviderID).
+// Only the reachable side is cleaned, and the result lists what is left on
+// the other one and how to remove it there.
 type UnauthenticateOptions struct {
 	Consumer, Provider *kube.Cluster
-	StepTimeout        time.Duration
-	Engine             EngineOptions
+	// ConsumerID and ProviderID are the cluster IDs of the sides given as
+	// nil (required then); for a side given, they are checked when set.
+	ConsumerID, ProviderID string
+	StepTimeout            time.Duration
+	// Engine is not used: unauthenticate starts no controller (it does
+	// the provider controller's cleanup of the Tenant itself when none
+	// runs). Kept for the commands that share the engine flags.
+	Engine EngineOptions
 }
 
-// Unauthenticate deletes the consumer's Identity (its kubeconfig Secret goes
-// with it) and the provider's Tenant, and waits until the provider has
-// removed the consumer's bindings. Tenant namespaces, nonces and the cached
-// certificate stay, so a later authenticate reuses them, as with Liqo.
+// UnauthenticateResult is what an unauthenticate did not reach.
+type UnauthenticateResult struct {
+	ConsumerID string `json:"consumerID"`
+	ProviderID string `json:"providerID"`
+	// Leftovers are what may remain on the side that was not reached
+	// (one-sided), in the order to remove them; empty when both were.
+	Leftovers []Leftover `json:"leftovers,omitempty"`
+}
+
+// Leftover is something left on the cluster playing Role, with the kubectl
+// command that removes it, to run with that cluster's kubeconfig.
+type Leftover struct {
+	Role    handshake.Role `json:"role"`
+	What    string         `json:"what"`
+	Command string         `json:"command"`
+}
+
+// Unauthenticate is UnauthenticateWithResult for the callers that only
+// need to know whether it worked (the leftovers are also told to sink).
 func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake.Sink) error {
-	var eng engines
-	defer eng.stop()
-	var consumerID, providerID string
+	_, err := UnauthenticateWithResult(ctx, o, sink)
+	return err
+}
+
+// UnauthenticateWithResult deletes the consumer's Identity (its kubeconfig
+// Secret goes with it) and the provider's Tenant, and waits until the
+// provider has removed the consumer's bindings; when no controller runs on
+// the provider, it does that cleanup itself. Tenant namespaces, nonces and
+// the cached certificate stay, so a later authenticate reuses them, as
+// with Liqo; one-sided, with the consumer gone, the cached certificate and
+// the bindings are removed too. Each Leftover is also told to sink as a
+// Note.
+func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink handshake.Sink) (*UnauthenticateResult, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	res := &UnauthenticateResult{ConsumerID: o.ConsumerID, ProviderID: o.ProviderID}
 	consumer, provider := o.Consumer, o.Provider
+	var engine Engine
 	steps := []Step{
 		{ID: "cluster-ids", Title: "Retrieving cluster IDs", Success: "Cluster IDs retrieved", Failure: "an error occurred while retrieving cluster id",
 			Run: func(ctx context.Context) (err error) {
-				if consumerID, err = consumer.ClusterID(ctx); err != nil {
+				if res.ConsumerID, err = checkedClusterID(ctx, consumer, o.ConsumerID, "consumer"); err != nil {
 					return fmt.Errorf("(local) %w", err)
 				}
-				if providerID, err = provider.ClusterID(ctx); err != nil {
+				if res.ProviderID, err = checkedClusterID(ctx, provider, o.ProviderID, "provider"); err != nil {
 					return fmt.Errorf("(remote) %w", err)
 				}
 				return nil
 			}},
+	}
+	if consumer != nil {
+		steps = append(steps, consumerUnauthSteps(consumer, res, o.StepTimeout)...)
+	}
+	if provider != nil {
+		steps = append(steps,
+			Step{ID: "engine", Scope: handshake.Remote, Title: "Checking the provider's controller", Success: "Controller checked", Failure: "Unable to check the provider's controller",
+				Run: func(ctx context.Context) (err error) {
+					engine, err = detectEngine(ctx, provider)
+					if err == nil && sink != nil {
+						served := string(engine)
+						if engine == "" {
+							served = "no controller: this command does the Tenant's cleanup itself"
+						}
+						sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: fmt.Sprintf("%s side served by %s", handshake.RoleProvider, served)})
+					}
+					return err
+				}},
+			Step{ID: "delete-tenant", Scope: handshake.Remote, Title: "Deleting tenant", Success: "Tenant correctly deleted", Failure: "Unable to delete tenant",
+				Timeout: o.StepTimeout, Command: "kubectl delete tenant <consumer> -n liqo-tenant-<consumer>",
+				Run: func(ctx context.Context) error { return deleteTenant(ctx, provider, res.ConsumerID, engine) }})
+		if consumer == nil {
+			steps = append(steps, Step{ID: "provider-cleanup", Scope: handshake.Remote, Title: "Removing the consumer's bindings and certificate",
+				Success: "Consumer's bindings and certificate removed", Failure: "Unable to remove the consumer's bindings and certificate", Timeout: o.StepTimeout,
+				Command: "kubectl delete clusterrolebindings,rolebindings -A -l " + kube.ManagedByLabel + "=" + kube.LiqoManagedByValue + "," + kube.RemoteClusterIDLabel + "=<consumer>",
+				Run:     func(ctx context.Context) error { return cleanGoneConsumer(ctx, provider, res.ConsumerID) }})
+		}
+	}
+	if err := run(ctx, sink, steps); err != nil {
+		return nil, err
+	}
+	res.Leftovers = leftovers(consumer == nil, provider == nil, res.ConsumerID, res.ProviderID)
+	if sink != nil {
+		for _, l := range res.Leftovers {
+			sink(handshake.Event{Kind: handshake.Note, Message: fmt.Sprintf("left on the %s (not reached): %s; remove it there with: %s", l.Role, l.What, l.Command)})
+		}
+	}
+	return res, nil
+}
+
+// check refuses options that cannot work, before anything is asked.
+func (o UnauthenticateOptions) check() error {
+	if o.Consumer == nil && o.Provider == nil {
+		return errors.New("unauthenticate needs the consumer, the provider or both")
+	}
+	for _, side := range []struct {
+		missing bool
+		id      string
+		role    handshake.Role
+	}{{o.Consumer == nil, o.ConsumerID, handshake.RoleConsumer}, {o.Provider == nil, o.ProviderID, handshake.RoleProvider}} {
+		if side.missing && side.id == "" {
+			return fmt.Errorf("the %s is not reached: give its cluster ID (the reachable cluster shows it: kubectl get namespaces -l %s -L %s)",
+				side.role, kube.TenantNamespaceLabel, kube.RemoteClusterIDLabel)
+		}
+		if side.id != "" {
+			if errs := validation.IsDNS1123Label(side.id); len(errs) > 0 {
+				return fmt.Errorf("%s cluster ID %q is not valid: %s", side.role, side.id, errs[0])
+			}
+		}
+	}
+	return nil
+}
+
+// checkedClusterID reads the cluster ID of c (when given) and checks it
+// against want (when set); without c, want is the ID.
+func checkedClusterID(ctx context.Context, c *kube.Cluster, want, role string) (string, error) {
+	if c == nil {
+		return want, nil
+	}
+	id, err := c.ClusterID(ctx)
+	if err != nil {
+		return "", err
+	}
+	if want != "" && want != id {
+		return "", fmt.Errorf("the %s's cluster ID is %s, not %s", role, id, want)
+	}
+	return id, nil
+}
+
+// consumerUnauthSteps remove the consumer's side: its Identity, hence its
+// kubeconfig Secret, once no ResourceSlice uses the provider.
+func consumerUnauthSteps(consumer *kube.Cluster, res *UnauthenticateResult, timeout time.Duration) []Step {
+	return []Step{
 		{ID: "leftover-resourceslices", Scope: handshake.Local, Title: "Checking for leftover ResourceSlices", Success: "No leftover resourceslices on consumer cluster",
 			Failure: "Unable to unauthenticate", Command: "kubectl get resourceslices -A -l liqo.io/replication=true,liqo.io/remoteID=<provider>",
 			Run: func(ctx context.Context) error {
-				sel := labels.Set{"liqo.io/replication": "true", "liqo.io/remoteID": providerID}.String()
+				sel := labels.Set{"liqo.io/replication": "true", "liqo.io/remoteID": res.ProviderID}.String()
 				list, err := consumer.Liqo.ResourceSlices("").List(ctx, metav1.ListOptions{LabelSelector: sel})
 				if err != nil {
 					return err
@@ -55,10 +181,10 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 				}
 				return nil
 			}},
-		{ID: "delete-identity", Scope: handshake.Local, Timeout: o.StepTimeout, Title: "Deleting identity control plane", Success: "Identity control plane correctly deleted",
+		{ID: "delete-identity", Scope: handshake.Local, Timeout: timeout, Title: "Deleting identity control plane", Success: "Identity control plane correctly deleted",
 			Failure: "Unable to delete identity control plane", Command: "kubectl delete identity controlplane-<provider> -n liqo-tenant-<provider>",
 			Run: func(ctx context.Context) error {
-				id, err := consumer.ControlPlaneIdentityFor(ctx, providerID)
+				id, err := consumer.ControlPlaneIdentityFor(ctx, res.ProviderID)
 				if kube.IsNotFound(err) {
 					return nil
 				}
@@ -75,39 +201,5 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 				return kube.WaitForDeletion(ctx, kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), &authv1beta1.Identity{},
 					fmt.Sprintf("Identity %s/%s is still there: is the garbage collector of the consumer's kube-controller-manager running?", id.Namespace, id.Name))
 			}},
-		{ID: "engine", Scope: handshake.Remote, Title: "Checking the provider's controller", Success: "Controller ready", Failure: "Unable to start the controller",
-			Run: func(ctx context.Context) error {
-				_, err := eng.ensure(ctx, provider, handshake.RoleProvider, o.Engine, sink, handshake.Remote)
-				return err
-			}},
-		{ID: "delete-tenant", Scope: handshake.Remote, Title: "Deleting tenant", Success: "Tenant correctly deleted", Failure: "Unable to delete tenant",
-			Timeout: o.StepTimeout, Command: "kubectl delete tenant <consumer> -n liqo-tenant-<consumer>",
-			Run: func(ctx context.Context) error { return deleteTenant(ctx, provider, sink, consumerID) }},
 	}
-	return run(ctx, sink, steps)
-}
-
-// deleteTenant deletes the consumer's Tenant and waits until it is gone, so
-// the provider's finalizer has removed the cluster-wide binding.
-func deleteTenant(ctx context.Context, provider *kube.Cluster, sink handshake.Sink, consumerID string) error {
-	ns, err := provider.TenantNamespace(ctx, consumerID)
-	if kube.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("Error while retrieving tenant namespace: %w", err)
-	}
-	t, err := provider.TenantFor(ctx, ns.Name, consumerID)
-	if kube.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	tenants := provider.Liqo.Tenants(ns.Name)
-	if err := tenants.Delete(ctx, t.Name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
-		return err
-	}
-	return kube.WaitForDeletion(ctx, kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name)), &authv1beta1.Tenant{},
-		fmt.Sprintf("Tenant %s/%s is still there, held by finalizer %s: is the provider's controller running?", ns.Name, t.Name, kube.TenantFinalizer))
 }

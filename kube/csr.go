@@ -31,6 +31,14 @@ type CSRRequest struct {
 	Wait func(ctx context.Context, name string) (*certv1.CertificateSigningRequest, error)
 	// Created, when set, is told the name of the CSR object once created.
 	Created func(name string)
+	// Reuse, when set, returns a CertificateSigningRequest an earlier,
+	// interrupted issuance already made for PEM (nil: none). It is approved
+	// when it is not yet and waited for instead of creating another, so
+	// that a controller killed mid-issuance and started again does not
+	// have a second certificate signed for the same request. Reused, when
+	// set, is told its name.
+	Reuse  func() *certv1.CertificateSigningRequest
+	Reused func(name string)
 }
 
 // CSRSigned tells whether a CSR got its certificate; a Denied or Failed
@@ -42,6 +50,16 @@ func CSRSigned(csr *certv1.CertificateSigningRequest) (bool, error) {
 		}
 	}
 	return len(csr.Status.Certificate) > 0, nil
+}
+
+// CSRApproved tells whether a CSR carries the Approved condition.
+func CSRApproved(csr *certv1.CertificateSigningRequest) bool {
+	for _, cond := range csr.Status.Conditions {
+		if cond.Type == certv1.CertificateApproved && cond.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 // CSRWaitWhat is what waiting for a CSR's certificate waits for (error texts).
@@ -63,21 +81,40 @@ func (c *Cluster) IssueCertificate(ctx context.Context, r CSRRequest) ([]byte, e
 			Groups:     []string{"system:authenticated"},
 		},
 	}
-	created, err := csrs.Create(ctx, obj, metav1.CreateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("creating CertificateSigningRequest: %w", err)
+	var created *certv1.CertificateSigningRequest
+	if r.Reuse != nil {
+		created = r.Reuse()
 	}
-	if r.Created != nil {
-		r.Created(created.Name)
+	reused := created != nil
+	if reused {
+		created = created.DeepCopy()
+		if r.Reused != nil {
+			r.Reused(created.Name)
+		}
+	} else {
+		var err error
+		if created, err = csrs.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			return nil, fmt.Errorf("creating CertificateSigningRequest: %w", err)
+		}
+		if r.Created != nil {
+			r.Created(created.Name)
+		}
 	}
-	created.Status.Conditions = append(created.Status.Conditions, certv1.CertificateSigningRequestCondition{
-		Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: r.Reason, Message: r.Message,
-	})
-	if _, err := csrs.UpdateApproval(ctx, created.Name, created, metav1.UpdateOptions{}); err != nil {
-		c.deleteCSR(created.Name)
-		return nil, fmt.Errorf("approving CertificateSigningRequest %s: %w", created.Name, err)
+	if !CSRApproved(created) {
+		created.Status.Conditions = append(created.Status.Conditions, certv1.CertificateSigningRequestCondition{
+			Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: r.Reason, Message: r.Message,
+		})
+		if _, err := csrs.UpdateApproval(ctx, created.Name, created, metav1.UpdateOptions{}); err != nil {
+			if !reused { // a reused one is left to the next attempt
+				c.deleteCSR(created.Name)
+			}
+			return nil, fmt.Errorf("approving CertificateSigningRequest %s: %w", created.Name, err)
+		}
 	}
-	var signed *certv1.CertificateSigningRequest
+	var (
+		signed *certv1.CertificateSigningRequest
+		err    error
+	)
 	if r.Wait != nil {
 		signed, err = r.Wait(ctx, created.Name)
 	} else {

@@ -157,35 +157,8 @@ func (s *scaleRun) controllerPhase() {
 	// The consumers: real keys, the provider's nonces (filled beforehand,
 	// the nonce creator is not what is measured), signatures and CSRs.
 	tenants := make([]*authv1beta1.Tenant, s.n)
-	parallel(b, s.conc, s.n, func(i int) error {
-		id := ids[i]
-		key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
-		if err != nil {
-			return err
-		}
-		nonce, err := authcrypto.NewNonce()
-		if err != nil {
-			return err
-		}
-		sig, err := authcrypto.SignNonce(key, []byte(nonce))
-		if err != nil {
-			return err
-		}
-		ns := kube.TenantNamespaceName(id)
-		forged, err := kube.ForgeTenant(id, ns, key, sig, "")
-		if err != nil {
-			return err
-		}
-		tenants[i] = kube.TenantToCreate(forged) // as `apply tenant` creates it
-		if _, err := s.admin.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-			Name: ns, Labels: kube.TenantNamespaceLabels(id)}}, metav1.CreateOptions{}); err != nil {
-			return err
-		}
-		_, err = s.admin.Kube.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: kube.NonceSecretName, Namespace: ns,
-				Labels: map[string]string{kube.RemoteClusterIDLabel: id, kube.NonceLabel: "true"}},
-			Data: map[string][]byte{kube.NonceField: []byte(nonce)},
-		}, metav1.CreateOptions{})
+	parallel(b, s.conc, s.n, func(i int) (err error) {
+		tenants[i], err = syntheticConsumer(ctx, s.admin, ids[i])
 		return err
 	})
 

@@ -1,14 +1,17 @@
 package controller
 
 import (
+	"bytes"
 	"context"
 	"time"
 
 	certv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certlisters "k8s.io/client-go/listers/certificates/v1"
 	"k8s.io/client-go/tools/cache"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -24,6 +27,7 @@ const csrCleanupMargin = 30 * time.Second
 type csrCleaner struct {
 	c     *kube.Cluster
 	csrs  certlisters.CertificateSigningRequestLister
+	certs cache.Indexer // certificate cache Secrets, indexed byRemoteID; nil: always wait
 	grace time.Duration // how long a reader may still need a finished CSR
 	now   func() time.Time
 }
@@ -47,7 +51,9 @@ func (r *csrCleaner) sync(ctx context.Context, key string) (time.Duration, error
 	if r.now != nil {
 		now = r.now()
 	}
-	if wait := csr.CreationTimestamp.Add(r.grace).Sub(now); wait > 0 {
+	// Its certificate already stored, nobody reads it any more: the
+	// leftover of a run killed before it deleted its CSRs.
+	if wait := csr.CreationTimestamp.Add(r.grace).Sub(now); wait > 0 && !r.stored(csr) {
 		return wait, nil
 	}
 	err = r.c.Kube.CertificatesV1().CertificateSigningRequests().Delete(ctx, name, metav1.DeleteOptions{
@@ -56,6 +62,28 @@ func (r *csrCleaner) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, nil
 	}
 	return 0, err
+}
+
+// stored tells whether the CSR's certificate is the one in the cache
+// Secret of its consumer (the CN of the certificate).
+func (r *csrCleaner) stored(csr *certv1.CertificateSigningRequest) bool {
+	if r.certs == nil || len(csr.Status.Certificate) == 0 {
+		return false
+	}
+	cert, err := authcrypto.ParseCertificatePEM(csr.Status.Certificate)
+	if err != nil {
+		return false
+	}
+	objs, err := r.certs.ByIndex(byRemoteID, cert.Subject.CommonName)
+	if err != nil {
+		return false
+	}
+	for _, obj := range objs {
+		if s, ok := obj.(*corev1.Secret); ok && bytes.Equal(s.Data[kube.RemoteCertCertificateField], csr.Status.Certificate) {
+			return true
+		}
+	}
+	return false
 }
 
 // finished tells whether a CSR got its certificate or was refused.

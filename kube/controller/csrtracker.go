@@ -1,10 +1,13 @@
 package controller
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -42,7 +45,8 @@ const csrDeleteTimeout = 30 * time.Second
 type csrTracker struct {
 	c      *kube.Cluster
 	lister certlisters.CertificateSigningRequestLister
-	keep   bool // Options.KeepCSRs: nothing is deleted
+	index  cache.Indexer // the same CSRs, with byRequest; nil: nothing is reused
+	keep   bool          // Options.KeepCSRs: nothing is deleted
 
 	mu       sync.Mutex
 	waiters  map[string]map[chan struct{}]struct{} // by CSR name
@@ -55,15 +59,16 @@ type csrTracker struct {
 }
 
 type csrBatch struct {
-	id    string
-	size  int
-	names []string // for the fallback, one delete each
+	id      string
+	size    int
+	names   []string // for the fallback, one delete each
+	adopted []string // reused from an earlier run: another batch label, one delete each
 }
 
-func newCSRTracker(c *kube.Cluster, lister certlisters.CertificateSigningRequestLister, keep bool) *csrTracker {
+func newCSRTracker(c *kube.Cluster, lister certlisters.CertificateSigningRequestLister, index cache.Indexer, keep bool) *csrTracker {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	return &csrTracker{c: c, lister: lister, keep: keep, waiters: map[string]map[chan struct{}]struct{}{}, run: hex.EncodeToString(b)}
+	return &csrTracker{c: c, lister: lister, index: index, keep: keep, waiters: map[string]map[chan struct{}]struct{}{}, run: hex.EncodeToString(b)}
 }
 
 // handler wakes the waiters of a CSR on each of its events.
@@ -169,6 +174,68 @@ func (t *csrTracker) finish(ctx context.Context, b *csrBatch) {
 	}
 }
 
+// adopted records the name of a CSR an issuance of the batch reused.
+func (t *csrTracker) adopted(b *csrBatch, name string) {
+	if b == nil {
+		return
+	}
+	t.mu.Lock()
+	b.adopted = append(b.adopted, name)
+	t.mu.Unlock()
+}
+
+// reusable returns a CSR made earlier for request, by a run killed or
+// stopped before it stored the certificate, that can still give it: same
+// request, signer and usages, not refused, and either unsigned or signed
+// with a certificate not yet due for renewal. Nil: none, create one.
+func (t *csrTracker) reusable(request []byte, now time.Time) *certv1.CertificateSigningRequest {
+	if t.index == nil {
+		return nil
+	}
+	objs, err := t.index.ByIndex(byRequest, requestDigest(request))
+	if err != nil {
+		return nil
+	}
+	for _, obj := range objs {
+		csr, ok := obj.(*certv1.CertificateSigningRequest)
+		if !ok || csr.DeletionTimestamp != nil || !bytes.Equal(csr.Spec.Request, request) ||
+			csr.Spec.SignerName != kube.KubeAPIServerClientSignerName || csr.Spec.ExpirationSeconds != nil ||
+			!slices.Equal(csr.Spec.Usages, tenantCSRUsages) {
+			continue
+		}
+		signed, err := kube.CSRSigned(csr)
+		if err != nil {
+			continue // denied or failed
+		}
+		if signed {
+			if due, _, err := renewalDue(csr.Status.Certificate, now); err != nil || due {
+				continue
+			}
+		}
+		return csr
+	}
+	return nil
+}
+
+// tenantCSRUsages are the usages kube.IssueCertificate asks for.
+var tenantCSRUsages = []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageKeyEncipherment, certv1.UsageClientAuth}
+
+// byRequest indexes CSRs by a digest of their PKCS#10 request, to find the
+// one an interrupted run made for a Tenant.
+const byRequest = "request"
+
+var byRequestIndexers = cache.Indexers{byRequest: func(obj any) ([]string, error) {
+	if csr, ok := obj.(*certv1.CertificateSigningRequest); ok {
+		return []string{requestDigest(csr.Spec.Request)}, nil
+	}
+	return nil, nil
+}}
+
+func requestDigest(request []byte) string {
+	sum := sha256.Sum256(request)
+	return hex.EncodeToString(sum[:])
+}
+
 // flush waits for the batch deletions under way (the run is ending).
 func (t *csrTracker) flush() { t.deleting.Wait() }
 
@@ -177,29 +244,33 @@ func (t *csrTracker) flush() { t.deleting.Wait() }
 // background. Failing to is not fatal: the CSR cleaner and the API server
 // collect leftovers.
 func (t *csrTracker) delete(ctx context.Context, b *csrBatch) {
-	switch len(b.names) {
+	switch len(b.names) + len(b.adopted) {
 	case 0:
 		return
 	case 1:
-		t.deleteEach(ctx, b)
+		t.deleteEach(ctx, append(b.names, b.adopted...))
 		return
 	}
 	t.deleting.Go(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), csrDeleteTimeout)
 		defer cancel()
+		t.deleteEach(ctx, b.adopted)
+		if len(b.names) == 0 {
+			return
+		}
 		sel := labels.Set{kube.RemoteTenantCSRLabel: "true", csrBatchLabel: b.id}.String()
 		err := t.c.Kube.CertificatesV1().CertificateSigningRequests().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: sel})
 		if err == nil {
 			return
 		}
 		klog.FromContext(ctx).V(4).Info("Deleting a batch of CSRs failed, deleting them one by one", "batch", b.id, "err", err.Error())
-		t.deleteEach(ctx, b)
+		t.deleteEach(ctx, b.names)
 	})
 }
 
-func (t *csrTracker) deleteEach(ctx context.Context, b *csrBatch) {
+func (t *csrTracker) deleteEach(ctx context.Context, names []string) {
 	csrs := t.c.Kube.CertificatesV1().CertificateSigningRequests()
-	for _, name := range b.names {
+	for _, name := range names {
 		if err := csrs.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
 			klog.FromContext(ctx).V(4).Info("Deleting a CSR failed", "csr", name, "err", err.Error())
 		}

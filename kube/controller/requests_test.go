@@ -163,7 +163,7 @@ func TestCSRBatches(t *testing.T) {
 	factory := informers.NewSharedInformerFactoryWithOptions(p.Kube, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = kube.RemoteTenantCSRLabel }))
 	csrs := factory.Certificates().V1().CertificateSigningRequests()
-	tracker := newCSRTracker(counted, csrs.Lister(), false)
+	tracker := newCSRTracker(counted, csrs.Lister(), nil, false)
 	_, err := csrs.Informer().AddEventHandler(tracker.handler())
 	require.NoError(t, err)
 	informerCtx, stopInformers := context.WithCancel(ctx)

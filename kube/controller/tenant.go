@@ -133,28 +133,44 @@ func clusterRoleBindingNames(roles []string, consumerID string) []string {
 	return out
 }
 
-// finalize runs on deletion: it removes the cluster-wide binding and, beyond
-// Liqo (which leaves it to the garbage collector, up to a resync later), the
-// tenant-namespace RoleBinding, so the consumer's rights end with the Tenant.
-// Then it removes the finalizer.
+// finalize runs on deletion (FinalizeTenant), forgetting the bindings it
+// removed from the caches.
 func (r *tenantReconciler) finalize(ctx context.Context, t *authv1beta1.Tenant, roles *kube.TenantClusterRoles) error {
+	if !slices.Contains(t.Finalizers, kube.TenantFinalizer) {
+		return nil
+	}
+	err := FinalizeTenant(ctx, r.c, t, roles)
+	r.forgetBindings(t.Spec.ClusterID, t.Namespace, roles)
+	if err != nil {
+		return err
+	}
+	observeCertificate(t.Spec.ClusterID, time.Time{})
+	klog.FromContext(ctx).Info("Tenant finalized", "tenant", klog.KObj(t), "cluster", t.Spec.ClusterID)
+	return nil
+}
+
+// FinalizeTenant is the provider controller's cleanup of a deleted Tenant
+// carrying kube.TenantFinalizer: it removes the consumer's cluster-wide
+// bindings and, beyond Liqo (which leaves it to the garbage collector, up
+// to a resync later), its tenant-namespace RoleBindings, so the consumer's
+// rights end with the Tenant; then it removes the finalizer. roles are the
+// ClusterRoles bound (nil: the default ones). Exported for the tool to do
+// it itself when no controller runs on the provider.
+func FinalizeTenant(ctx context.Context, c *kube.Cluster, t *authv1beta1.Tenant, roles *kube.TenantClusterRoles) error {
 	if !slices.Contains(t.Finalizers, kube.TenantFinalizer) {
 		return nil
 	}
 	if roles == nil {
 		roles = &kube.TenantClusterRoles{ControlPlane: []string{kube.RemoteControlPlaneClusterRole}, ClusterWide: []string{kube.RemoteClusterWideClusterRole}}
 	}
-	_, err := r.c.UnbindTenant(ctx, t.Spec.ClusterID, t.Namespace, roles)
-	r.forgetBindings(t.Spec.ClusterID, t.Namespace, roles)
-	if err != nil {
+	if _, err := c.UnbindTenant(ctx, t.Spec.ClusterID, t.Namespace, roles); err != nil {
 		return err
 	}
+	t = t.DeepCopy()
 	t.Finalizers = slices.DeleteFunc(t.Finalizers, func(f string) bool { return f == kube.TenantFinalizer })
-	if _, err := r.c.Liqo.Tenants(t.Namespace).Update(ctx, t, metav1.UpdateOptions{}); err != nil && !kube.IsNotFound(err) {
+	if _, err := c.Liqo.Tenants(t.Namespace).Update(ctx, t, metav1.UpdateOptions{}); err != nil && !kube.IsNotFound(err) {
 		return err
 	}
-	observeCertificate(t.Spec.ClusterID, time.Time{})
-	klog.FromContext(ctx).Info("Tenant finalized", "tenant", klog.KObj(t), "cluster", t.Spec.ClusterID)
 	return nil
 }
 

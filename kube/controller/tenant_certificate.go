@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	certv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
@@ -76,6 +77,9 @@ func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, nam
 		defer r.caches.csrs.finish(ctx, batch)
 		req.Labels, req.KeepObject, req.Wait = labels, true, r.caches.csrs.wait
 		req.Created = func(name string) { r.caches.csrs.created(batch, name) }
+		req.Reused = func(name string) { r.caches.csrs.adopted(batch, name) }
+		now := r.clock()
+		req.Reuse = func() *certv1.CertificateSigningRequest { return r.caches.csrs.reusable(t.Spec.CSR, now) }
 	} else {
 		req.Labels = map[string]string{kube.RemoteTenantCSRLabel: "true"}
 	}

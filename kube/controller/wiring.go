@@ -133,8 +133,14 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 	certSecrets := r.factoryWith(m.c, func(o *metav1.ListOptions) {
 		o.FieldSelector = "metadata.name=" + kube.RemoteCertSecretName
 	}).Core().V1().Secrets()
+	if err := certSecrets.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
+		return err
+	}
 	csrs := r.factory(m.c, kube.RemoteTenantCSRLabel).Certificates().V1().CertificateSigningRequests()
-	tracker := newCSRTracker(m.c, csrs.Lister(), m.o.KeepCSRs)
+	if err := csrs.Informer().AddIndexers(byRequestIndexers); err != nil {
+		return err
+	}
+	tracker := newCSRTracker(m.c, csrs.Lister(), csrs.Informer().GetIndexer(), m.o.KeepCSRs)
 	caches := &tenantCaches{
 		tenants: newMutationCache(tenants.GetIndexer(), false),
 		roles:   roles.Lister(),
@@ -201,7 +207,7 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 		return err
 	}
 	if !m.o.KeepCSRs {
-		cleaner := r.loop("csr-cleaner", (&csrCleaner{c: m.c, csrs: csrs.Lister(), grace: m.o.CertificateTimeout + csrCleanupMargin}).sync, m.afterSync)
+		cleaner := r.loop("csr-cleaner", (&csrCleaner{c: m.c, csrs: csrs.Lister(), certs: certSecrets.Informer().GetIndexer(), grace: m.o.CertificateTimeout + csrCleanupMargin}).sync, m.afterSync)
 		if err := r.watch(csrs.Informer(), cleaner.handler()); err != nil {
 			return err
 		}

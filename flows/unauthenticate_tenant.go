@@ -1,0 +1,128 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
+)
+
+// deleteTenant deletes the consumer's Tenant and waits until it is gone, so
+// that the provider's finalizer has removed the consumer's bindings. engine
+// is what serves the provider (detectEngine): when nothing does, or the
+// controller's Lease expires while waiting (it was killed), this does the
+// controller's cleanup itself, so that the Tenant does not stay
+// Terminating for ever.
+func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string, engine Engine) error {
+	ns, err := provider.TenantNamespace(ctx, consumerID)
+	if kube.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("Error while retrieving tenant namespace: %w", err)
+	}
+	t, err := provider.TenantFor(ctx, ns.Name, consumerID)
+	if kube.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	tenants := provider.Liqo.Tenants(ns.Name)
+	if t.DeletionTimestamp == nil {
+		if err := tenants.Delete(ctx, t.Name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+			return err
+		}
+	}
+	lw := kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name))
+	stuck := fmt.Sprintf("Tenant %s/%s is still there, held by finalizer %s: is the provider's controller running?", ns.Name, t.Name, kube.TenantFinalizer)
+	served := engine != ""
+	for {
+		if !served {
+			if err := finalizeTenant(ctx, provider, ns.Name, t.Name); err != nil {
+				return fmt.Errorf("doing the cleanup of Tenant %s/%s in place of the provider's controller: %w", ns.Name, t.Name, err)
+			}
+		}
+		// Waiting on the in-cluster controller lasts at most until its
+		// Lease expires: then it is looked at again.
+		waitCtx, cancel := ctx, context.CancelFunc(func() {})
+		if served && engine == EngineController {
+			if expiry, ok := controllerLeaseExpiry(ctx, provider); ok {
+				waitCtx, cancel = context.WithDeadline(ctx, expiry.Add(time.Second))
+			}
+		}
+		err := kube.WaitForDeletion(waitCtx, lw, &authv1beta1.Tenant{}, stuck)
+		cancel()
+		if err == nil || ctx.Err() != nil || waitCtx == ctx {
+			return err
+		}
+		if served, err = provider.ControllerRunning(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// finalizeTenant does the provider controller's cleanup of a deleted Tenant
+// (controller.FinalizeTenant) with the ClusterRoles bound on this cluster.
+func finalizeTenant(ctx context.Context, provider *kube.Cluster, namespace, name string) error {
+	roles, err := provider.TenantRoles(ctx)
+	if err != nil {
+		roles = nil // the default ones
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		t, err := provider.Liqo.Tenants(namespace).Get(ctx, name, metav1.GetOptions{})
+		if kube.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if t.DeletionTimestamp == nil {
+			return nil // not ours to finalize
+		}
+		return controller.FinalizeTenant(ctx, provider, t, roles)
+	})
+}
+
+// controllerLeaseExpiry is when the in-cluster controller's Lease expires
+// unless renewed.
+func controllerLeaseExpiry(ctx context.Context, c *kube.Cluster) (time.Time, bool) {
+	l, err := c.Kube.CoordinationV1().Leases(c.Namespace).Get(ctx, kube.ControllerLeaseName, metav1.GetOptions{})
+	if err != nil || l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
+		return time.Time{}, false
+	}
+	return l.Spec.RenewTime.Add(time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second), true
+}
+
+// cleanGoneConsumer removes, once its Tenant is gone, what the provider
+// made for a consumer that is gone: its bindings (already removed with the
+// Tenant, unless it was gone without its finalizer) and its cached
+// certificate, which nobody will ask for again.
+func cleanGoneConsumer(ctx context.Context, provider *kube.Cluster, consumerID string) error {
+	ns, err := provider.TenantNamespace(ctx, consumerID)
+	if kube.IsNotFound(err) {
+		_, err = provider.UnbindTenant(ctx, consumerID, "", nil)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	roles, err := provider.TenantRoles(ctx)
+	if err != nil {
+		roles = nil
+	}
+	if _, err := provider.UnbindTenant(ctx, consumerID, ns.Name, roles); err != nil {
+		return err
+	}
+	err = provider.Kube.CoreV1().Secrets(ns.Name).Delete(ctx, kube.RemoteCertSecretName, metav1.DeleteOptions{})
+	if err != nil && !kube.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
