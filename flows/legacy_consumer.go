@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -77,8 +78,14 @@ func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *kube.Legac
 	}
 	res := &LegacyResult{ProviderID: info.ClusterID, AuthenticationDisabled: info.AuthenticationDisabled}
 	var release kube.LiqoRelease
-	err := RunStep(ctx, sink, Step{ID: "check-peer-info", Scope: handshake.Local, Title: "Checking the peer info against this cluster",
-		Failure: "The peer info cannot be used on this cluster", Command: "kubectl get configmap -n liqo -l app.kubernetes.io/name=clusterid-configmap",
+	title, failure := "Checking the peer info against this cluster", "The peer info cannot be used on this cluster"
+	if o.Provider != nil {
+		// The automated flow: no peer info was handed over.
+		title = "Checking that this cluster can authenticate with provider " + info.ClusterName
+		failure = "This cluster cannot authenticate with Liqo 0.x provider " + info.ClusterName
+	}
+	err := RunStep(ctx, sink, Step{ID: "check-peer-info", Scope: handshake.Local, Title: title,
+		Failure: failure, Command: "kubectl get configmap -n liqo -l app.kubernetes.io/name=clusterid-configmap",
 		Run: func(ctx context.Context) (err error) {
 			if release, err = consumer.DetectRelease(ctx); err != nil {
 				return err
@@ -177,6 +184,7 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *kube.Le
 		return describeIdentity(ctx, existing, res, sink)
 	}
 	masked := LiqoctlPeerCommand(MaskedPeerInfo(info))
+	var applied []kube.Change
 	steps = []Step{}
 	if o.Provider != nil {
 		steps = append(steps, staleProviderIdentityStep(o, info, res, sink))
@@ -187,14 +195,18 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *kube.Le
 			Success: "Token Secret and ForeignCluster applied", Failure: "Unable to apply the token and ForeignCluster", Command: masked,
 			Run: func(ctx context.Context) error {
 				changes, err := consumer.ApplyLegacyPeer(ctx, info, kube.LegacyPeerOptions{Peer: o.Peer, Name: o.ForeignClusterName})
+				applied = changes
 				for _, ch := range changes {
 					sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch.String()})
 				}
 				return err
 			}},
-		waitLegacyAuthStep(consumer, info, o, res, sink),
 	)
 	if err := run(ctx, sink, steps); err != nil {
+		return err
+	}
+	if err := RunStep(ctx, sink, waitLegacyAuthStep(consumer, info, o, res, sink)); err != nil {
+		undoLegacyPeer(ctx, consumer, providerID, applied, sink)
 		return err
 	}
 	id, err := consumer.LegacyIdentityFor(ctx, providerID)
@@ -203,6 +215,34 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *kube.Le
 	}
 	return describeIdentity(ctx, id, res, sink)
 }
+
+// undoLegacyPeer removes, once the authentication failed, what this run
+// created on the consumer, so that a failed run leaves nothing behind; a
+// ForeignCluster that existed before stays. Said in one note either way.
+func undoLegacyPeer(ctx context.Context, consumer *kube.Cluster, providerID string, applied []kube.Change, sink handshake.Sink) {
+	// Also after an interrupt or the step's deadline.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), legacyUndoTimeout)
+	defer cancel()
+	changes, err := consumer.UndoLegacyPeer(ctx, providerID, applied)
+	var removed []string
+	for _, ch := range changes {
+		if ch.Action == kube.Deleted {
+			removed = append(removed, ch.Object)
+		}
+	}
+	msg := "Removed what this run created, as the authentication failed: " + strings.Join(removed, ", ")
+	switch {
+	case err != nil:
+		msg = fmt.Sprintf("Could not remove what this run created (%v): `liqo-auth-tui unauthenticate --one-sided --remote-cluster-id %s` does", err, providerID)
+	case len(removed) == 0:
+		return
+	}
+	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: msg})
+}
+
+// legacyUndoTimeout bounds the removal after a failed authentication
+// (Liqo's controller-manager lets the ForeignCluster go within a second).
+const legacyUndoTimeout = 30 * time.Second
 
 // waitLegacyAuthStep waits for the ForeignCluster's AuthenticationStatus;
 // an identity the provider already issued is deleted there when the admin

@@ -80,3 +80,20 @@ func TestUnauthenticateLegacyNeedsASide(t *testing.T) {
 	left := legacyLeftOnMissingSide(LegacyUnauthOptions{}, &LegacyUnauthResult{ConsumerID: "c1", ProviderID: "p1"})
 	assert.Equal(t, append(LegacyProviderCleanup("c1"), LegacyConsumerCleanup("p1")...), left)
 }
+
+// A Liqo 0.x identity is checked against what liqo-remote-peering-basic
+// grants (ResourceRequests and their status in its tenant namespace) and
+// four things it must not do, not against Liqo v1's resources.
+func TestLegacyChecks(t *testing.T) {
+	var lines []string
+	for _, c := range legacyChecks {
+		lines = append(lines, c.String("liqo-tenant-x"))
+	}
+	assert.Len(t, lines, 18)
+	assert.Contains(t, lines, "delete resourcerequests.discovery.liqo.io -n liqo-tenant-x")
+	assert.Contains(t, lines, "update resourcerequests.discovery.liqo.io/status -n liqo-tenant-x")
+	assert.Contains(t, lines, "list resourcerequests.discovery.liqo.io -n liqo")
+	assert.Contains(t, lines, "list secrets (cluster-wide)")
+	assert.Contains(t, lines, "create pods -n liqo-tenant-x")
+	assert.NotContains(t, strings.Join(lines, "\n"), "authentication.liqo.io")
+}

@@ -3,6 +3,7 @@ package flows
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -45,12 +46,37 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 	if err != nil {
 		return nil, err
 	}
+	if info.AuthenticationUnknown {
+		probeAuthenticationDisabled(ctx, info, scope, sink)
+	}
 	if info.AuthenticationDisabled {
 		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
 			Message: AuthenticationDisabledWarning(info.AuthURL)})
 	}
 	return info, nil
 }
+
+// probeAuthenticationDisabled asks the auth server itself, from this
+// machine, whether it accepts any token, when the liqo-auth Deployment
+// could not tell (missing or not readable). The probe writes nothing.
+func probeAuthenticationDisabled(ctx context.Context, info *kube.LegacyPeerInfo, scope handshake.Scope, sink handshake.Sink) {
+	ctx, cancel := context.WithTimeout(ctx, authProbeTimeout)
+	defer cancel()
+	// Only a question: the answer is not trusted for anything but a warning.
+	client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true, Timeout: authProbeTimeout})
+	if err == nil {
+		info.AuthenticationDisabled, err = client.AuthenticationDisabled(ctx)
+	}
+	info.AuthenticationUnknown = err != nil
+	if err != nil {
+		sink(handshake.Event{Kind: handshake.Note, Scope: scope, Message: "Could not check whether authentication is enabled on " + info.AuthURL +
+			" (the liqo-auth Deployment is not readable and the auth server does not answer from this machine)"})
+	}
+}
+
+// authProbeTimeout bounds that probe: the answer comes at once, without
+// the 30 s signing wait of a real request.
+const authProbeTimeout = 5 * time.Second
 
 // requireLegacyProvider refuses a provider that does not run Liqo 0.x, or
 // runs v0.2 (ServiceAccount identities, not supported).

@@ -15,7 +15,7 @@ func verifyLegacyIdentity(ctx context.Context, consumer *kube.Cluster, providerI
 	if err != nil {
 		return nil, err
 	}
-	v, err := VerifyConfig(ctx, id.Config, id.RemoteNamespace)
+	v, err := verifyConfig(ctx, id.Config, id.RemoteNamespace, legacyChecks)
 	if err != nil {
 		return nil, AdvertisedUnreachable(err)
 	}

@@ -35,8 +35,8 @@ type Verification struct {
 
 // accessCheck is one question asked with a SelfSubjectAccessReview.
 type accessCheck struct {
-	verb, group, resource string
-	namespace             string // "" = cluster scope; "<tenant>" = the tenant namespace
+	verb, group, resource, subresource string
+	namespace                          string // "" = cluster scope; "<tenant>" = the tenant namespace
 }
 
 const tenantNS = "<tenant>"
@@ -48,16 +48,36 @@ var checks = func() []accessCheck {
 	for _, r := range []struct{ group, resource string }{
 		{"authentication.liqo.io", "resourceslices"}, {"authentication.liqo.io", "renews"}, {"offloading.liqo.io", "namespacemaps"},
 	} {
-		for _, verb := range []string{"get", "list", "watch", "create", "update", "patch", "delete"} {
-			cs = append(cs, accessCheck{verb, r.group, r.resource, tenantNS})
+		for _, verb := range crudVerbs {
+			cs = append(cs, accessCheck{verb: verb, group: r.group, resource: r.resource, namespace: tenantNS})
 		}
 		// The same resources in a namespace that is not this consumer's.
-		cs = append(cs, accessCheck{"list", r.group, r.resource, kube.DefaultLiqoNamespace})
+		cs = append(cs, accessCheck{verb: "list", group: r.group, resource: r.resource, namespace: kube.DefaultLiqoNamespace})
 	}
 	return append(cs,
-		accessCheck{"get", "", "secrets", tenantNS}, accessCheck{"list", "", "secrets", ""},
-		accessCheck{"list", "", "namespaces", ""}, accessCheck{"create", "", "pods", tenantNS},
-		accessCheck{"list", "authentication.liqo.io", "tenants", ""}, accessCheck{"create", "rbac.authorization.k8s.io", "rolebindings", tenantNS},
+		accessCheck{verb: "get", resource: "secrets", namespace: tenantNS}, accessCheck{verb: "list", resource: "secrets"},
+		accessCheck{verb: "list", resource: "namespaces"}, accessCheck{verb: "create", resource: "pods", namespace: tenantNS},
+		accessCheck{verb: "list", group: "authentication.liqo.io", resource: "tenants"},
+		accessCheck{verb: "create", group: "rbac.authorization.k8s.io", resource: "rolebindings", namespace: tenantNS},
+	)
+}()
+
+var crudVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+
+// legacyChecks cover what a Liqo 0.x provider grants an identity it issued
+// (ClusterRole liqo-remote-peering-basic, bound in the tenant namespace):
+// ResourceRequests and their status there, and nothing else.
+var legacyChecks = func() []accessCheck {
+	var cs []accessCheck
+	for _, sub := range []string{"", "status"} {
+		for _, verb := range crudVerbs {
+			cs = append(cs, accessCheck{verb: verb, group: kube.LegacyForeignClusters.Group, resource: "resourcerequests", subresource: sub, namespace: tenantNS})
+		}
+	}
+	return append(cs,
+		accessCheck{verb: "list", group: kube.LegacyForeignClusters.Group, resource: "resourcerequests", namespace: kube.DefaultLiqoNamespace},
+		accessCheck{verb: "list", resource: "secrets"}, accessCheck{verb: "list", resource: "namespaces"},
+		accessCheck{verb: "create", resource: "pods", namespace: tenantNS},
 	)
 }()
 
@@ -65,6 +85,9 @@ func (a accessCheck) String(tenant string) string {
 	res := a.resource
 	if a.group != "" {
 		res += "." + a.group
+	}
+	if a.subresource != "" {
+		res += "/" + a.subresource
 	}
 	switch a.namespace {
 	case "":
@@ -97,7 +120,12 @@ func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Ve
 	if ns == "" {
 		return nil, fmt.Errorf("secret %s/%s has no %s annotation", s.Namespace, s.Name, kube.RemoteTenantNamespace)
 	}
-	v, err := VerifyConfig(ctx, cfg, ns)
+	cs := checks
+	if _, ok := s.Labels[kube.LegacyClientLabel]; ok {
+		// This tool's identity from a Liqo 0.x provider.
+		cs = legacyChecks
+	}
+	v, err := verifyConfig(ctx, cfg, ns, cs)
 	if err != nil {
 		return nil, AdvertisedUnreachable(err)
 	}
@@ -126,6 +154,12 @@ func lastRenewal(ctx context.Context, consumer *kube.Cluster, s *corev1.Secret) 
 // VerifyConfig reports who cfg authenticates as on the provider and which
 // checks it passes in the tenant namespace.
 func VerifyConfig(ctx context.Context, cfg *rest.Config, tenantNamespace string) (*Verification, error) {
+	return verifyConfig(ctx, cfg, tenantNamespace, checks)
+}
+
+// verifyConfig is VerifyConfig with the checks of the provider's Liqo
+// generation.
+func verifyConfig(ctx context.Context, cfg *rest.Config, tenantNamespace string, checks []accessCheck) (*Verification, error) {
 	c, err := kube.NewCluster(cfg, "")
 	if err != nil {
 		return nil, err
@@ -143,7 +177,7 @@ func VerifyConfig(ctx context.Context, cfg *rest.Config, tenantNamespace string)
 			ns = tenantNamespace
 		}
 		review := &authzv1.SelfSubjectAccessReview{Spec: authzv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authzv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Namespace: ns}}}
+			ResourceAttributes: &authzv1.ResourceAttributes{Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource, Namespace: ns}}}
 		r, err := c.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 		if err != nil {
 			return nil, c.Reach(err)

@@ -297,3 +297,48 @@ func legacyPeeringReason(fc *unstructured.Unstructured, providerID string) strin
 	}
 	return ""
 }
+
+// UndoLegacyPeer removes, after an authentication that failed, what
+// ApplyLegacyPeer created (its changes with Action Created) and, when it
+// created the ForeignCluster, the local tenant namespace Liqo then made for
+// providerID unless it holds an identity. An object that existed before is
+// left as it is.
+func (c *Cluster) UndoLegacyPeer(ctx context.Context, providerID string, applied []Change) ([]Change, error) {
+	var objs []LegacyObject
+	fcCreated := false
+	for _, ch := range applied {
+		if ch.Action != Created {
+			continue
+		}
+		kind, ref, _ := strings.Cut(ch.Object, " ")
+		o := LegacyObject{Kind: kind, Name: ref}
+		if ns, name, namespaced := strings.Cut(ref, "/"); namespaced {
+			o.Namespace, o.Name = ns, name
+		}
+		objs = append(objs, o)
+		fcCreated = fcCreated || kind == LegacyKindForeignCluster
+	}
+	// The ForeignCluster first (waiting until Liqo let it go): until then
+	// Liqo may still make its tenant namespace.
+	changes, err := c.DeleteLegacyObjects(ctx, objs)
+	if err != nil || !fcCreated {
+		return changes, err
+	}
+	sel := labels.Set{LegacyClusterIDLabel: providerID, LegacyTenantNamespaceLabel: "true"}.String()
+	nss, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return changes, fmt.Errorf("listing namespaces labelled %s: %w", sel, err)
+	}
+	var empty []LegacyObject
+	for _, ns := range nss.Items {
+		ids, err := c.Kube.CoreV1().Secrets(ns.Name).List(ctx, metav1.ListOptions{LabelSelector: legacyIdentitySelector(providerID)})
+		if err != nil {
+			return changes, fmt.Errorf("listing the identities in %s: %w", ns.Name, err)
+		}
+		if len(ids.Items) == 0 {
+			empty = append(empty, LegacyObject{Kind: LegacyKindNamespace, Name: ns.Name})
+		}
+	}
+	more, err := c.DeleteLegacyObjects(ctx, empty)
+	return append(changes, more...), err
+}

@@ -73,6 +73,8 @@ func (c *Cluster) LegacyPeerInfo(ctx context.Context, authURLOverride string) (*
 		info.AuthenticationDisabled = LegacyAuthenticationDisabled(deploy)
 	case !IsNotFound(err) && !apierrors.IsForbidden(err):
 		return nil, Reach(c.Server, err)
+	default:
+		info.AuthenticationUnknown = true
 	}
 	return info, nil
 }

@@ -78,6 +78,10 @@ type LegacyPeerInfo struct {
 	// AuthenticationDisabled: the provider's auth server runs with
 	// --enable-authentication=false and accepts any token (§2.7).
 	AuthenticationDisabled bool `json:"authenticationDisabled,omitempty"`
+	// AuthenticationUnknown: the liqo-auth Deployment was missing or not
+	// readable (and, once flows asked the auth server, that did not answer
+	// either), so AuthenticationDisabled tells nothing. Not in the artifact.
+	AuthenticationUnknown bool `json:"-"`
 }
 
 // MaskedToken is the token as screens show it until revealed.

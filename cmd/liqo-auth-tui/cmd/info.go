@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -78,6 +79,11 @@ func (o *InfoOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if info.AuthenticationDisabled {
+		// On stderr, so that -o json/yaml stays parseable.
+		o.Printer.Warn(handshake.NoScope, "Liqo authentication is DISABLED on this cluster (liqo-auth runs with --enable-authentication=false): "+
+			"anyone who reaches its auth server can peer; set --enable-authentication=true on the liqo-auth Deployment")
+	}
 	if o.Output != "" {
 		return o.printObject(o.Output, info)
 	}
@@ -101,8 +107,17 @@ func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
 	fmt.Fprintf(w, "API server:\t%s\n", info.APIServer)
 	fmt.Fprintf(w, "Context:\t%s\n", orNone(c.Context, "-"))
 	fmt.Fprintf(w, "Authenticated as:\t%s %v\n", info.User, info.Groups)
-	fmt.Fprintf(w, "Liqo installed:\t%s\n", yesNo[info.LiqoInstalled])
-	fmt.Fprintf(w, "Liqo generation:\t%s\n", describeGeneration(info))
+	generation := describeGeneration(info)
+	installed := yesNo[info.LiqoInstalled]
+	if info.Generation == kube.GenerationLegacy {
+		// LiqoInstalled is about Liqo v1 (JSON keeps it so).
+		installed = generation
+	}
+	fmt.Fprintf(w, "Liqo installed:\t%s\n", installed)
+	fmt.Fprintf(w, "Liqo generation:\t%s\n", generation)
+	if info.AuthenticationDisabled {
+		fmt.Fprintf(w, "Liqo authentication:\tDISABLED (anyone who reaches liqo-auth can peer)\n")
+	}
 	if info.Restricted {
 		// A peering user (§9.4) may not read the keys nor the Lease.
 		fmt.Fprintf(w, "Restricted user:\tkey fingerprint and controller not visible\n")

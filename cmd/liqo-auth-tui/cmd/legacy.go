@@ -112,13 +112,18 @@ func (o *GeneratePeerInfoOptions) Run(ctx context.Context) error {
 	if err := o.check(); err != nil {
 		return err
 	}
+	return o.onLocal(ctx, o.generate)
+}
+
+// onLocal runs fn on the --kubeconfig cluster, within the command's timeout.
+func (o *Options) onLocal(ctx context.Context, fn func(context.Context, *kube.Cluster) error) error {
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
-	provider, err := o.connectReachable(ctx, o.Local)
+	c, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
 		return err
 	}
-	return o.generate(ctx, provider)
+	return fn(ctx, c)
 }
 
 // peerInfoJSON is -o json: the fields, the line, liqoctl's command.
@@ -211,13 +216,7 @@ func (o *ApplyPeerInfoOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := o.withTimeout(ctx)
-	defer cancel()
-	consumer, err := o.connectReachable(ctx, o.Local)
-	if err != nil {
-		return err
-	}
-	return o.apply(ctx, consumer, info)
+	return o.onLocal(ctx, func(ctx context.Context, consumer *kube.Cluster) error { return o.apply(ctx, consumer, info) })
 }
 
 // read checks the flags and reads the peer info, before any cluster is

@@ -55,7 +55,7 @@ type LegacyUnauthFlags struct {
 
 func addLegacyUnauthFlags(cmd *cobra.Command, f *LegacyUnauthFlags) {
 	cmd.Flags().BoolVarP(&f.Yes, "yes", "y", false, "Liqo 0.x: delete what authentication left without asking")
-	cmd.Flags().BoolVar(&f.OneSided, "one-sided", false, "Liqo 0.x: the other cluster is gone: clean the consumer (--kubeconfig) or, with --remote-kubeconfig, the provider only")
+	cmd.Flags().BoolVar(&f.OneSided, "one-sided", false, "the other cluster is gone: clean the consumer (--kubeconfig) or, with --remote-kubeconfig, the provider only, and print what is left on the other")
 	cmd.Flags().StringVar(&f.RemoteClusterID, "remote-cluster-id", "", "with --one-sided: the ID of the cluster that is gone")
 }
 
@@ -90,10 +90,21 @@ func (o *UnauthenticateOptions) runLegacyUnauth(ctx context.Context, consumer, p
 	if err != nil {
 		return err
 	}
-	if res.Deleted {
-		o.Printer.Info(handshake.NoScope, "Consumer %s's identity on provider %s is authorized for nothing any more", res.ConsumerID, res.ProviderID)
-	}
+	o.reportLegacyUnauth(res, provider != nil)
 	return nil
+}
+
+// reportLegacyUnauth ends unauthenticate with what the old certificate may
+// still do: only the provider's side decides it.
+func (o *UnauthenticateOptions) reportLegacyUnauth(res *flows.LegacyUnauthResult, providerCleaned bool) {
+	switch {
+	case !res.Deleted:
+	case providerCleaned:
+		o.Printer.Info(handshake.NoScope, "Consumer %s's identity on provider %s is authorized for nothing any more", res.ConsumerID, res.ProviderID)
+	default:
+		o.Printer.Warn(handshake.NoScope, "Provider %s still authorizes consumer %s's certificate until its admin runs the commands printed above",
+			res.ProviderID, res.ConsumerID)
+	}
 }
 
 // confirm asks on the terminal before deleting.
@@ -104,20 +115,63 @@ func (o *UnauthenticateOptions) confirm(objects []string) bool {
 	return answer == "y" || answer == "yes"
 }
 
-// unauthOneSided connects only to the side still there.
+// unauthOneSided connects only to the side still there and removes what
+// authentication left on it: Liqo 0.x's leftovers, or the v1 Identity or
+// Tenant (flows.UnauthenticateWithResult), as that side shows.
 func (o *UnauthenticateOptions) unauthOneSided(ctx context.Context) error {
+	remoteID := o.LegacyUnauth.RemoteClusterID
 	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
 		provider, err := o.connectReachable(ctx, o.Remote)
 		if err != nil {
 			return scoped(handshake.Remote, err)
 		}
-		return o.runLegacyUnauth(ctx, nil, provider)
+		legacy, err := isLegacy(ctx, provider)
+		if err != nil {
+			return scoped(handshake.Remote, err)
+		}
+		if legacy {
+			return o.runLegacyUnauth(ctx, nil, provider)
+		}
+		_, err = flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
+		return err
 	}
 	consumer, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
 		return scoped(handshake.Local, err)
 	}
-	return o.runLegacyUnauth(ctx, consumer, nil)
+	legacy, err := consumerHoldsLegacy(ctx, consumer, remoteID)
+	if err != nil {
+		return scoped(handshake.Local, err)
+	}
+	if legacy {
+		return o.runLegacyUnauth(ctx, consumer, nil)
+	}
+	_, err = flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
+	return err
+}
+
+// consumerHoldsLegacy tells whether what the consumer holds for providerID
+// came from Liqo 0.x: the cluster runs it, or its kubeconfig Secret is the
+// one this tool wrote as a 0.x consumer, or it holds no v1 Identity.
+func consumerHoldsLegacy(ctx context.Context, consumer *kube.Cluster, providerID string) (bool, error) {
+	if legacy, err := isLegacy(ctx, consumer); err != nil || legacy {
+		return legacy, err
+	}
+	secret, err := consumer.KubeconfigSecretFor(ctx, providerID)
+	switch {
+	case err == nil:
+		return secret.Labels[kube.LegacyClientLabel] == "true", nil
+	case !kube.IsNotFound(err):
+		return false, err
+	}
+	_, err = consumer.ControlPlaneIdentityFor(ctx, providerID)
+	switch {
+	case err == nil:
+		return false, nil
+	case kube.IsNotFound(err):
+		return true, nil // nothing of v1's: 0.x leftovers (a pending key) may remain
+	}
+	return false, err
 }
 
 // legacyPair tells whether either cluster runs Liqo 0.x (then, or when the
@@ -156,15 +210,5 @@ func (o *BatchOptions) legacyConsumerStep(ctx context.Context) error {
 	}
 	apply := &ApplyPeerInfoOptions{Options: o.Options, File: o.LegacySession.PeerInfoFile, Legacy: o.LegacySession.LegacyFlags,
 		StepTimeout: o.Timeout, providerID: s.RemoteClusterID}
-	info, err := apply.read()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := o.withTimeout(ctx)
-	defer cancel()
-	consumer, err := o.connectReachable(ctx, o.Local)
-	if err != nil {
-		return err
-	}
-	return apply.apply(ctx, consumer, info)
+	return apply.Run(ctx)
 }

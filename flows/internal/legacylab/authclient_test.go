@@ -8,33 +8,18 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/clientcmd"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
-
-// startProvider installs Liqo 0.x's objects on the provider and starts its
-// real auth server, whose address the liqo-auth Service's override
-// annotations advertise.
-func startProvider(t *testing.T, ctx context.Context, c *lab.Cluster) *liqolegacy.AuthServer {
-	t.Helper()
-	addr := liqolegacy.FreeAddress(t)
-	require.NoError(t, liqolegacy.Install(ctx, c.Config, liqolegacy.InstallOptions{
-		ClusterID: providerID, ClusterName: providerName, AuthAddress: addr}))
-	return liqolegacy.StartAuthService(t, c.KubeconfigPath, liqolegacy.AuthOptions{
-		ClusterID: providerID, ClusterName: providerName, Address: addr, APIServerAddress: c.Config.Host})
-}
 
 // LegacyPeerInfo reads on a real 0.x provider what `liqoctl generate
 // peer-command` prints: its ID and name, the token the auth server created,
@@ -42,7 +27,7 @@ func startProvider(t *testing.T, ctx context.Context, c *lab.Cluster) *liqolegac
 func TestLegacyPeerInfoOnRealProvider(t *testing.T) {
 	provider := testLab.Clusters(t)[0]
 	ctx := legacyContext(t)
-	srv := startProvider(t, ctx, provider)
+	srv := liqolegacy.StartAuthServer(t, ctx, provider, providerID, providerName)
 	c, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
 	require.NoError(t, err)
 
@@ -77,10 +62,8 @@ func TestLegacyPeerInfoOnRealProvider(t *testing.T) {
 func TestLegacyCheckTokenCreatesNothing(t *testing.T) {
 	provider := testLab.Clusters(t)[0]
 	ctx := legacyContext(t)
-	srv := startProvider(t, ctx, provider)
-	open := liqolegacy.StartAuthService(t, provider.KubeconfigPath, liqolegacy.AuthOptions{
-		ClusterID: providerID, ClusterName: providerName, Address: liqolegacy.FreeAddress(t),
-		APIServerAddress: provider.Config.Host, DisableAuthentication: true})
+	srv := liqolegacy.StartAuthServer(t, ctx, provider, providerID, providerName)
+	open := liqolegacy.StartOpenAuthServer(t, provider, providerID, providerName)
 	token, err := liqolegacy.AuthToken(ctx, provider.Config)
 	require.NoError(t, err)
 	c, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
@@ -149,7 +132,7 @@ func TestToolAsLegacyConsumer(t *testing.T) {
 	cs := testLab.Clusters(t)
 	provider, plain := cs[0], cs[2]
 	ctx := legacyContext(t)
-	srv := startProvider(t, ctx, provider)
+	srv := liqolegacy.StartAuthServer(t, ctx, provider, providerID, providerName)
 	prov, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
 	require.NoError(t, err)
 	cons, err := kube.NewCluster(plain.Config, "")
@@ -157,7 +140,7 @@ func TestToolAsLegacyConsumer(t *testing.T) {
 	initRes, err := cons.Init(ctx, kube.InitOptions{})
 	require.NoError(t, err)
 	me := initRes.ClusterID
-	t.Cleanup(func() { cleanupLegacyConsumer(t, prov, cons, me) })
+	t.Cleanup(func() { liqolegacy.CleanupPair(t, prov.Config, cons.Config, providerID, me) })
 
 	client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: srv.URL, InsecureSkipTLSVerify: true})
 	require.NoError(t, err)
@@ -239,33 +222,6 @@ func TestToolAsLegacyConsumer(t *testing.T) {
 	assert.Equal(t, resp.Certificate, cert)
 	_, _, _, err = prov.LegacyIssuedCertificate(ctx, "never-issued")
 	assert.True(t, kube.IsNotFound(err), "%v", err)
-}
-
-// cleanupLegacyConsumer removes what an identity for consumerID left on both
-// sides, so that other tests may issue one again: the provider's tenant
-// namespaces and CSRs for it, the consumer's tenant namespace of the provider.
-func cleanupLegacyConsumer(t *testing.T, prov, cons *kube.Cluster, consumerID string) {
-	// t.Context is already cancelled when cleanups run.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	sel := labels.Set{kube.LegacyClusterIDLabel: consumerID}.String()
-	nss, err := prov.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: sel})
-	require.NoError(t, err)
-	for _, ns := range nss.Items {
-		deleteNamespace(t, ctx, prov, ns.Name)
-	}
-	csrs, err := prov.Kube.CertificatesV1().CertificateSigningRequests().List(ctx,
-		metav1.ListOptions{LabelSelector: kube.LegacyRemoteTenantCSRLabel + "=true"})
-	require.NoError(t, err)
-	for _, csr := range csrs.Items {
-		if csrCommonName(csr) == consumerID {
-			err := prov.Kube.CertificatesV1().CertificateSigningRequests().Delete(ctx, csr.Name, metav1.DeleteOptions{})
-			if !kube.IsNotFound(err) {
-				require.NoError(t, err)
-			}
-		}
-	}
-	deleteNamespace(t, ctx, cons, kube.TenantNamespaceName(providerID))
 }
 
 func csrCommonName(csr certificatesv1.CertificateSigningRequest) string {

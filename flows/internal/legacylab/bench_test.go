@@ -13,7 +13,6 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
 
@@ -31,16 +30,16 @@ const liqoctlPeer = "1.3–1.7 s"
 func BenchmarkLegacyAuthenticate(b *testing.B) {
 	cs := testLab.Clusters(b)
 	ctx := b.Context()
-	startLiqo(b, ctx, cs[0], providerID, providerName, false)
-	provider := benchCluster(b, cs[0])
+	liqolegacy.StartCluster(b, ctx, cs[0], providerID, providerName, false)
+	provider := mustCluster(b, cs[0])
 	results := map[string][]time.Duration{}
 
 	b.Run("liqo-consumer", func(b *testing.B) {
-		startLiqo(b, ctx, cs[1], consumerID, consumerName, true)
-		results["liqo-consumer"] = benchAuthenticate(b, benchCluster(b, cs[1]), provider)
+		liqolegacy.StartCluster(b, ctx, cs[1], consumerID, consumerName, true)
+		results["liqo-consumer"] = benchAuthenticate(b, mustCluster(b, cs[1]), provider)
 	})
 	b.Run("tool-consumer", func(b *testing.B) {
-		plain := benchCluster(b, cs[2])
+		plain := mustCluster(b, cs[2])
 		if _, err := plain.Init(ctx, kube.InitOptions{}); err != nil {
 			b.Fatal(err)
 		}
@@ -52,7 +51,7 @@ func BenchmarkLegacyAuthenticate(b *testing.B) {
 	fmt.Fprintln(w, "consumer\truns\tp50\tmax\tliqoctl peer out-of-band (§10)")
 	for _, path := range []string{"liqo-consumer", "tool-consumer"} {
 		if ds := results[path]; len(ds) > 0 {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", path, len(ds), percentile(ds, 50).Round(time.Millisecond), slices.Max(ds).Round(time.Millisecond), liqoctlPeer)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", path, len(ds), median(ds).Round(time.Millisecond), slices.Max(ds).Round(time.Millisecond), liqoctlPeer)
 		}
 	}
 	w.Flush()
@@ -92,25 +91,15 @@ func benchAuthenticate(b *testing.B, consumer, provider *kube.Cluster) []time.Du
 		cancel()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(percentile(runs, 50).Milliseconds()), "p50-ms")
+	b.ReportMetric(float64(median(runs).Milliseconds()), "p50-ms")
 	b.ReportMetric(float64(slices.Max(runs).Milliseconds()), "max-ms")
 	return runs
 }
 
-func benchCluster(b *testing.B, c *lab.Cluster) *kube.Cluster {
-	k, err := kube.NewCluster(c.Config, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return k
-}
-
-func percentile(ds []time.Duration, p int) time.Duration {
+// median is the middle run (the lower one of an even count).
+func median(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	idx := (len(s)*p + 99) / 100
-	return s[max(idx-1, 0)]
+	return slices.Sorted(slices.Values(ds))[(len(ds)-1)/2]
 }

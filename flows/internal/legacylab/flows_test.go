@@ -4,8 +4,6 @@ package legacylab_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"strings"
 	"sync"
 	"testing"
@@ -13,13 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -93,12 +86,15 @@ func legacyOptions() flows.LegacyOptions {
 	return flows.LegacyOptions{InsecureSkipTLSVerify: true, StepTimeout: time.Minute}
 }
 
-func wrongToken(t *testing.T) string {
+// startProvider starts the provider's auth server: its lab cluster and
+// the client the flows use on it.
+func startProvider(t *testing.T, ctx context.Context) (*lab.Cluster, *kube.Cluster) {
 	t.Helper()
-	raw := make([]byte, kube.LegacyTokenLength/2)
-	_, err := rand.Read(raw)
+	provider := testLab.Clusters(t)[0]
+	liqolegacy.StartAuthServer(t, ctx, provider, providerID, providerName)
+	prov, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
 	require.NoError(t, err)
-	return hex.EncodeToString(raw)
+	return provider, prov
 }
 
 // toolPair is a 0.x provider with its real auth server and the "plain"
@@ -113,7 +109,7 @@ type toolPair struct {
 func startToolPair(t *testing.T, ctx context.Context) *toolPair {
 	t.Helper()
 	cs := testLab.Clusters(t)
-	srv := startProvider(t, ctx, cs[0])
+	srv := liqolegacy.StartAuthServer(t, ctx, cs[0], providerID, providerName)
 	prov, err := kube.NewCluster(cs[0].Config, liqolegacy.Namespace)
 	require.NoError(t, err)
 	cons, err := kube.NewCluster(cs[2].Config, "")
@@ -121,24 +117,11 @@ func startToolPair(t *testing.T, ctx context.Context) *toolPair {
 	initRes, err := cons.Init(ctx, kube.InitOptions{})
 	require.NoError(t, err)
 	p := &toolPair{provider: prov, consumer: cons, server: srv, consumerID: initRes.ClusterID}
-	t.Cleanup(func() { cleanupLegacyConsumer(t, prov, cons, p.consumerID) })
-	require.Empty(t, tenantNamespacesOf(t, ctx, prov, p.consumerID), "the provider must start without a tenant namespace for %s", p.consumerID)
+	t.Cleanup(func() { liqolegacy.CleanupPair(t, prov.Config, cons.Config, providerID, p.consumerID) })
+	require.Empty(t, liqolegacy.TenantNamespaces(t, ctx, prov.Config, p.consumerID), "the provider must start without a tenant namespace for %s", p.consumerID)
 	_, err = cons.KubeconfigSecretFor(ctx, providerID)
 	require.True(t, kube.IsNotFound(err), "the consumer must start without an identity for the provider: %v", err)
 	return p
-}
-
-// tenantNamespacesOf are the provider's tenant namespaces for consumerID.
-func tenantNamespacesOf(t *testing.T, ctx context.Context, provider *kube.Cluster, consumerID string) []string {
-	t.Helper()
-	nss, err := provider.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{
-		LabelSelector: labels.Set{kube.LegacyClusterIDLabel: consumerID, kube.LegacyTenantNamespaceLabel: "true"}.String()})
-	require.NoError(t, err)
-	names := []string{}
-	for _, ns := range nss.Items {
-		names = append(names, ns.Name)
-	}
-	return names
 }
 
 // csrsOf counts the provider's CSRs whose subject is consumerID.
@@ -155,26 +138,16 @@ func csrsOf(t *testing.T, ctx context.Context, provider *kube.Cluster, consumerI
 	return n
 }
 
-// kubeconfigConfig is the rest config of a kubeconfig this tool obtained;
-// the lab's auth server hands out no CA when it has none, as Liqo's does.
-func kubeconfigConfig(t *testing.T, kubeconfig []byte, provider *kube.Cluster) *rest.Config {
+// authenticateTimed runs the automated flow and logs how long it took
+// (liqoctl peer out-of-band: 1.3–1.7 s).
+func authenticateTimed(t *testing.T, ctx context.Context, consumer, provider *kube.Cluster, what string) (*flows.LegacyResult, *recorder) {
 	t.Helper()
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	rec := &recorder{}
+	start := time.Now()
+	res, err := flows.AuthenticateLegacy(ctx, consumer, provider, "", legacyOptions(), rec.sink)
 	require.NoError(t, err)
-	if len(cfg.CAData) == 0 {
-		cfg.CAData = provider.Config.CAData
-	}
-	return cfg
-}
-
-// whoAmI asks the provider who cfg is.
-func whoAmI(t *testing.T, ctx context.Context, cfg *rest.Config) (string, []string) {
-	t.Helper()
-	c, err := kube.NewCluster(cfg, "")
-	require.NoError(t, err)
-	user, groups, err := c.WhoAmI(ctx)
-	require.NoError(t, err)
-	return user, groups
+	t.Logf("timing: AuthenticateLegacy (%s) → authenticated in %s", what, time.Since(start).Round(time.Millisecond))
+	return res, rec
 }
 
 // The automated flow between two clusters running Liqo 0.x: the consumer's
@@ -185,11 +158,7 @@ func TestLegacyFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	ctx := legacyContext(t)
 	p := startLegacyPair(t, ctx)
 
-	rec := &recorder{}
-	start := time.Now()
-	res, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), rec.sink)
-	require.NoError(t, err)
-	t.Logf("timing: AuthenticateLegacy (Liqo 0.x consumer) → authenticated in %s (liqoctl peer out-of-band: 1.3–1.7 s)", time.Since(start).Round(time.Millisecond))
+	res, rec := authenticateTimed(t, ctx, p.consumer, p.provider, "Liqo 0.x consumer")
 	assert.False(t, res.ByTool, "the consumer's own Liqo authenticated")
 	assert.False(t, res.AlreadyAuthenticated)
 	assert.Equal(t, consumerID, res.ConsumerID)
@@ -199,7 +168,7 @@ func TestLegacyFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	assert.Contains(t, res.Groups, "liqo.io")
 	assert.Nil(t, res.Kubeconfig, "the identity stays in Liqo's Secret")
 	assert.WithinDuration(t, time.Now().AddDate(1, 0, 0), res.NotAfter, 48*time.Hour)
-	assert.Regexp(t, `^liqo-tenant-`+consumerName+`-[0-9a-f]{6}$`, strings.Join(providerTenantNamespaces(t, ctx, p.provider), ","),
+	assert.Regexp(t, `^liqo-tenant-`+consumerName+`-[0-9a-f]{6}$`, strings.Join(liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), ","),
 		"one tenant namespace on the provider")
 	rec.requireNoToken(t, p.info.Token)
 
@@ -207,7 +176,9 @@ func TestLegacyFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, consumerID, v.User)
 	assert.Contains(t, v.Groups, "liqo.io")
-	assert.Equal(t, providerTenantNamespaces(t, ctx, p.provider)[0], v.TenantNamespace)
+	assert.Len(t, v.Allowed, 14, "liqo-remote-peering-basic's ResourceRequests checked, granted: %v", v.Denied)
+	assert.Len(t, v.Denied, 4, "and nothing more: %v", v.Allowed)
+	assert.Equal(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID)[0], v.TenantNamespace)
 
 	again := &recorder{}
 	res2, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), again.sink)
@@ -223,7 +194,7 @@ func TestLegacyFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	}
 	before := tokenSecret()
 	wrong := *p.info
-	wrong.Token = wrongToken(t)
+	wrong.Token = liqolegacy.WrongToken(t)
 	withWrong := &recorder{}
 	res3, err := flows.ApplyPeerInfo(ctx, p.consumer, &wrong, legacyOptions(), withWrong.sink)
 	require.NoError(t, err)
@@ -262,7 +233,7 @@ func TestLegacyFlowManualBetweenLiqoClusters(t *testing.T) {
 	assert.False(t, res.AlreadyAuthenticated)
 	assert.Equal(t, consumerID, res.User)
 	assert.Contains(t, res.Groups, "liqo.io")
-	assert.Len(t, providerTenantNamespaces(t, ctx, p.provider), 1)
+	assert.Len(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), 1)
 	rec.requireNoToken(t, info.Token)
 }
 
@@ -273,11 +244,7 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 	ctx := legacyContext(t)
 	p := startToolPair(t, ctx)
 
-	rec := &recorder{}
-	start := time.Now()
-	res, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), rec.sink)
-	require.NoError(t, err)
-	t.Logf("timing: AuthenticateLegacy (this tool as the consumer) → authenticated in %s", time.Since(start).Round(time.Millisecond))
+	res, rec := authenticateTimed(t, ctx, p.consumer, p.provider, "this tool as the consumer")
 	assert.True(t, res.ByTool)
 	assert.False(t, res.AlreadyAuthenticated)
 	assert.False(t, res.TLSVerified, "the harness certificate has no SAN")
@@ -286,10 +253,10 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 	assert.Equal(t, p.consumerID, res.User)
 	assert.Contains(t, res.Groups, "liqo.io")
 	require.NotEmpty(t, res.Kubeconfig)
-	user, groups := whoAmI(t, ctx, kubeconfigConfig(t, res.Kubeconfig, p.provider))
+	user, groups := liqolegacy.WhoAmI(t, ctx, liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config))
 	assert.Equal(t, p.consumerID, user, "the kubeconfig authenticates as the consumer's cluster ID")
 	assert.Contains(t, groups, "liqo.io")
-	assert.Len(t, tenantNamespacesOf(t, ctx, p.provider, p.consumerID), 1)
+	assert.Len(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), 1)
 	token, err := liqolegacy.AuthToken(ctx, p.provider.Config)
 	require.NoError(t, err)
 	rec.requireNoToken(t, token)
@@ -297,6 +264,7 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 	v, err := flows.Verify(ctx, p.consumer, providerID)
 	require.NoError(t, err)
 	assert.Equal(t, p.consumerID, v.User)
+	assert.Len(t, v.Allowed, 14, "this tool's 0.x identity is checked as one: %v", v.Denied)
 
 	again := &recorder{}
 	res2, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), again.sink)
@@ -307,7 +275,7 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 	assert.Equal(t, 1, csrsOf(t, ctx, p.provider, p.consumerID), "no new identity")
 
 	t.Run("manual", func(t *testing.T) {
-		cleanupLegacyConsumer(t, p.provider, p.consumer, p.consumerID)
+		liqolegacy.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, p.consumerID)
 		rec := &recorder{}
 		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", rec.sink)
 		require.NoError(t, err)
@@ -319,14 +287,14 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, res.ByTool)
 		assert.False(t, res.AlreadyAuthenticated)
-		user, groups := whoAmI(t, ctx, kubeconfigConfig(t, res.Kubeconfig, p.provider))
+		user, groups := liqolegacy.WhoAmI(t, ctx, liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config))
 		assert.Equal(t, p.consumerID, user)
 		assert.Contains(t, groups, "liqo.io")
 		rec.requireNoToken(t, info.Token)
 	})
 
 	t.Run("interrupted after the request was sent", func(t *testing.T) {
-		cleanupLegacyConsumer(t, p.provider, p.consumer, p.consumerID)
+		liqolegacy.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, p.consumerID)
 		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
 		require.NoError(t, err)
 		// An earlier run sent its pending CSR, and the answer was lost.
@@ -344,11 +312,11 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 		res, err := flows.ApplyPeerInfo(ctx, p.consumer, info, o, rec.sink)
 		require.NoError(t, err)
 		assert.True(t, rec.has("completing with it"), "%q", rec.texts())
-		cfg := kubeconfigConfig(t, res.Kubeconfig, p.provider)
+		cfg := liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
 		assert.Equal(t, strings.TrimSpace(string(lost.Certificate)), strings.TrimSpace(string(cfg.CertData)), "the certificate the provider issued to the lost request")
-		user, _ := whoAmI(t, ctx, cfg)
+		user, _ := liqolegacy.WhoAmI(t, ctx, cfg)
 		assert.Equal(t, p.consumerID, user)
-		assert.Equal(t, []string{lost.Namespace}, tenantNamespacesOf(t, ctx, p.provider, p.consumerID))
+		assert.Equal(t, []string{lost.Namespace}, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID))
 		assert.Equal(t, 1, csrsOf(t, ctx, p.provider, p.consumerID), "no new identity")
 		_, err = p.consumer.Kube.CoreV1().Secrets(kube.TenantNamespaceName(providerID)).Get(ctx, kube.LegacyPendingSecretPrefix+providerID, metav1.GetOptions{})
 		assert.True(t, kube.IsNotFound(err), "the pending request is gone: %v", err)
@@ -373,13 +341,13 @@ func TestLegacyFlowWrongToken(t *testing.T) {
 		ctx := legacyContext(t)
 		p := startLegacyPair(t, ctx)
 		wrong := *p.info
-		wrong.Token = wrongToken(t)
+		wrong.Token = liqolegacy.WrongToken(t)
 		rec := &recorder{}
 		start := time.Now()
 		_, err := flows.ApplyPeerInfo(ctx, p.consumer, &wrong, legacyOptions(), rec.sink)
 		check(t, err, time.Since(start), wrong.Token)
 		rec.requireNoToken(t, wrong.Token)
-		assert.Empty(t, providerTenantNamespaces(t, ctx, p.provider), "no tenant namespace on the provider")
+		assert.Empty(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "no tenant namespace on the provider")
 		assert.Zero(t, csrsOf(t, ctx, p.provider, consumerID), "no CSR on the provider")
 		_, err = p.consumer.Kube.CoreV1().Secrets(liqolegacy.Namespace).Get(ctx, kube.LegacyRemoteTokenPrefix+providerID, metav1.GetOptions{})
 		assert.True(t, kube.IsNotFound(err), "no token Secret on the consumer: %v", err)
@@ -392,7 +360,7 @@ func TestLegacyFlowWrongToken(t *testing.T) {
 		p := startToolPair(t, ctx)
 		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
 		require.NoError(t, err)
-		info.Token = wrongToken(t)
+		info.Token = liqolegacy.WrongToken(t)
 		providerBefore, consumerBefore := providerObjects(t, ctx, p.provider), providerObjects(t, ctx, p.consumer)
 		rec := &recorder{}
 		start := time.Now()
@@ -412,8 +380,8 @@ func TestLegacyFlowSecondRequestAndReissue(t *testing.T) {
 	p := startToolPair(t, ctx)
 	first, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), nil)
 	require.NoError(t, err)
-	firstCert := kubeconfigConfig(t, first.Kubeconfig, p.provider).CertData
-	issuedNS := tenantNamespacesOf(t, ctx, p.provider, p.consumerID)
+	firstCert := liqolegacy.IdentityConfig(t, first.Kubeconfig, p.provider.Config).CertData
+	issuedNS := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID)
 	require.Len(t, issuedNS, 1)
 
 	// The consumer loses its identity; the provider keeps its record.
@@ -434,7 +402,7 @@ func TestLegacyFlowSecondRequestAndReissue(t *testing.T) {
 	t.Logf("automated mode: %v", err)
 	assert.Contains(t, err.Error(), "-n "+issuedNS[0]+" delete secret liqo-remote-certificate")
 	assert.Contains(t, err.Error(), "--reissue")
-	assert.Equal(t, issuedNS, tenantNamespacesOf(t, ctx, p.provider, p.consumerID), "nothing deleted without --reissue")
+	assert.Equal(t, issuedNS, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), "nothing deleted without --reissue")
 
 	o := legacyOptions()
 	o.Reissue = true
@@ -442,12 +410,12 @@ func TestLegacyFlowSecondRequestAndReissue(t *testing.T) {
 	res, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", o, rec.sink)
 	require.NoError(t, err)
 	assert.True(t, rec.has("--reissue"), "the run says it deleted the old identity: %q", rec.texts())
-	cfg := kubeconfigConfig(t, res.Kubeconfig, p.provider)
+	cfg := liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
 	assert.NotEqual(t, firstCert, cfg.CertData, "a new certificate")
 	_, _, issued, err := p.provider.LegacyIssuedCertificate(ctx, p.consumerID)
 	require.NoError(t, err)
 	assert.Equal(t, strings.TrimSpace(string(issued)), strings.TrimSpace(string(cfg.CertData)))
-	user, _ := whoAmI(t, ctx, cfg)
+	user, _ := liqolegacy.WhoAmI(t, ctx, cfg)
 	assert.Equal(t, p.consumerID, user)
 	assert.NotContains(t, csrCertificatesOf(t, ctx, p.provider, p.consumerID), strings.TrimSpace(string(firstCert)), "the old CSR was deleted with the old identity")
 }
@@ -474,10 +442,8 @@ func TestLegacyFlowAuthenticationDisabled(t *testing.T) {
 	ctx := legacyContext(t)
 	p := startToolPair(t, ctx)
 	cs := testLab.Clusters(t)
-	open := liqolegacy.StartAuthService(t, cs[0].KubeconfigPath, liqolegacy.AuthOptions{
-		ClusterID: providerID, ClusterName: providerName, Address: liqolegacy.FreeAddress(t),
-		APIServerAddress: cs[0].Config.Host, DisableAuthentication: true})
-	createAuthDeployment(t, ctx, p.provider, "--enable-authentication=false")
+	open := liqolegacy.StartOpenAuthServer(t, cs[0], providerID, providerName)
+	liqolegacy.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
 
 	rec := &recorder{}
 	info, err := flows.GeneratePeerInfo(ctx, p.provider, open.URL, rec.sink)
@@ -493,31 +459,45 @@ func TestLegacyFlowAuthenticationDisabled(t *testing.T) {
 	assert.NotEmpty(t, applied.warnings(flows.ReasonLegacyAuthenticationDisabled), "applying warns too: %q", applied.texts())
 }
 
-// createAuthDeployment creates the liqo-auth Deployment as the chart names
-// it, with args; lab clusters run the auth server as a process, so nothing
-// runs it: it only says how the server is configured.
-func createAuthDeployment(t *testing.T, ctx context.Context, c *kube.Cluster, args ...string) {
-	t.Helper()
-	sel := map[string]string{"run": "auth-service"}
-	deploys := c.Kube.AppsV1().Deployments(liqolegacy.Namespace)
-	_, err := deploys.Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: kube.LegacyAuthName, Namespace: liqolegacy.Namespace},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: sel},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: sel},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "auth-service", Image: "ghcr.io/liqotech/auth-service:" + liqolegacy.LiqoVersion, Args: args}}},
-			},
-		},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		require.NoError(t, ignoreNotFound(deploys.Delete(ctx, kube.LegacyAuthName, metav1.DeleteOptions{})))
-		require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(deploys.List, deploys.Watch, kube.ByName(kube.LegacyAuthName)), &appsv1.Deployment{}, "Deployment "+kube.LegacyAuthName))
-	})
+// Without a liqo-auth Deployment to read (lab clusters run the auth server
+// as a process), the peer info asks the auth server itself, from here and
+// writing nothing: one started with authentication disabled is warned
+// about; the normal one is not; one that does not answer gets a note that
+// it could not be checked, and no warning.
+func TestLegacyPeerInfoProbesAuthServerWithoutDeployment(t *testing.T) {
+	ctx := legacyContext(t)
+	provider, prov := startProvider(t, ctx)
+	_, err := prov.Kube.AppsV1().Deployments(liqolegacy.Namespace).Get(ctx, kube.LegacyAuthName, metav1.GetOptions{})
+	require.True(t, kube.IsNotFound(err), "no liqo-auth Deployment: %v", err)
+	open := liqolegacy.StartOpenAuthServer(t, provider, providerID, providerName)
+	before := providerObjects(t, ctx, prov)
+
+	for _, c := range []struct {
+		name, authURL     string
+		disabled, checked bool
+	}{
+		{name: "authentication disabled", authURL: open.URL, disabled: true, checked: true},
+		{name: "authentication enabled", checked: true},
+		{name: "auth server not answering", authURL: "https://" + liqolegacy.FreeAddress(t)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &recorder{}
+			info, err := flows.GeneratePeerInfo(ctx, prov, c.authURL, rec.sink)
+			require.NoError(t, err)
+			assert.Equal(t, c.disabled, info.AuthenticationDisabled)
+			assert.Equal(t, !c.checked, info.AuthenticationUnknown)
+			warnings := rec.warnings(flows.ReasonLegacyAuthenticationDisabled)
+			if c.disabled {
+				require.Len(t, warnings, 1, "warned once: %q", rec.texts())
+				assert.Contains(t, warnings[0].Message, open.URL)
+			} else {
+				assert.Empty(t, warnings)
+			}
+			assert.Equal(t, !c.checked, rec.has("Could not check whether authentication is enabled"), "%q", rec.texts())
+			rec.requireNoToken(t, info.Token)
+		})
+	}
+	assert.Equal(t, before, providerObjects(t, ctx, prov), "the probe wrote nothing on the provider")
 }
 
 // A consumer running Liqo v1 (core.liqo.io ForeignClusters) cannot
@@ -527,10 +507,7 @@ func createAuthDeployment(t *testing.T, ctx context.Context, c *kube.Cluster, ar
 // shared lab's clusters v1 for the other tests.
 func TestLegacyFlowRefusesV1Consumer(t *testing.T) {
 	ctx := legacyContext(t)
-	provider := testLab.Clusters(t)[0]
-	startProvider(t, ctx, provider)
-	prov, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
-	require.NoError(t, err)
+	_, prov := startProvider(t, ctx)
 
 	startCtx, cancel := context.WithTimeout(ctx, labtest.StartTimeout)
 	defer cancel()
@@ -539,7 +516,7 @@ func TestLegacyFlowRefusesV1Consumer(t *testing.T) {
 	t.Cleanup(func() { assert.NoError(t, lc.Stop()) })
 	v1, err := kube.NewCluster(lc.Config, "")
 	require.NoError(t, err)
-	createV1ForeignClusterCRD(t, ctx, v1)
+	liqolegacy.ServeLiqoV1(t, ctx, v1.Config)
 
 	info, err := flows.GeneratePeerInfo(ctx, prov, "", nil)
 	require.NoError(t, err)
@@ -556,39 +533,4 @@ func TestLegacyFlowRefusesV1Consumer(t *testing.T) {
 	assert.Contains(t, err.Error(), "authenticate differently")
 	assert.Equal(t, providerBefore, providerObjects(t, ctx, prov), "nothing written on the provider")
 	assert.Equal(t, consumerBefore, providerObjects(t, ctx, v1), "nothing written on the consumer")
-}
-
-// createV1ForeignClusterCRD makes c serve Liqo v1's ForeignClusters
-// (core.liqo.io/v1beta1), which is what tells Liqo v1 apart, and waits
-// until discovery says so.
-func createV1ForeignClusterCRD(t *testing.T, ctx context.Context, c *kube.Cluster) {
-	t.Helper()
-	crd := &apiextv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: "foreignclusters.core.liqo.io"},
-		Spec: apiextv1.CustomResourceDefinitionSpec{
-			Group: "core.liqo.io", Scope: apiextv1.ClusterScoped,
-			Names: apiextv1.CustomResourceDefinitionNames{Plural: "foreignclusters", Kind: "ForeignCluster"},
-			Versions: []apiextv1.CustomResourceDefinitionVersion{{Name: "v1beta1", Served: true, Storage: true,
-				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{Type: "object"}}}},
-		},
-	}
-	crds := c.APIExt.ApiextensionsV1().CustomResourceDefinitions()
-	_, err := crds.Create(ctx, crd, metav1.CreateOptions{})
-	require.NoError(t, err)
-	_, err = kube.WaitFor(ctx, kube.ListWatch(crds.List, crds.Watch, kube.ByName(crd.Name)), "CRD "+crd.Name,
-		func(crd *apiextv1.CustomResourceDefinition) (bool, error) {
-			for _, cond := range crd.Status.Conditions {
-				if cond.Type == apiextv1.Established && cond.Status == apiextv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-	require.NoError(t, err)
-	// Discovery has no watch: an established CRD may reach it a moment later.
-	require.Eventually(t, func() bool {
-		r, err := c.DetectRelease(ctx)
-		require.NoError(t, err)
-		return r.Generation == kube.GenerationV1
-	}, 10*time.Second, 50*time.Millisecond, "discovery never served core.liqo.io/v1beta1 foreignclusters")
 }

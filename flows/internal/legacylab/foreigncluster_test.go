@@ -4,8 +4,6 @@ package legacylab_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
@@ -13,12 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
@@ -37,8 +32,8 @@ type legacyPair struct {
 func startLegacyPair(t *testing.T, ctx context.Context) *legacyPair {
 	t.Helper()
 	cs := testLab.Clusters(t)
-	startLiqo(t, ctx, cs[0], providerID, providerName, false)
-	startLiqo(t, ctx, cs[1], consumerID, consumerName, true)
+	liqolegacy.StartCluster(t, ctx, cs[0], providerID, providerName, false)
+	liqolegacy.StartCluster(t, ctx, cs[1], consumerID, consumerName, true)
 	provider, err := kube.NewCluster(cs[0].Config, "")
 	require.NoError(t, err)
 	consumer, err := kube.NewCluster(cs[1].Config, "")
@@ -46,7 +41,7 @@ func startLegacyPair(t *testing.T, ctx context.Context) *legacyPair {
 	token, err := liqolegacy.AuthToken(ctx, cs[0].Config)
 	require.NoError(t, err)
 	p := &legacyPair{provider: provider, consumer: consumer, info: &kube.LegacyPeerInfo{
-		ClusterID: providerID, ClusterName: providerName, AuthURL: providerAuthURL(t, ctx, cs[0]), Token: token,
+		ClusterID: providerID, ClusterName: providerName, AuthURL: liqolegacy.AuthURL(t, ctx, cs[0].Config), Token: token,
 		Version: liqolegacy.LiqoVersion, Line: kube.LegacyV04,
 	}}
 	// Registered after startLiqo: runs first, while Liqo still runs. Also
@@ -60,48 +55,7 @@ func startLegacyPair(t *testing.T, ctx context.Context) *legacyPair {
 
 // cleanup deletes both sides' leftovers by label, without the code under test.
 func (p *legacyPair) cleanup(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	dc, err := dynamic.NewForConfig(p.consumer.Config)
-	require.NoError(t, err)
-	byProvider := metav1.ListOptions{LabelSelector: labels.Set{kube.LegacyClusterIDLabel: providerID}.String()}
-	byConsumer := metav1.ListOptions{LabelSelector: labels.Set{kube.LegacyClusterIDLabel: consumerID}.String()}
-	// The ForeignCluster first, so that Liqo asks for no new identity.
-	fcs := dc.Resource(kube.LegacyForeignClusters)
-	list, err := fcs.List(ctx, byProvider)
-	require.NoError(t, err)
-	for _, fc := range list.Items {
-		require.NoError(t, ignoreNotFound(fcs.Delete(ctx, fc.GetName(), metav1.DeleteOptions{})))
-		// Liqo's finalizer: gone only while its controller still runs.
-		require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(fcs.List, fcs.Watch, kube.ByName(fc.GetName())), &unstructured.Unstructured{}, "ForeignCluster "+fc.GetName()))
-	}
-	secrets, err := p.consumer.Kube.CoreV1().Secrets(metav1.NamespaceAll).List(ctx, byProvider)
-	require.NoError(t, err)
-	for _, s := range secrets.Items { // token and identity Secrets
-		require.NoError(t, ignoreNotFound(p.consumer.Kube.CoreV1().Secrets(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{})))
-	}
-	deleteNamespaces(t, ctx, p.consumer.Kube, byProvider)
-	require.NoError(t, p.provider.Kube.CertificatesV1().CertificateSigningRequests().DeleteCollection(ctx, metav1.DeleteOptions{},
-		metav1.ListOptions{LabelSelector: kube.LegacyRemoteTenantCSRLabel}))
-	require.NoError(t, ignoreNotFound(p.provider.Kube.CoreV1().Secrets(liqolegacy.Namespace).Delete(ctx, kube.LegacyRemoteTokenPrefix+consumerID, metav1.DeleteOptions{})))
-	deleteNamespaces(t, ctx, p.provider.Kube, byConsumer)
-}
-
-func deleteNamespaces(t *testing.T, ctx context.Context, kc kubernetes.Interface, opts metav1.ListOptions) {
-	nss, err := kc.CoreV1().Namespaces().List(ctx, opts)
-	require.NoError(t, err)
-	for _, ns := range nss.Items {
-		require.NoError(t, ignoreNotFound(kc.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})))
-		nsClient := kc.CoreV1().Namespaces()
-		require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(nsClient.List, nsClient.Watch, kube.ByName(ns.Name)), ns.DeepCopy(), "namespace "+ns.Name))
-	}
-}
-
-func ignoreNotFound(err error) error {
-	if kube.IsNotFound(err) {
-		return nil
-	}
-	return err
+	liqolegacy.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, consumerID)
 }
 
 // requireClean fails unless neither side holds anything of an earlier
@@ -112,19 +66,7 @@ func (p *legacyPair) requireClean(t *testing.T, ctx context.Context) {
 	require.True(t, kube.IsNotFound(err), "the consumer must start without a ForeignCluster for the provider: %v", fc)
 	_, err = p.consumer.LegacyIdentityFor(ctx, providerID)
 	require.True(t, kube.IsNotFound(err), "the consumer must start without an identity for the provider: %v", err)
-	require.Empty(t, providerTenantNamespaces(t, ctx, p.provider), "the provider must start without a tenant namespace for the consumer")
-}
-
-func providerTenantNamespaces(t *testing.T, ctx context.Context, provider *kube.Cluster) []string {
-	t.Helper()
-	nss, err := provider.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{
-		LabelSelector: labels.Set{kube.LegacyClusterIDLabel: consumerID, kube.LegacyTenantNamespaceLabel: "true"}.String()})
-	require.NoError(t, err)
-	names := []string{}
-	for _, ns := range nss.Items {
-		names = append(names, ns.Name)
-	}
-	return names
+	require.Empty(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "the provider must start without a tenant namespace for the consumer")
 }
 
 // dynamicFC is the consumer's ForeignCluster for the provider.
@@ -181,12 +123,9 @@ func TestLegacyApplyPeerAuthenticates(t *testing.T) {
 	assert.Equal(t, st.RemoteTenantNamespace, id.RemoteNamespace)
 	assert.Equal(t, p.provider.Config.Host, id.APIServerURL)
 	assert.WithinDuration(t, time.Now().AddDate(1, 0, 0), id.NotAfter, 48*time.Hour, "Kubernetes signs for one year by default")
-	asConsumer, err := kubernetes.NewForConfig(id.Config)
-	require.NoError(t, err)
-	review, err := asConsumer.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	require.NoError(t, err, "the stored identity reaches the provider")
-	assert.Equal(t, consumerID, review.Status.UserInfo.Username)
-	assert.Contains(t, review.Status.UserInfo.Groups, "liqo.io")
+	user, groups := liqolegacy.WhoAmI(t, ctx, id.Config) // the stored identity reaches the provider
+	assert.Equal(t, consumerID, user)
+	assert.Contains(t, groups, "liqo.io")
 
 	again, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
 	require.NoError(t, err)
@@ -205,9 +144,7 @@ func TestLegacyWrongTokenThenCorrected(t *testing.T) {
 	p := startLegacyPair(t, ctx)
 
 	wrong := *p.info
-	raw := make([]byte, 64)
-	_, _ = rand.Read(raw)
-	wrong.Token = hex.EncodeToString(raw)
+	wrong.Token = liqolegacy.WrongToken(t)
 	start := time.Now()
 	_, err := p.consumer.ApplyLegacyPeer(ctx, &wrong, kube.LegacyPeerOptions{})
 	require.NoError(t, err)
@@ -224,7 +161,7 @@ func TestLegacyWrongTokenThenCorrected(t *testing.T) {
 	assert.NotContains(t, err.Error(), wrong.Token)
 	assert.Contains(t, err.Error(), "refused the token")
 	assert.NotContains(t, err.Error(), "\n")
-	assert.Empty(t, providerTenantNamespaces(t, ctx, p.provider), "a wrong token creates nothing on the provider")
+	assert.Empty(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "a wrong token creates nothing on the provider")
 
 	start = time.Now()
 	changes, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
 
 // What Liqo 0.x's authentication leaves on both sides (§10) is listed and
@@ -29,7 +30,7 @@ func TestLegacyLeftoversRemoved(t *testing.T) {
 	require.NoError(t, err)
 	asConsumer, err := kubernetes.NewForConfig(id.Config)
 	require.NoError(t, err)
-	require.True(t, canCreateResourceRequests(t, asConsumer, st.RemoteTenantNamespace), "the identity works before the removal")
+	require.True(t, liqolegacy.CanCreateResourceRequests(t, ctx, id.Config, st.RemoteTenantNamespace), "the identity works before the removal")
 
 	remove, kept, err := p.consumer.LegacyConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
@@ -82,7 +83,7 @@ func TestLegacyLeftoversRemoved(t *testing.T) {
 	}
 
 	// The old certificate: still a valid client certificate, granted nothing.
-	assert.False(t, canCreateResourceRequests(t, asConsumer, st.RemoteTenantNamespace))
+	assert.False(t, liqolegacy.CanCreateResourceRequests(t, ctx, id.Config, st.RemoteTenantNamespace))
 	rules, err := asConsumer.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{
 		Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: st.RemoteTenantNamespace}}, metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -92,13 +93,4 @@ func TestLegacyLeftoversRemoved(t *testing.T) {
 			assert.Contains(t, []string{"authentication.k8s.io", "authorization.k8s.io"}, g, "rule %+v left to the old identity", r)
 		}
 	}
-}
-
-func canCreateResourceRequests(t *testing.T, kc kubernetes.Interface, namespace string) bool {
-	t.Helper()
-	review, err := kc.AuthorizationV1().SelfSubjectAccessReviews().Create(t.Context(), &authorizationv1.SelfSubjectAccessReview{
-		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Namespace: namespace, Verb: "create", Group: "discovery.liqo.io", Resource: "resourcerequests"}}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	return review.Status.Allowed
 }

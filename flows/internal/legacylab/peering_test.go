@@ -35,8 +35,8 @@ func TestRealLiqoPairAuthenticates(t *testing.T) {
 	provider, consumer := cs[0], cs[1]
 	ctx := legacyContext(t)
 	start := time.Now()
-	startLiqo(t, ctx, provider, providerID, providerName, false)
-	startLiqo(t, ctx, consumer, consumerID, consumerName, true)
+	liqolegacy.StartCluster(t, ctx, provider, providerID, providerName, false)
+	liqolegacy.StartCluster(t, ctx, consumer, consumerID, consumerName, true)
 	// Registered after startLiqo: runs while Liqo still runs (its finalizer).
 	pair := &legacyPair{provider: mustCluster(t, provider), consumer: mustCluster(t, consumer)}
 	t.Cleanup(func() { pair.cleanup(t) })
@@ -44,7 +44,7 @@ func TestRealLiqoPairAuthenticates(t *testing.T) {
 
 	token, err := liqolegacy.AuthToken(ctx, provider.Config)
 	require.NoError(t, err)
-	providerAuth := providerAuthURL(t, ctx, provider)
+	providerAuth := liqolegacy.AuthURL(t, ctx, provider.Config)
 
 	// As liqoctl peer out-of-band: the token Secret first, then the ForeignCluster.
 	kc, err := kubernetes.NewForConfig(consumer.Config)
@@ -100,36 +100,6 @@ func TestRealLiqoPairAuthenticates(t *testing.T) {
 	require.Regexp(t, `^liqo-tenant-`+consumerName+`-[0-9a-f]{6}$`, remoteNS, "the provider's tenant namespace for the consumer")
 }
 
-// startLiqo installs Liqo 0.x on c and starts its auth server and
-// controller-manager (plus the crd-replicator on the consumer).
-func startLiqo(t testing.TB, ctx context.Context, c *lab.Cluster, id, name string, consumer bool) {
-	t.Helper()
-	addr := liqolegacy.FreeAddress(t)
-	require.NoError(t, liqolegacy.Install(ctx, c.Config, liqolegacy.InstallOptions{ClusterID: id, ClusterName: name, AuthAddress: addr}))
-	liqolegacy.StartAuthService(t, c.KubeconfigPath, liqolegacy.AuthOptions{
-		ClusterID: id, ClusterName: name, Address: addr, APIServerAddress: c.Config.Host})
-	liqolegacy.StartControllerManager(t, c.KubeconfigPath, liqolegacy.ManagerOptions{ClusterID: id, ClusterName: name})
-	if consumer {
-		liqolegacy.StartCRDReplicator(t, c.KubeconfigPath, liqolegacy.ReplicatorOptions{ClusterID: id, ClusterName: name})
-	}
-}
-
-// providerAuthURL is the auth URL liqoctl generate peer-command advertises:
-// the liqo-auth Service's override annotations (§2.2 GetHomeAuthURL).
-func providerAuthURL(t *testing.T, ctx context.Context, c *lab.Cluster) string {
-	t.Helper()
-	kc, err := kubernetes.NewForConfig(c.Config)
-	require.NoError(t, err)
-	svc, err := kc.CoreV1().Services(liqolegacy.Namespace).Get(ctx, liqolegacy.AuthServiceName, metav1.GetOptions{})
-	require.NoError(t, err)
-	host, port := svc.Annotations["liqo.io/override-address"], svc.Annotations["liqo.io/override-port"]
-	require.NotEmpty(t, host)
-	if port == "443" {
-		return "https://" + host
-	}
-	return "https://" + host + ":" + port
-}
-
 // authenticationStatus is the ForeignCluster's AuthenticationStatus condition.
 func authenticationStatus(fc *unstructured.Unstructured) (status, reason, message string) {
 	conds, _, _ := unstructured.NestedSlice(fc.Object, "status", "peeringConditions")
@@ -145,7 +115,7 @@ func authenticationStatus(fc *unstructured.Unstructured) (status, reason, messag
 	return status, reason, message
 }
 
-func mustCluster(t *testing.T, c *lab.Cluster) *kube.Cluster {
+func mustCluster(t testing.TB, c *lab.Cluster) *kube.Cluster {
 	t.Helper()
 	kc, err := kube.NewCluster(c.Config, "")
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
 )
 
 // requireAuthorizedForNothing is `kubectl auth can-i --list -n namespace`
@@ -32,14 +33,12 @@ func requireAuthorizedForNothing(t *testing.T, ctx context.Context, old *rest.Co
 		assert.NotContains(t, r.Resources, "resourcerequests", "rule %+v left to the old identity", r)
 		assert.NotContains(t, r.APIGroups, "discovery.liqo.io", "rule %+v left to the old identity", r)
 	}
-	assert.False(t, canCreateResourceRequests(t, kc, namespace), "create resourcerequests.discovery.liqo.io in %s is denied", namespace)
+	assert.False(t, liqolegacy.CanCreateResourceRequests(t, ctx, old, namespace), "create resourcerequests.discovery.liqo.io in %s is denied", namespace)
 }
 
 func requireAuthorized(t *testing.T, old *rest.Config, namespace string) {
 	t.Helper()
-	kc, err := kubernetes.NewForConfig(old)
-	require.NoError(t, err)
-	require.True(t, canCreateResourceRequests(t, kc, namespace), "the identity may create ResourceRequests in %s", namespace)
+	require.True(t, liqolegacy.CanCreateResourceRequests(t, t.Context(), old, namespace), "the identity may create ResourceRequests in %s", namespace)
 }
 
 // Unauthenticating a pair whose consumer runs Liqo 0.x: nothing is deleted
@@ -101,8 +100,8 @@ func TestLegacyUnauthenticateToolConsumer(t *testing.T) {
 	p := startToolPair(t, ctx)
 	res, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), nil)
 	require.NoError(t, err)
-	old := kubeconfigConfig(t, res.Kubeconfig, p.provider)
-	tenants := tenantNamespacesOf(t, ctx, p.provider, p.consumerID)
+	old := liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
+	tenants := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID)
 	require.Len(t, tenants, 1)
 	requireAuthorized(t, old, tenants[0])
 
@@ -123,7 +122,7 @@ func TestLegacyUnauthenticateToolConsumer(t *testing.T) {
 	assert.Contains(t, left, "kubectl delete namespace -l "+kube.LegacyClusterIDLabel+"="+p.consumerID, "the command that removes the provider's side")
 	assert.Contains(t, left, "kubectl get csr")
 	assert.True(t, rec.has("kubectl delete namespace -l "+kube.LegacyClusterIDLabel+"="+p.consumerID), "the run says it: %q", rec.texts())
-	assert.Equal(t, tenants, tenantNamespacesOf(t, ctx, p.provider, p.consumerID), "the provider was not touched")
+	assert.Equal(t, tenants, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), "the provider was not touched")
 	requireAuthorized(t, old, tenants[0]) // why the provider's side matters
 
 	again, err := flows.UnauthenticateLegacy(ctx, oneSided, nil)
@@ -157,6 +156,6 @@ func requireGone(t *testing.T, ctx context.Context, consumer, provider *kube.Clu
 	left, err := provider.LegacyProviderLeftovers(ctx, consID)
 	require.NoError(t, err)
 	assert.Empty(t, left, "left on the provider")
-	assert.Empty(t, tenantNamespacesOf(t, ctx, provider, consID))
+	assert.Empty(t, liqolegacy.TenantNamespaces(t, ctx, provider.Config, consID))
 	assert.Zero(t, csrsOf(t, ctx, provider, consID))
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,7 +23,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -31,6 +35,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 )
 
 // What Liqo 0.x labels its authentication's objects with (as Liqo writes
@@ -40,10 +45,11 @@ const (
 	remoteTenantCSRLabel = "discovery.liqo.io/remote-tenant-csr"
 	tenantNamespaceLabel = "discovery.liqo.io/tenant-namespace"
 	remoteTokenPrefix    = "remote-token-"
-	// toolTenantPrefix + provider ID is the tenant namespace this tool
-	// makes as a 0.x consumer (the v1 flow's layout).
-	toolTenantPrefix = "liqo-tenant-"
 )
+
+// toolTenantPrefix + provider ID is the tenant namespace this tool makes as
+// a 0.x consumer (the v1 flow's layout).
+const toolTenantPrefix = "liqo-tenant-"
 
 // foreignClusters are Liqo 0.x's ForeignClusters.
 var foreignClusters = schema.GroupVersionResource{Group: "discovery.liqo.io", Version: "v1alpha1", Resource: "foreignclusters"}
@@ -371,4 +377,56 @@ func CanCreateResourceRequests(t testing.TB, ctx context.Context, cfg *rest.Conf
 		t.Fatal(err)
 	}
 	return review.Status.Allowed
+}
+
+// v1ForeignClusterCRD is what tells Liqo v1 apart: its ForeignClusters in
+// core.liqo.io (the schema does not matter to detection).
+const v1ForeignClusterCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: foreignclusters.core.liqo.io
+spec:
+  group: core.liqo.io
+  scope: Cluster
+  names: {plural: foreignclusters, singular: foreigncluster, kind: ForeignCluster, listKind: ForeignClusterList}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`
+
+// ServeLiqoV1 makes the cluster of cfg look like Liqo v1 to detection (its
+// core.liqo.io ForeignCluster CRD) for good, and returns once discovery
+// serves it.
+func ServeLiqoV1(t testing.TB, ctx context.Context, cfg *rest.Config) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "foreignclusters.yaml"), []byte(v1ForeignClusterCRD), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := (liqoproc.Build{Label: "Liqo v1", FieldManager: "liqolegacy-test"}).ApplyCRDs(ctx, cfg, dir); err != nil {
+		t.Fatal(err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Discovery has no watch: an established CRD may reach it a moment later.
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, err := dc.ServerResourcesForGroupVersion("core.liqo.io/v1beta1")
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("discovery never served core.liqo.io/v1beta1 foreignclusters: %v", err)
+	}
+}
+
+// StartOpenAuthServer starts, on the cluster of c where Liqo 0.x is
+// installed as id/name, one more auth server with authentication disabled
+// (any token accepted), until the test ends.
+func StartOpenAuthServer(t testing.TB, c *lab.Cluster, id, name string) *AuthServer {
+	t.Helper()
+	return StartAuthService(t, c.KubeconfigPath, AuthOptions{
+		ClusterID: id, ClusterName: name, Address: FreeAddress(t), APIServerAddress: c.Config.Host, DisableAuthentication: true})
 }

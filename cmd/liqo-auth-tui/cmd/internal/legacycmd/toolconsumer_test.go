@@ -133,10 +133,6 @@ func testSecondRequest(t *testing.T, ctx context.Context, p *legacyLab) {
 	assert.Equal(t, provBefore, snapshot(t, ctx, p.prov), "nothing deleted on the provider without --reissue")
 
 	re := run(t, "", "authenticate", "--reissue", "--kubeconfig", p.plain.KubeconfigPath, "--remote-kubeconfig", p.provider.KubeconfigPath)
-	if re.code != 0 && strings.Contains(re.err, "403") && strings.Contains(re.err, `not found`) {
-		t.Skip("BUG (flows/legacy_toolconsumer.go requestLegacyIdentity): the request sent right after --reissue deleted the tenant " +
-			"namespace met Liqo's informer cache that still held it; it needs a bounded retry: " + re.err)
-	}
 	require.Zero(t, re.code, re.err)
 	assert.Contains(t, re.err, "is authenticated with provider "+providerID)
 	assert.NotContains(t, re.all(), p.token)
@@ -149,9 +145,7 @@ func testSecondRequest(t *testing.T, ctx context.Context, p *legacyLab) {
 // info warn loudly, and so does apply.
 func testAuthenticationDisabled(t *testing.T, ctx context.Context, p *legacyLab) {
 	t.Cleanup(p.cleanTool(t))
-	open := liqolegacy.StartAuthService(t, p.provider.KubeconfigPath, liqolegacy.AuthOptions{
-		ClusterID: providerID, ClusterName: providerName, Address: liqolegacy.FreeAddress(t),
-		APIServerAddress: p.provider.Config.Host, DisableAuthentication: true})
+	open := liqolegacy.StartOpenAuthServer(t, p.provider, providerID, providerName)
 	liqolegacy.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
 
 	file, gen := generate(t, p.provider, "--auth-url", open.URL)
