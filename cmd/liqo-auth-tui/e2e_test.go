@@ -425,7 +425,7 @@ func TestWizardManualTwoInstancesInTmux(t *testing.T) {
 	cons.keys("Enter")
 	cons.waitFor(screenWait, "Which provider?", "> "+provider.id)
 	cons.keys("Enter")
-	cons.waitFor(flowWait, "Receive the nonce from the provider's admin", "waiting for the nonce")
+	cons.waitFor(flowWait, "Receive the nonce (or a Liqo 0.x peer info) from the provider's admin", "waiting for the nonce")
 	cons.pasteFile(nonceFile)
 	cons.waitFor(screenWait, "✓ a valid nonce", "ctrl+s use it")
 	cons.keys("C-s")
