@@ -65,11 +65,15 @@ bench: kube-binaries liqo-legacy
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout $(TEST_TIMEOUT) ./cmd/liqo-auth-controller/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -run '^$$' -bench Legacy -benchtime 5x -timeout $(TEST_TIMEOUT) ./flows/internal/legacylab/
 
-# Each fuzz target for FUZZTIME (go test -fuzz runs one target at a time).
+# Each fuzz target for FUZZTIME (go test -fuzz runs one target at a time):
+# a duration (default 60s) or a count, as go test's -fuzztime Nx takes it:
+# `make fuzz FUZZTIME=1000000x` runs every target for one million executions
+# (the depth the README's Fuzzing section records). FUZZFLAGS go to go test,
+# e.g. FUZZFLAGS=-parallel=1 for one fuzzing worker on a shared machine.
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
+	    echo "== $$pkg $$t"; $(GO) test $$pkg -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) || exit 1; \
 	  done; \
 	done
 

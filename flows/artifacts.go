@@ -64,7 +64,7 @@ func decodeOne(data []byte, kind string, into any) error {
 	}
 	docs, err := documents(data)
 	if err != nil {
-		return fmt.Errorf("input is not valid YAML or JSON: %w", err)
+		return fmt.Errorf("input is not valid YAML or JSON: %w", oneLine(err))
 	}
 	switch len(docs) {
 	case 0:
@@ -84,22 +84,50 @@ func decodeOne(data []byte, kind string, into any) error {
 				return fmt.Errorf("input is not a YAML or JSON object: expected %s; is it the right file?", article)
 			}
 		}
-		return fmt.Errorf("input is not valid YAML or JSON: %w", err)
+		return fmt.Errorf("input is not valid YAML or JSON: %w", oneLine(err))
 	}
 	if meta.Kind != kind {
 		got := meta.Kind
-		if got == "" {
+		switch {
+		case got == "":
 			got = "no kind"
+		case !echoable(got):
+			got = "of an unknown kind"
 		}
 		return fmt.Errorf("input is %s, expected %s", got, article)
 	}
 	if meta.APIVersion != authv1beta1.GroupVersion.String() {
-		return fmt.Errorf("%s has apiVersion %q, expected %q", kind, meta.APIVersion, authv1beta1.GroupVersion.String())
+		got := "another apiVersion"
+		if echoable(meta.APIVersion) {
+			got = fmt.Sprintf("apiVersion %q", meta.APIVersion)
+		}
+		return fmt.Errorf("%s has %s, expected %q", kind, got, authv1beta1.GroupVersion.String())
 	}
 	if err := yaml.UnmarshalStrict(docs[0], into); err != nil {
-		return fmt.Errorf("invalid %s: %w", kind, err)
+		return fmt.Errorf("invalid %s: %w", kind, oneLine(err))
 	}
 	return nil
+}
+
+// oneLine puts a YAML error on one line: for several problems the YAML
+// library writes one a line.
+func oneLine(err error) error {
+	return errors.New(strings.Join(strings.Fields(err.Error()), " "))
+}
+
+// echoable tells whether a kind or apiVersion read from the input may be
+// repeated in an error: a short name, not a line of a pasted file (which
+// could be a private key) nor a line break.
+func echoable(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '/' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // documents splits YAML (or JSON) into its non-empty documents.

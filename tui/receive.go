@@ -217,7 +217,7 @@ func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 		r.fileMode = false
 		r.path.Blur()
-		r.area.SetValue(string(msg.data))
+		r.area.SetValue(pastedText(string(msg.data)))
 		r.setKeys()
 		return r, tea.Batch(r.area.Focus(), r.changed(true))
 	case tea.PasteMsg:
@@ -231,7 +231,7 @@ func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 		// A whole paste arrives as one message: validate it at once.
 		var cmd tea.Cmd
-		r.area, cmd = r.area.Update(msg)
+		r.area, cmd = r.area.Update(tea.PasteMsg{Content: pastedText(msg.Content)})
 		return r, tea.Batch(cmd, r.changed(true))
 	case tea.KeyPressMsg:
 		if r.confirm {
