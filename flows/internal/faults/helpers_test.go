@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 )
@@ -39,7 +40,7 @@ func pair(t *testing.T, ctx context.Context, x ids) (provider, consumer *kube.Cl
 // and removes the pair when the test ends.
 func pairOn(t *testing.T, ctx context.Context, lp, lc *lab.Cluster, x ids) (provider, consumer *kube.Cluster) {
 	t.Helper()
-	provider, consumer = initCluster(t, ctx, lp, x.provider), initCluster(t, ctx, lc, x.consumer)
+	provider, consumer = liqotest.OurCluster(t, ctx, lp, x.provider), liqotest.OurCluster(t, ctx, lc, x.consumer)
 	t.Cleanup(func() { removePair(t, provider, consumer, x) })
 	return provider, consumer
 }
@@ -82,15 +83,6 @@ func ignoreNotFound(err error) error {
 		return nil
 	}
 	return err
-}
-
-func initCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, id string) *kube.Cluster {
-	t.Helper()
-	c, err := kube.NewCluster(lc.Config, "liqo-"+id)
-	require.NoError(t, err)
-	_, err = c.Init(ctx, kube.InitOptions{ClusterID: id})
-	require.NoError(t, err)
-	return c
 }
 
 // inventory counts the objects of a pair on both clusters by kind and name,
