@@ -19,19 +19,41 @@ import (
 )
 
 // BenchmarkAuthenticate runs the automated flow on the lab pair, each run
-// with a fresh consumer/provider ID pair (clusters prepared with init only,
-// served by in-process controllers), and prints p50/p95 and time per step.
-// Run it with -benchtime 20x or more.
+// the first on its pair, served by in-process controllers: most runs on a
+// fresh consumer/provider ID pair right after init; every fifth on the
+// previous pair right after `unauthenticate` (its namespaces, Leases and
+// CSRs of the last run still there). It prints p50/p99/max, the time per
+// step, and the steps of the slowest run. Run it with -benchtime 50x.
 func BenchmarkAuthenticate(b *testing.B) {
-	var totals []time.Duration
+	var runs []benchRun
 	perStep := map[string][]time.Duration{}
 	var order []string
+	var last struct {
+		provider, consumer *kube.Cluster
+		id                 string
+	}
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		run := benchRun{kind: "after init"}
+		var provider, consumer *kube.Cluster
 		id := fmt.Sprintf("bench-%d-%d", time.Now().UnixNano()%1e6, i)
-		provider := benchCluster(b, ctx, 0, id+"-p")
-		consumer := benchCluster(b, ctx, 1, id+"-c")
+		if i%5 == 4 && last.provider != nil {
+			// The previous pair, unauthenticated: its run's leftovers are
+			// what a re-run finds.
+			provider, consumer, id = last.provider, last.consumer, last.id
+			if err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil); err != nil {
+				b.Fatal(err)
+			}
+			run.kind = "after unauthenticate"
+		} else {
+			if last.provider != nil {
+				cleanup(b, ctx, last.provider, last.consumer, last.id+"-p", last.id+"-c", false)
+			}
+			provider = benchCluster(b, ctx, 0, id+"-p")
+			consumer = benchCluster(b, ctx, 1, id+"-c")
+		}
+		last.provider, last.consumer, last.id = provider, consumer, id
 		b.StartTimer()
 		start := time.Now()
 		_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, func(ev handshake.Event) {
@@ -41,26 +63,74 @@ func BenchmarkAuthenticate(b *testing.B) {
 					order = append(order, key)
 				}
 				perStep[key] = append(perStep[key], ev.Elapsed)
+				run.steps = append(run.steps, benchStep{key, ev.Elapsed})
 			}
 		})
-		totals = append(totals, time.Since(start))
+		run.total = time.Since(start)
+		b.StopTimer()
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.StopTimer()
-		cleanup(b, ctx, provider, consumer, id+"-p", id+"-c")
+		runs = append(runs, run)
 		cancel()
 		b.StartTimer()
 	}
-	p50, p95 := percentile(totals, 50), percentile(totals, 95)
+	b.StopTimer()
+	if last.provider != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cleanup(b, ctx, last.provider, last.consumer, last.id+"-p", last.id+"-c", true)
+		cancel()
+	}
+	reportAuthenticateRuns(b, runs, perStep, order)
+}
+
+type benchStep struct {
+	key     string
+	elapsed time.Duration
+}
+
+// benchRun is one timed authenticate: what it followed and its steps.
+type benchRun struct {
+	kind  string
+	total time.Duration
+	steps []benchStep
+}
+
+func reportAuthenticateRuns(b *testing.B, runs []benchRun, perStep map[string][]time.Duration, order []string) {
+	totals := make([]time.Duration, len(runs))
+	slowest := 0
+	byKind := map[string][]time.Duration{}
+	for i, r := range runs {
+		totals[i] = r.total
+		byKind[r.kind] = append(byKind[r.kind], r.total)
+		if r.total > runs[slowest].total {
+			slowest = i
+		}
+	}
+	p50, p99, worst := percentile(totals, 50), percentile(totals, 99), slices.Max(totals)
 	b.ReportMetric(p50.Seconds(), "p50-s")
-	b.ReportMetric(p95.Seconds(), "p95-s")
+	b.ReportMetric(p99.Seconds(), "p99-s")
+	b.ReportMetric(worst.Seconds(), "max-s")
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "\nauthenticate over %d runs: p50 %s  p95 %s  (target p50 <= 400ms)\n", len(totals), p50.Round(time.Millisecond), p95.Round(time.Millisecond))
-	fmt.Fprintln(w, "step\tp50\tp95")
+	fmt.Fprintf(w, "\nauthenticate over %d runs, each the first on its pair: p50 %s  p99 %s  max %s  (target p50 <= 300ms, p99 and max <= 1s)\n",
+		len(totals), p50.Round(time.Millisecond), p99.Round(time.Millisecond), worst.Round(time.Millisecond))
+	for _, kind := range []string{"after init", "after unauthenticate"} {
+		if ds := byKind[kind]; len(ds) > 0 {
+			fmt.Fprintf(w, "  %d runs %s: p50 %s  max %s\n", len(ds), kind, percentile(ds, 50).Round(time.Millisecond), slices.Max(ds).Round(time.Millisecond))
+		}
+	}
+	fmt.Fprintln(w, "step\tp50\tp95\tmax")
 	slices.Sort(order)
 	for _, k := range order {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", strings.TrimSpace(k), percentile(perStep[k], 50).Round(100*time.Microsecond), percentile(perStep[k], 95).Round(100*time.Microsecond))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", strings.TrimSpace(k), percentile(perStep[k], 50).Round(100*time.Microsecond),
+			percentile(perStep[k], 95).Round(100*time.Microsecond), slices.Max(perStep[k]).Round(100*time.Microsecond))
+	}
+	if len(runs) > 0 {
+		r := runs[slowest]
+		fmt.Fprintf(w, "slowest run (#%d, %s): %s\n", slowest+1, r.kind, r.total.Round(time.Millisecond))
+		for _, st := range r.steps {
+			fmt.Fprintf(w, "  %s\t%s\n", strings.TrimSpace(st.key), st.elapsed.Round(100*time.Microsecond))
+		}
 	}
 	w.Flush()
 }
@@ -69,7 +139,10 @@ func BenchmarkAuthenticate(b *testing.B) {
 // controllers do not also reconcile the leftovers of earlier runs (on a
 // real cluster, one Liqo namespace means one identity; here logical
 // clusters share a control plane).
-func cleanup(b *testing.B, ctx context.Context, provider, consumer *kube.Cluster, providerID, consumerID string) {
+//
+// With wait, it returns once the namespaces are gone (the namespace
+// controller takes ~20 s on the lab); without, they go in the background.
+func cleanup(b *testing.B, ctx context.Context, provider, consumer *kube.Cluster, providerID, consumerID string, wait bool) {
 	if err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil); err != nil {
 		b.Fatal(err)
 	}
@@ -81,6 +154,9 @@ func cleanup(b *testing.B, ctx context.Context, provider, consumer *kube.Cluster
 			nss := x.c.Kube.CoreV1().Namespaces()
 			if err := nss.Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
 				b.Fatal(err)
+			}
+			if !wait {
+				continue
 			}
 			if err := kube.WaitForDeletion(ctx, kube.ListWatch(nss.List, nss.Watch, kube.ByName(ns)), &corev1.Namespace{}, "namespace "+ns); err != nil {
 				b.Fatal(err)

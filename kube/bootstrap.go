@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
@@ -110,12 +111,45 @@ func (c *Cluster) Init(ctx context.Context, o InitOptions) (*InitResult, error) 
 	if err := record(serverSideApply(ctx, c.Kube.RbacV1().Roles(c.Namespace), "Role", peeringRole)); err != nil {
 		return nil, err
 	}
+	var established time.Time
 	for _, crd := range crds {
-		if err := c.waitCRDEstablished(ctx, crd.Name); err != nil {
+		at, err := c.waitCRDEstablished(ctx, crd.Name)
+		if err != nil {
 			return nil, err
 		}
+		if at.After(established) {
+			established = at
+		}
 	}
-	return res, nil
+	return res, waitCreatesServed(ctx, established)
+}
+
+// createDelayAfterEstablished is how long after a CRD is established the
+// API server holds every create of its objects: apiextensions-apiserver
+// sleeps 2 s on a create while its CRD was established less than 2 s ago
+// (for HA API servers that may not have seen it yet), plus a second for
+// the condition's time, which is kept to the second.
+const createDelayAfterEstablished = 3 * time.Second
+
+// waitCreatesServed waits, after an init that just installed the CRDs,
+// until a create is no longer held by the API server: the first handshake
+// after init would otherwise pay 2 s on applying its Tenant. The server
+// says nothing when the hold ends, so this is a timer on the CRD's own
+// Established time (at most createDelayAfterEstablished, whatever the
+// clocks say); an init that found its CRDs installed long ago waits nothing.
+func waitCreatesServed(ctx context.Context, established time.Time) error {
+	wait := time.Until(established.Add(createDelayAfterEstablished))
+	if wait <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(min(wait, createDelayAfterEstablished))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (c *Cluster) createClusterIDConfigMap(ctx context.Context, id string) (Change, error) {
@@ -193,18 +227,22 @@ func embeddedManifests() ([]*apiextv1.CustomResourceDefinition, []*rbacv1.Cluste
 	return crds, roles, nil
 }
 
-func (c *Cluster) waitCRDEstablished(ctx context.Context, name string) error {
+// waitCRDEstablished waits until the CRD is established and returns when
+// it became so.
+func (c *Cluster) waitCRDEstablished(ctx context.Context, name string) (time.Time, error) {
 	crds := c.APIExt.ApiextensionsV1().CustomResourceDefinitions()
+	var at time.Time
 	_, err := WaitFor(ctx, ListWatch(crds.List, crds.Watch, ByName(name)), "CRD "+name+" to be established",
 		func(crd *apiextv1.CustomResourceDefinition) (bool, error) {
 			for _, cond := range crd.Status.Conditions {
 				if cond.Type == apiextv1.Established && cond.Status == apiextv1.ConditionTrue {
+					at = cond.LastTransitionTime.Time
 					return true, nil
 				}
 			}
 			return false, nil
 		})
-	return err
+	return at, err
 }
 
 // LiqoInstalled tells whether real Liqo is installed: its core CRDs exist

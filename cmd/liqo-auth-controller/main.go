@@ -33,7 +33,13 @@ func main() {
 	if done {
 		return
 	}
+	capVerbosity(o.logging)
 	if err := logsapi.ValidateAndApply(o.logging, nil); err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(2)
+	}
+
+	if err := applyMemoryLimit(o.memoryLimit); err != nil {
 		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(2)
 	}
@@ -46,6 +52,24 @@ func main() {
 		os.Exit(1)
 	}
 	klog.Flush()
+}
+
+// maxVerbosity is the highest -v (and --vmodule level) the controller logs
+// at: from 8 up client-go logs HTTP bodies, and with them the cluster's
+// private key (authentication-keys) and the consumers' kubeconfig Secrets.
+const maxVerbosity = 7
+
+// capVerbosity lowers -v and --vmodule levels above maxVerbosity, saying so.
+func capVerbosity(c *logsapi.LoggingConfiguration) {
+	capped := c.Verbosity > maxVerbosity
+	c.Verbosity = min(c.Verbosity, maxVerbosity)
+	for i := range c.VModule {
+		capped = capped || c.VModule[i].Verbosity > maxVerbosity
+		c.VModule[i].Verbosity = min(c.VModule[i].Verbosity, maxVerbosity)
+	}
+	if capped {
+		fmt.Fprintf(os.Stderr, "%s: logging at -v=%d at most: from 8 up client-go logs HTTP bodies, private keys included\n", name, maxVerbosity)
+	}
 }
 
 func run(ctx context.Context, o options) error {

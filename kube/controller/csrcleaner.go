@@ -30,6 +30,9 @@ type csrCleaner struct {
 	certs cache.Indexer // certificate cache Secrets, indexed byRemoteID; nil: always wait
 	grace time.Duration // how long a reader may still need a finished CSR
 	now   func() time.Time
+	// tracker, when set, deletes its own CSRs in batches: those are left
+	// to it (one request per batch instead of one per CSR).
+	tracker *csrTracker
 }
 
 func (r *csrCleaner) sync(ctx context.Context, key string) (time.Duration, error) {
@@ -46,6 +49,9 @@ func (r *csrCleaner) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	if !finished(csr) {
 		return 0, nil // its update will bring it back here
+	}
+	if r.tracker != nil && r.tracker.pendingDeletion(csr) {
+		return r.grace, nil // its batch's deletion removes it; looked at again in case that failed
 	}
 	now := time.Now()
 	if r.now != nil {

@@ -38,10 +38,11 @@ const csrDeleteTimeout = 30 * time.Second
 // issued once their certificate is stored. Deleting is housekeeping, so it
 // waits until no issuance is in flight: alone, a Tenant's CSR is deleted
 // right after its certificate is stored; in a burst, the workers'
-// issuances overlap and the CSRs are deleted when the burst is over, in
-// batches (one deletecollection per maxCSRBatch CSRs), so that the burst
-// does not pay for it. A controller that is never idle leaves them to the
-// CSR cleaner (deleted once past the certificate timeout).
+// issuances overlap and the CSRs are deleted in batches, one
+// deletecollection per maxCSRBatch CSRs: a full batch as soon as all its
+// issuances ended, the last partial one when the burst is over. So a long
+// burst (10,000 Tenants) pays one request per batch, not one per CSR, and
+// the CSR cleaner leaves the tracker's pending batches alone.
 type csrTracker struct {
 	c      *kube.Cluster
 	lister certlisters.CertificateSigningRequestLister
@@ -61,6 +62,7 @@ type csrTracker struct {
 type csrBatch struct {
 	id      string
 	size    int
+	ended   int      // issuances of the batch that finished
 	names   []string // for the fallback, one delete each
 	adopted []string // reused from an earlier run: another batch label, one delete each
 }
@@ -164,14 +166,30 @@ func (t *csrTracker) finish(ctx context.Context, b *csrBatch) {
 	}
 	t.mu.Lock()
 	t.inflight--
-	var idle []*csrBatch
-	if t.inflight == 0 {
-		idle, t.pending, t.open = t.pending, nil, nil // later issuances start a new batch
+	b.ended++
+	var done []*csrBatch
+	switch {
+	case t.inflight == 0:
+		done, t.pending, t.open = t.pending, nil, nil // later issuances start a new batch
+	case b.size >= maxCSRBatch && b.ended == b.size: // full (no issuance joins it any more) and over
+		done = []*csrBatch{b}
+		t.pending = slices.DeleteFunc(t.pending, func(p *csrBatch) bool { return p == b })
 	}
 	t.mu.Unlock()
-	for _, b := range idle {
+	for _, b := range done {
 		t.delete(ctx, b)
 	}
+}
+
+// pendingDeletion tells whether csr belongs to a batch the tracker will delete.
+func (t *csrTracker) pendingDeletion(csr *certv1.CertificateSigningRequest) bool {
+	id, ok := csr.Labels[csrBatchLabel]
+	if !ok {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.ContainsFunc(t.pending, func(b *csrBatch) bool { return b.id == id })
 }
 
 // adopted records the name of a CSR an issuance of the batch reused.

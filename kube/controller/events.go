@@ -28,7 +28,8 @@ const EventSource = "liqo-auth-controller"
 const flushKind = "liqo-auth-tui.flush"
 
 // maxEventHold bounds how long a Normal Event waits for an idle moment,
-// and maxHeldEvents how many wait (the oldest are dropped beyond).
+// and maxHeldEvents how many wait: beyond, they are summed up at once (see
+// summarize), and only when that is not enough are the oldest dropped.
 const (
 	maxEventHold  = 30 * time.Second
 	maxHeldEvents = 4096
@@ -126,7 +127,7 @@ type flushingSink struct {
 
 	activity  *activity
 	hold      time.Duration
-	held      []*corev1.Event
+	held      []heldEvent
 	heldSince time.Time
 	wake      chan struct{} // held Events to look at
 	stop      chan struct{}
@@ -190,9 +191,12 @@ func (s *flushingSink) hold1(e *corev1.Event) {
 		s.heldSince = time.Now()
 	}
 	if len(s.held) >= maxHeldEvents {
+		s.held = summarize(s.held)
+	}
+	if len(s.held) >= maxHeldEvents {
 		s.held = s.held[1:]
 	}
-	s.held = append(s.held, e)
+	s.held = append(s.held, heldEvent{Event: e})
 	s.mu.Unlock()
 	s.poke() // after the append: an idle moment that came first is seen
 }
@@ -226,14 +230,16 @@ func (s *flushingSink) writeWhenIdle() {
 	}
 }
 
-// writeHeld writes the Events held so far. Failing to is logged only, as
-// the broadcaster does after its retries.
+// writeHeld writes the Events held so far, a burst of one kind summed up
+// in one. Failing to is logged only, as the broadcaster does after its
+// retries.
 func (s *flushingSink) writeHeld() {
 	s.mu.Lock()
-	batch := s.held
+	batch := summarize(s.held)
 	s.held = nil
 	s.mu.Unlock()
-	for _, e := range batch {
+	for _, h := range batch {
+		e := h.toWrite()
 		if _, err := s.EventSink.Create(e); err != nil {
 			klog.V(2).Info("Writing an Event failed", "reason", e.Reason, "object", e.InvolvedObject.Name, "err", err.Error())
 		}

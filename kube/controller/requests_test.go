@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	certv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -213,8 +214,9 @@ func TestCSRBatches(t *testing.T) {
 	assert.NotSame(t, b1, b3, "a deleted batch takes no more CSRs")
 	tracker.finish(ctx, b3)
 
-	// A burst: batches fill up to maxCSRBatch and wait until no issuance
-	// is in flight, then go one deletecollection each.
+	// A burst: batches fill up to maxCSRBatch; a full batch goes once all
+	// its issuances ended, the rest once no issuance is in flight: one
+	// deletecollection each.
 	before = reqs.snapshot()
 	burst := make([]*csrBatch, maxCSRBatch+2)
 	for i := range burst {
@@ -230,4 +232,29 @@ func TestCSRBatches(t *testing.T) {
 	tracker.finish(ctx, burst[0])
 	tracker.flush()
 	assert.Equal(t, map[string]int{"deletecollection certificatesigningrequests": 2}, reqs.since(before))
+
+	// A long burst does not wait for an idle moment: a full batch whose
+	// issuances ended goes while the next one is still under way, and the
+	// CSR cleaner leaves the CSRs of a pending batch to the tracker.
+	before = reqs.snapshot()
+	burst = make([]*csrBatch, maxCSRBatch+1)
+	for i := range burst {
+		burst[i], _ = tracker.begin()
+		tracker.created(burst[i], fmt.Sprintf("long-%d", i))
+	}
+	open := &certv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{csrBatchLabel: burst[maxCSRBatch].id}}}
+	full := &certv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{csrBatchLabel: burst[0].id}}}
+	assert.True(t, tracker.pendingDeletion(full))
+	for _, b := range burst[:maxCSRBatch] {
+		tracker.finish(ctx, b)
+	}
+	tracker.flush()
+	assert.Equal(t, map[string]int{"deletecollection certificatesigningrequests": 1}, reqs.since(before), "the full batch, at once")
+	assert.False(t, tracker.pendingDeletion(full), "deleted: no longer pending")
+	assert.True(t, tracker.pendingDeletion(open), "the open batch waits for its issuance")
+	tracker.finish(ctx, burst[maxCSRBatch])
+	tracker.flush()
+	assert.Equal(t, map[string]int{"deletecollection certificatesigningrequests": 1, "delete certificatesigningrequests": 1},
+		reqs.since(before), "a batch of one goes with one delete")
+	assert.False(t, tracker.pendingDeletion(open))
 }

@@ -207,7 +207,7 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 		return err
 	}
 	if !m.o.KeepCSRs {
-		cleaner := r.loop("csr-cleaner", (&csrCleaner{c: m.c, csrs: csrs.Lister(), certs: certSecrets.Informer().GetIndexer(), grace: m.o.CertificateTimeout + csrCleanupMargin}).sync, m.afterSync)
+		cleaner := r.loop("csr-cleaner", (&csrCleaner{c: m.c, csrs: csrs.Lister(), certs: certSecrets.Informer().GetIndexer(), grace: m.o.CertificateTimeout + csrCleanupMargin, tracker: tracker}).sync, m.afterSync)
 		if err := r.watch(csrs.Informer(), cleaner.handler()); err != nil {
 			return err
 		}
