@@ -77,12 +77,14 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				// kubeconfig (perhaps a peering user's) may do the flow's part.
 				var g errgroup.Group
 				g.Go(func() (err error) {
+					defer kube.RecoverAsError(&err, "checking the consumer's controllers")
 					if res.ConsumerEngine, err = chooseEngine(ctx, consumer, handshake.RoleConsumer, o.Engine); err != nil {
 						return fmt.Errorf("(local) %w", err)
 					}
 					return nil
 				})
 				g.Go(func() (err error) {
+					defer kube.RecoverAsError(&err, "checking the provider's controllers and permissions")
 					if res.ProviderEngine, err = chooseEngine(ctx, provider, handshake.RoleProvider, o.Engine); err == nil {
 						err = checkAdvertiseEngine(res.ProviderEngine, o.Engine)
 					}

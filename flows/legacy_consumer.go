@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -68,7 +69,7 @@ type LegacyResult struct {
 // anything is written.
 func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyPeerInfo, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
 	sink = orDiscard(sink)
-	if err := ValidatePeerInfo(info); err != nil {
+	if err := artifact.ValidatePeerInfo(info); err != nil {
 		return nil, err
 	}
 	if o.ConsumerName != "" {

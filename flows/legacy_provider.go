@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -38,7 +39,7 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 			if info, err = provider.LegacyPeerInfo(ctx, authURLOverride); err != nil {
 				return err
 			}
-			return ValidatePeerInfo(info)
+			return artifact.ValidatePeerInfo(info)
 		},
 		Outcome: func() string {
 			return fmt.Sprintf("Peer info of %s (%s) gathered: auth URL %s, token %s", info.ClusterName, info.ClusterID, info.AuthURL, info.MaskedToken())

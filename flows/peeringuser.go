@@ -7,6 +7,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
 )
 
 // PeeringUser is what GeneratePeeringUser made on the provider.
@@ -35,7 +36,7 @@ func GeneratePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID
 			if res.Kubeconfig, err = provider.GeneratePeeringUser(ctx, consumerID, o); err != nil {
 				return err
 			}
-			cert, err := kube.KubeconfigCertificate(res.Kubeconfig)
+			cert, err := kubeconfig.ClientCertificate(res.Kubeconfig)
 			if err != nil {
 				return err
 			}

@@ -10,23 +10,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
-
-// SliceRequest asks a provider for resources (§10.1), as `liqoctl create
-// resourceslice` does.
-type SliceRequest struct {
-	Name, ProviderID, Class string
-	CPU, Memory, Pods       string // Kubernetes quantities, "" = not asked
-	CreateVirtualNode       bool
-}
 
 // SliceStatus is what a consumer knows of one of its ResourceSlices.
 type SliceStatus struct {
@@ -55,7 +47,7 @@ type SliceOptions struct {
 // the slice in the provider's tenant namespace (again: nothing, when an
 // identical one is there); and, with o.Wait, waits for the provider's
 // decision and the slice's kubeconfig Secret.
-func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req SliceRequest, o SliceOptions, sink handshake.Sink) (*SliceStatus, error) {
+func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifact.SliceRequest, o SliceOptions, sink handshake.Sink) (*SliceStatus, error) {
 	sink = orDiscard(sink)
 	want, err := checkSliceRequest(req)
 	if err != nil {
@@ -91,11 +83,13 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req SliceR
 			Failure: "Unable to start the controllers",
 			Run: func(ctx context.Context) error {
 				var g errgroup.Group
-				g.Go(func() error {
+				g.Go(func() (err error) {
+					defer kube.RecoverAsError(&err, "starting the consumer's controllers")
 					return scopedErr(handshake.Local, eng.serve(ctx, consumer, handshake.RoleConsumer, consumerEngine, o.Engine, sink, handshake.Local))
 				})
 				if o.Provider != nil {
-					g.Go(func() error {
+					g.Go(func() (err error) {
+						defer kube.RecoverAsError(&err, "starting the provider's controllers")
 						return scopedErr(handshake.Remote, eng.serve(ctx, o.Provider, handshake.RoleProvider, providerEngine, o.Engine, sink, handshake.Remote))
 					})
 				}
@@ -143,60 +137,19 @@ func scopedErr(s handshake.Scope, err error) error {
 	return fmt.Errorf("%s%w", s.Prefix(), err)
 }
 
-// CheckSliceRequest validates a request without a cluster: its name,
-// class and quantities, and its provider ID when set. --batch checks it
-// before the handshake, so that a bad request writes nothing.
-func CheckSliceRequest(req SliceRequest) error {
-	if req.ProviderID == "" {
-		req.ProviderID = "placeholder"
-	}
-	_, err := checkSliceRequest(req)
-	return err
-}
-
 // checkSliceRequest validates the request alone and builds the slice.
-func checkSliceRequest(req SliceRequest) (*authv1beta1.ResourceSlice, error) {
-	if errs := validation.IsDNS1123Subdomain(req.Name); len(errs) > 0 || len(req.Name) > validation.LabelValueMaxLength {
-		return nil, fmt.Errorf("invalid ResourceSlice name %q: use at most 63 lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", req.Name)
+func checkSliceRequest(req artifact.SliceRequest) (*authv1beta1.ResourceSlice, error) {
+	class, resources, err := artifact.CheckedSlice(req)
+	if err != nil {
+		return nil, err
 	}
-	if err := authcrypto.ValidateClusterID(req.ProviderID); err != nil {
-		return nil, fmt.Errorf("--remote-cluster-id: %w", err)
-	}
-	class := req.Class
-	if class == "" {
-		class = string(authv1beta1.ResourceSliceClassDefault)
-	}
-	if errs := validation.IsDNS1123Subdomain(class); len(errs) > 0 {
-		return nil, fmt.Errorf("invalid class %q: %s", class, errs[0])
-	}
-	resources := corev1.ResourceList{}
-	for _, q := range []struct {
-		name  corev1.ResourceName
-		flag  string
-		value string
-	}{{corev1.ResourceCPU, "--cpu", req.CPU}, {corev1.ResourceMemory, "--memory", req.Memory}, {corev1.ResourcePods, "--pods", req.Pods}} {
-		if q.value == "" {
-			continue
-		}
-		v, err := resource.ParseQuantity(q.value)
-		if err != nil {
-			return nil, fmt.Errorf("%s %q is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)", q.flag, q.value)
-		}
-		if v.Sign() < 0 {
-			return nil, fmt.Errorf("%s %q is negative", q.flag, q.value)
-		}
-		resources[q.name] = v
-	}
-	if len(resources) == 0 {
-		resources = nil
-	}
-	return kube.ForgeResourceSlice(req.Name, "", req.ProviderID, authv1beta1.ResourceSliceClass(class), resources, req.CreateVirtualNode), nil
+	return kube.ForgeResourceSlice(req.Name, "", req.ProviderID, class, resources, req.CreateVirtualNode), nil
 }
 
 // checkSliceTarget reads, writing nothing, where the slice goes: the
 // tenant namespace of an authenticated provider; and the slice of that
 // name, if there is one.
-func checkSliceTarget(ctx context.Context, consumer *kube.Cluster, req SliceRequest) (string, *authv1beta1.ResourceSlice, error) {
+func checkSliceTarget(ctx context.Context, consumer *kube.Cluster, req artifact.SliceRequest) (string, *authv1beta1.ResourceSlice, error) {
 	own, err := consumer.ClusterID(ctx)
 	if err != nil {
 		return "", nil, err

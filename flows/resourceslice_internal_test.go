@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -17,7 +18,7 @@ import (
 // class default, the VirtualNode annotation unless refused, and only the
 // quantities asked.
 func TestCheckSliceRequestBuildsLiqosSlice(t *testing.T) {
-	rs, err := checkSliceRequest(SliceRequest{Name: "s", ProviderID: "p", CPU: "500m", Pods: "30", CreateVirtualNode: true})
+	rs, err := checkSliceRequest(artifact.SliceRequest{Name: "s", ProviderID: "p", CPU: "500m", Pods: "30", CreateVirtualNode: true})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{kube.ReplicationLabel: "true", kube.RemoteIDLabel: "p", kube.RemoteClusterIDLabel: "p"}, rs.Labels)
 	assert.Equal(t, map[string]string{kube.CreateVirtualNodeAnnotation: "true"}, rs.Annotations)
@@ -26,7 +27,7 @@ func TestCheckSliceRequestBuildsLiqosSlice(t *testing.T) {
 	assert.Empty(t, rs.Spec.CSR, "the consumer controller signs it")
 	assert.Equal(t, map[string]string{"cpu": "500m", "pods": "30"}, quantities(rs.Spec.Resources))
 
-	rs, err = checkSliceRequest(SliceRequest{Name: "s", ProviderID: "p", Class: "gpu"})
+	rs, err = checkSliceRequest(artifact.SliceRequest{Name: "s", ProviderID: "p", Class: "gpu"})
 	require.NoError(t, err)
 	assert.Nil(t, rs.Annotations)
 	assert.Nil(t, rs.Spec.Resources)
@@ -35,26 +36,26 @@ func TestCheckSliceRequestBuildsLiqosSlice(t *testing.T) {
 
 func TestCheckSliceRequestRefuses(t *testing.T) {
 	for _, tc := range []struct {
-		req  SliceRequest
+		req  artifact.SliceRequest
 		want string
 	}{
-		{SliceRequest{Name: "Bad_Name", ProviderID: "p"}, `invalid ResourceSlice name "Bad_Name"`},
-		{SliceRequest{Name: "a-name-much-too-long-to-be-a-label-value-on-the-identity-of-the-slice", ProviderID: "p"}, "at most 63"},
-		{SliceRequest{Name: "s", ProviderID: "P"}, "--remote-cluster-id"},
-		{SliceRequest{Name: "s", ProviderID: "p", Memory: "8GB!"}, `--memory "8GB!" is not a Kubernetes quantity`},
-		{SliceRequest{Name: "s", ProviderID: "p", CPU: "-1"}, `--cpu "-1" is negative`},
-		{SliceRequest{Name: "s", ProviderID: "p", Class: "No Spaces"}, `invalid class "No Spaces"`},
+		{artifact.SliceRequest{Name: "Bad_Name", ProviderID: "p"}, `invalid ResourceSlice name "Bad_Name"`},
+		{artifact.SliceRequest{Name: "a-name-much-too-long-to-be-a-label-value-on-the-identity-of-the-slice", ProviderID: "p"}, "at most 63"},
+		{artifact.SliceRequest{Name: "s", ProviderID: "P"}, "--remote-cluster-id"},
+		{artifact.SliceRequest{Name: "s", ProviderID: "p", Memory: "8GB!"}, `--memory "8GB!" is not a Kubernetes quantity`},
+		{artifact.SliceRequest{Name: "s", ProviderID: "p", CPU: "-1"}, `--cpu "-1" is negative`},
+		{artifact.SliceRequest{Name: "s", ProviderID: "p", Class: "No Spaces"}, `invalid class "No Spaces"`},
 	} {
 		_, err := checkSliceRequest(tc.req)
 		require.Error(t, err, tc.req)
 		assert.Contains(t, err.Error(), tc.want)
 	}
-	assert.NoError(t, CheckSliceRequest(SliceRequest{Name: "s", CPU: "1"}), "no provider ID yet (--batch before the handshake)")
+	assert.NoError(t, artifact.CheckSliceRequest(artifact.SliceRequest{Name: "s", CPU: "1"}), "no provider ID yet (--batch before the handshake)")
 }
 
 // The same request again is fine; another one is refused with what to do.
 func TestSameSlice(t *testing.T) {
-	want, err := checkSliceRequest(SliceRequest{Name: "s", ProviderID: "p", CPU: "1", CreateVirtualNode: true})
+	want, err := checkSliceRequest(artifact.SliceRequest{Name: "s", ProviderID: "p", CPU: "1", CreateVirtualNode: true})
 	require.NoError(t, err)
 	existing := want.DeepCopy()
 	existing.Namespace = "liqo-tenant-p"

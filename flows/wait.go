@@ -73,11 +73,24 @@ func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink
 	// Only Events from now on count: an old Warning from an attempt that
 	// was fixed since must not fail a re-run.
 	var lastTransient atomic.Pointer[WarningError]
-	go watchEvents(ctx, c, sink, scope, ref, events.ResourceVersion, cancel, &lastTransient)
+	go func() {
+		var panicked error
+		defer func() {
+			if panicked != nil {
+				cancel(panicked)
+			}
+		}()
+		defer kube.RecoverAsError(&panicked, "watching the Events of "+ref.Kind+" "+ref.Name)
+		watchEvents(ctx, c, sink, scope, ref, events.ResourceVersion, cancel, &lastTransient)
+	}()
 	obj, err := kube.WaitFor(ctx, lw, what, cond)
 	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
-		if w, ok := cause.(*WarningError); ok {
+		var w *WarningError
+		var p *kube.PanicError
+		if errors.As(cause, &w) {
 			return obj, w
+		} else if errors.As(cause, &p) {
+			return obj, p
 		}
 	}
 	if w := lastTransient.Load(); w != nil && errors.Is(err, kube.ErrWaitTimeout) {

@@ -78,6 +78,7 @@ func (c *Cluster) CheckAccess(ctx context.Context, needs []Access) error {
 	var g errgroup.Group
 	for i, a := range needs {
 		g.Go(func() (err error) {
+			defer RecoverAsError(&err, "checking access")
 			allowed[i], reasons[i], err = c.allowed(ctx, a)
 			return err
 		})

@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
 )
 
 // Generation is which authentication a cluster runs: Liqo v1's (the
@@ -28,16 +30,16 @@ const (
 
 // LegacyLine is a family of Liqo 0.x releases that share one identity
 // request format (liqo-legacy-auth.md §5): only the same line interoperates.
-type LegacyLine string
+type LegacyLine = legacypeer.Line
 
 const (
-	LegacyLineUnknown LegacyLine = ""
+	LegacyLineUnknown = legacypeer.LineUnknown
 	// LegacyV02 issues ServiceAccount-token identities (§6): explained, not supported.
-	LegacyV02 LegacyLine = "v0.2"
+	LegacyV02 = legacypeer.V02
 	// LegacyV03 sends "clusterID" at the top of the identity request.
-	LegacyV03 LegacyLine = "v0.3"
+	LegacyV03 = legacypeer.V03
 	// LegacyV04 (v0.4.0 … v0.10.3) sends "cluster":{"clusterID","clusterName"}.
-	LegacyV04 LegacyLine = "v0.4+"
+	LegacyV04 = legacypeer.V04
 )
 
 // Liqo 0.x names (liqo-legacy-auth.md §2.2, §3.3, §6).

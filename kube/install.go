@@ -173,7 +173,7 @@ func (c *Cluster) InstallController(ctx context.Context, image string) ([]Change
 		}
 		changes = append(changes, ch)
 		if m.obj.GetKind() == "CustomResourceDefinition" {
-			if err := c.waitCRDEstablished(ctx, m.obj.GetName()); err != nil {
+			if _, err := c.waitCRDEstablished(ctx, m.obj.GetName()); err != nil {
 				return changes, err
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
 )
 
 // KubeconfigOptions select a cluster the way kubectl does: an explicit file
@@ -22,31 +22,14 @@ type KubeconfigOptions struct {
 }
 
 // Describe names the kubeconfig and context for error messages.
-func (o KubeconfigOptions) Describe() string {
-	where := o.Path
-	if where == "" {
-		where = "default kubeconfig"
-	}
-	if o.Context != "" {
-		where += ", context " + o.Context
-	}
-	return where
-}
+func (o KubeconfigOptions) Describe() string { return kubeconfig.Describe(o.Path, o.Context) }
 
 // Connect loads the kubeconfig and builds the clients. It does not contact
 // the API server.
 func Connect(o KubeconfigOptions) (*Cluster, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.Path
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
-		&clientcmd.ConfigOverrides{CurrentContext: o.Context})
-	raw, err := loader.RawConfig()
+	cfg, current, err := kubeconfig.Load(o.Path, o.Context)
 	if err != nil {
-		return nil, fmt.Errorf("reading kubeconfig (%s): %w", o.Describe(), err)
-	}
-	cfg, err := loader.ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig (%s): %w", o.Describe(), err)
+		return nil, err
 	}
 	cfg.Timeout = o.Timeout
 	if cfg.Proxy == nil && o.ProxyURL != "" {
@@ -60,9 +43,6 @@ func Connect(o KubeconfigOptions) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Context = o.Context
-	if c.Context == "" {
-		c.Context = raw.CurrentContext
-	}
+	c.Context = current
 	return c, nil
 }

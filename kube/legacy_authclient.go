@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
 )
 
 // DefaultLegacyAuthTimeout is longer than the 30 s a 0.x auth server waits
@@ -64,7 +65,7 @@ const (
 
 // NewLegacyAuthClient checks the options; it refuses a non-https URL.
 func NewLegacyAuthClient(o LegacyAuthOptions) (*LegacyAuthClient, error) {
-	u, err := ValidateLegacyAuthURL(o.URL)
+	u, err := legacypeer.ValidateAuthURL(o.URL)
 	if err != nil {
 		return nil, err
 	}

@@ -239,12 +239,9 @@ func TestLegacyAuthUnreachable(t *testing.T) {
 	assert.Contains(t, err.Error(), url)
 
 	release := make(chan struct{})
-	slow := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
+	// It answers nothing until the test ends: returning when the request's
+	// context ends would send an empty 200 that a loaded machine may see.
+	slow := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
 	t.Cleanup(slow.Close)
 	t.Cleanup(func() { close(release) })
 	a, err := NewLegacyAuthClient(LegacyAuthOptions{URL: slow.URL, InsecureSkipTLSVerify: true, Timeout: 50 * time.Millisecond})

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
 )
 
 // LegacyAuthStatus is the AuthenticationStatus peering condition of a
@@ -289,7 +291,7 @@ func legacyOrStatus(said string, f *LegacyAuthFailure) string {
 func RedactLegacyTokens(s string) string {
 	s = quotedTokenPattern.ReplaceAllStringFunc(s, func(m string) string {
 		tok := quotedTokenPattern.FindStringSubmatch(m)[1]
-		return `invalid token "` + MaskLegacyToken(tok) + `"`
+		return `invalid token "` + legacypeer.MaskToken(tok) + `"`
 	})
-	return hexTokenPattern.ReplaceAllStringFunc(s, MaskLegacyToken)
+	return hexTokenPattern.ReplaceAllStringFunc(s, legacypeer.MaskToken)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
 )
 
 // Liqo 0.x marks its virtual nodes with this label; their addresses are not
@@ -98,7 +99,7 @@ func (c *Cluster) legacyAuthToken(ctx context.Context) (string, error) {
 
 func (c *Cluster) legacyAuthURL(ctx context.Context, override string) (string, error) {
 	if override != "" {
-		return ValidateLegacyAuthURL(override)
+		return legacypeer.ValidateAuthURL(override)
 	}
 	svc, err := c.Kube.CoreV1().Services(c.Namespace).Get(ctx, LegacyAuthName, metav1.GetOptions{})
 	switch {
@@ -209,22 +210,6 @@ func legacyAuthPort(svc *corev1.Service) (string, error) {
 	}
 	return "", fmt.Errorf("Service %s/%s is of type %s, which other clusters cannot reach: set its %s/%s annotations (e.g. for an Ingress) or give --auth-url",
 		svc.Namespace, svc.Name, svc.Spec.Type, LegacyOverrideAddressAnnotation, LegacyOverridePortAnnotation)
-}
-
-// ValidateLegacyAuthURL checks an auth URL given by hand: https, a host, no
-// path beyond "/". It returns it without a trailing slash.
-func ValidateLegacyAuthURL(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("auth URL %q is not a URL: give it as https://host[:port]", raw)
-	}
-	if u.Scheme != "https" {
-		return "", fmt.Errorf("auth URL %q is not https: Liqo 0.x consumers only speak https, give https://host[:port]", raw)
-	}
-	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("auth URL %q has more than a host and port: give it as https://host[:port]", raw)
-	}
-	return "https://" + u.Host, nil
 }
 
 // LegacyAuthenticationDisabled tells whether the liqo-auth Deployment runs

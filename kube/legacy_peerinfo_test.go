@@ -116,17 +116,6 @@ func TestLegacyAuthURLErrors(t *testing.T) {
 	}
 }
 
-// An --auth-url must be https with only a host and a port.
-func TestValidateLegacyAuthURL(t *testing.T) {
-	got, err := ValidateLegacyAuthURL(" https://auth.example.com:8443/ ")
-	require.NoError(t, err)
-	assert.Equal(t, "https://auth.example.com:8443", got)
-	for _, bad := range []string{"http://auth.example.com", "auth.example.com", "https://", "https://a.example.com/path", "https://u:p@a.example.com", "ftp://a"} {
-		_, err := ValidateLegacyAuthURL(bad)
-		assert.Error(t, err, bad)
-	}
-}
-
 // The chart's --enable-authentication={{…}} arg, as Go's flag package reads it.
 func TestLegacyAuthenticationDisabled(t *testing.T) {
 	deploy := func(args ...string) *appsv1.Deployment {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
 )
 
 // Liqo 0.x names and labels (../shared/liqo-legacy-auth.md, section in
@@ -30,7 +32,7 @@ const (
 	LegacyIDsPath                     = "/ids"
 	LegacyCertIdentityPath            = "/identity/certificate"
 	// LegacyTokenLength: 64 random bytes as lowercase hex (§2.1).
-	LegacyTokenLength = 128
+	LegacyTokenLength = legacypeer.TokenLength
 	// LegacyMaxClusterNameLength keeps liqo-tenant-<name>-<6 hex> a DNS
 	// label on v0.4+ providers (§2.4).
 	LegacyMaxClusterNameLength = 44
@@ -64,36 +66,8 @@ func LegacyTenantNamespaceName(line LegacyLine, clusterID, clusterName string) s
 }
 
 // LegacyPeerInfo is what a consumer needs to authenticate with a Liqo 0.x
-// provider, as `liqoctl generate peer-command` prints it (§4). Token is a
-// credential: never log it.
-type LegacyPeerInfo struct {
-	ClusterID   string `json:"clusterID"`
-	ClusterName string `json:"clusterName"`
-	AuthURL     string `json:"authURL"`
-	Token       string `json:"token"`
-	// Version is the provider's Liqo release ("" unknown) and Line its
-	// identity-request family.
-	Version string     `json:"version,omitempty"`
-	Line    LegacyLine `json:"line,omitempty"`
-	// AuthenticationDisabled: the provider's auth server runs with
-	// --enable-authentication=false and accepts any token (§2.7).
-	AuthenticationDisabled bool `json:"authenticationDisabled,omitempty"`
-	// AuthenticationUnknown: the liqo-auth Deployment was missing or not
-	// readable (and, once flows asked the auth server, that did not answer
-	// either), so AuthenticationDisabled tells nothing. Not in the artifact.
-	AuthenticationUnknown bool `json:"-"`
-}
-
-// MaskedToken is the token as screens show it until revealed.
-func (p *LegacyPeerInfo) MaskedToken() string { return MaskLegacyToken(p.Token) }
-
-// MaskLegacyToken keeps the first and last 4 characters of a token.
-func MaskLegacyToken(token string) string {
-	if len(token) <= 8 {
-		return strings.Repeat("•", len(token))
-	}
-	return token[:4] + strings.Repeat("•", 8) + token[len(token)-4:]
-}
+// provider (§4); it lives in legacypeer so that its parsers need no client.
+type LegacyPeerInfo = legacypeer.PeerInfo
 
 // LegacyRefusal is why a 0.x provider refused an identity request.
 type LegacyRefusal string

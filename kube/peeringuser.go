@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"time"
@@ -270,21 +269,6 @@ func peeringUserKubeconfig(consumerID, server, namespace string, ca, cert, keyPE
 	cfg.Contexts[PeeringUserKubeconfigContext] = &clientcmdapi.Context{Cluster: consumerID, AuthInfo: user, Namespace: namespace}
 	cfg.CurrentContext = PeeringUserKubeconfigContext
 	return clientcmd.Write(*cfg)
-}
-
-// KubeconfigCertificate parses the client certificate of a kubeconfig's
-// current context: for a peering user's, its CN is the user and its O the
-// group (liqo.io). Nothing else of the kubeconfig (its key) is read.
-func KubeconfigCertificate(kubeconfig []byte) (*x509.Certificate, error) {
-	cfg, err := clientcmd.Load(kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
-	}
-	ctxt := cfg.Contexts[cfg.CurrentContext]
-	if ctxt == nil || cfg.AuthInfos[ctxt.AuthInfo] == nil || len(cfg.AuthInfos[ctxt.AuthInfo].ClientCertificateData) == 0 {
-		return nil, fmt.Errorf("the kubeconfig's current context %q has no client certificate", cfg.CurrentContext)
-	}
-	return authcrypto.ParseCertificatePEM(cfg.AuthInfos[ctxt.AuthInfo].ClientCertificateData)
 }
 
 // peeringUserManifests decodes the embedded peering-user roles, the Role

@@ -16,6 +16,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/assets"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	kubecfg "github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
@@ -96,7 +97,7 @@ func TestPeeringUserIsLiqosAndMayDoOnlyWhatItsRolesSay(t *testing.T) {
 	assert.Equal(t, tenantNS, ctxt.Namespace)
 	assert.Equal(t, lc.Config.Host, cfg.Clusters[consumerID].Server)
 	assert.Equal(t, lc.Config.CAData, cfg.Clusters[consumerID].CertificateAuthorityData)
-	cert, err := kube.KubeconfigCertificate(kubeconfig)
+	cert, err := kubecfg.ClientCertificate(kubeconfig)
 	require.NoError(t, err)
 	assert.Regexp(t, `^liqo-peer-user-pu-consumer-[0-9a-f]{32}$`, cert.Subject.CommonName)
 	assert.Equal(t, []string{"liqo.io"}, cert.Subject.Organization)
@@ -167,7 +168,7 @@ func TestPeeringUserIsLiqosAndMayDoOnlyWhatItsRolesSay(t *testing.T) {
 	assert.Contains(t, reported, kube.Change{Object: "Namespace " + tenantNS, Action: kube.Unchanged})
 	assert.Contains(t, reported, kube.Change{Object: "CertificateSigningRequest " + userName, Action: kube.Updated})
 	assert.Contains(t, reported, kube.Change{Object: "RoleBinding " + tenantNS + "/" + userName + "-tenant-ns-writer", Action: kube.Updated})
-	cert2, err := kube.KubeconfigCertificate(second)
+	cert2, err := kubecfg.ClientCertificate(second)
 	require.NoError(t, err)
 	assert.NotEqual(t, cert.Subject.CommonName, cert2.Subject.CommonName)
 	writer2, err := provider.Kube.RbacV1().RoleBindings(tenantNS).Get(ctx, writer.Name, metav1.GetOptions{})

@@ -18,7 +18,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-// maxInput bounds what is read from a file or a paste (flows.MaxArtifactSize).
+// maxInput bounds what is read from a file or a paste (artifact.MaxSize).
 const maxInput = 256 << 10
 
 type (

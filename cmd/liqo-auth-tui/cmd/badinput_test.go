@@ -13,7 +13,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
@@ -26,7 +26,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 }
 
 func encode(t *testing.T, obj any) []byte {
-	b, err := flows.Encode(obj, "yaml")
+	b, err := artifact.Encode(obj, "yaml")
 	require.NoError(t, err)
 	return b
 }
@@ -44,9 +44,9 @@ func TestBadInputsFailClearlyAndWriteNothing(t *testing.T) {
 	require.NoError(t, err)
 	identityYAML, err := os.ReadFile(filepath.Join(dir, "identity.yaml"))
 	require.NoError(t, err)
-	tenant, err := flows.DecodeTenant(tenantYAML)
+	tenant, err := artifact.DecodeTenant(tenantYAML)
 	require.NoError(t, err)
-	identity, err := flows.DecodeIdentity(identityYAML)
+	identity, err := artifact.DecodeIdentity(identityYAML)
 	require.NoError(t, err)
 
 	mutTenant := func(name string, f func(*v1beta1.Tenant)) string {
@@ -76,7 +76,7 @@ func TestBadInputsFailClearlyAndWriteNothing(t *testing.T) {
 	require.NoError(t, lab.WriteKubeconfig(nobodyKubeconfig, "nobody", nobodyCfg))
 
 	multiDoc := append(append(append([]byte{}, tenantYAML...), []byte("---\n")...), tenantYAML...)
-	oversized := append(append([]byte{}, tenantYAML...), []byte("# "+strings.Repeat("x", flows.MaxArtifactSize)+"\n")...)
+	oversized := append(append([]byte{}, tenantYAML...), []byte("# "+strings.Repeat("x", artifact.MaxSize)+"\n")...)
 
 	cases := []struct {
 		name  string

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -46,7 +47,7 @@ func (f BatchSliceFlags) check(root *cobra.Command) error {
 		}
 		return nil
 	}
-	if err := flows.CheckSliceRequest(f.request(f.Name, "")); err != nil {
+	if err := artifact.CheckSliceRequest(f.request(f.Name, "")); err != nil {
 		return usagef("--resource-slice: %v", err)
 	}
 	return nil

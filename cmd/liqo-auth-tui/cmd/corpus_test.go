@@ -33,6 +33,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/wizardbackend"
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -161,9 +162,9 @@ func TestCorpusOfMalformedArtifactsWritesNothing(t *testing.T) {
 	}
 	nonce := strings.TrimSpace(string(read("nonce.txt")))
 	tenantYAML, identityYAML := read("tenant.yaml"), read("identity.yaml")
-	tenant, err := flows.DecodeTenant(tenantYAML)
+	tenant, err := artifact.DecodeTenant(tenantYAML)
 	require.NoError(t, err)
-	identity, err := flows.DecodeIdentity(identityYAML)
+	identity, err := artifact.DecodeIdentity(identityYAML)
 	require.NoError(t, err)
 	// The provider made a nonce for another consumer too.
 	code, out, errOut := run(provider.args("create", "nonce", "--remote-cluster-id", other.id)...)
@@ -221,8 +222,8 @@ func TestCorpusOfMalformedArtifactsWritesNothing(t *testing.T) {
 	binary := make([]byte, 4096)
 	_, err = rand.Read(binary)
 	require.NoError(t, err)
-	oversized := append(append([]byte{}, tenantYAML...), []byte("# "+strings.Repeat("x", flows.MaxArtifactSize)+"\n")...)
-	tenantJSON, err := flows.Encode(tenant, "json")
+	oversized := append(append([]byte{}, tenantYAML...), []byte("# "+strings.Repeat("x", artifact.MaxSize)+"\n")...)
+	tenantJSON, err := artifact.Encode(tenant, "json")
 	require.NoError(t, err)
 
 	applyTenant := func(path string) []string { return provider.args("apply", "tenant", "-f", path) }

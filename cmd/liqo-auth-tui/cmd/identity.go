@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -57,14 +58,14 @@ func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *kube.C
 	if err != nil {
 		return err
 	}
-	data, err := flows.Encode(id, o.Output)
+	data, err := artifact.Encode(id, o.Output)
 	if err != nil {
 		return err
 	}
 	if err := o.writeArtifact(o.OutputFile, data); err != nil {
 		return err
 	}
-	if fp, err := flows.IdentityCAFingerprint(id); err == nil && fp != "" {
+	if fp, err := artifact.IdentityCAFingerprint(id); err == nil && fp != "" {
 		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (provider CA %s, API server %s)", o.ConsumerID, fp, id.Spec.AuthParams.APIServer)
 	}
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindIdentity, SenderID: id.Spec.ClusterID, ReceiverID: o.ConsumerID,
@@ -118,7 +119,7 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *kube.Cluster
 	if err != nil {
 		return err
 	}
-	id, err := flows.DecodeIdentity(data)
+	id, err := artifact.DecodeIdentity(data)
 	if err != nil {
 		return err
 	}

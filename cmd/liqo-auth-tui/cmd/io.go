@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 )
 
 // readInput reads a file, or stdin for "-", bounded like any artifact.
@@ -24,7 +25,7 @@ func (o *Options) readInput(path, what string) ([]byte, error) {
 		defer f.Close()
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, flows.MaxArtifactSize+1))
+	data, err := io.ReadAll(io.LimitReader(r, artifact.MaxSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}

@@ -10,8 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
 )
 
 // LegacyFlags are the choices of a Liqo 0.x authentication, shared by
@@ -54,7 +56,7 @@ func (f LegacyFlags) check() error {
 		}
 	}
 	if f.AuthURL != "" {
-		if _, err := kube.ValidateLegacyAuthURL(f.AuthURL); err != nil {
+		if _, err := legacypeer.ValidateAuthURL(f.AuthURL); err != nil {
 			return usagef("--auth-url: %v", err)
 		}
 	}
@@ -141,7 +143,7 @@ func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *kube.C
 	if err != nil {
 		return err
 	}
-	line, err := flows.EncodePeerInfo(info)
+	line, err := artifact.EncodePeerInfo(info)
 	if err != nil {
 		return err
 	}
@@ -229,7 +231,7 @@ func (o *ApplyPeerInfoOptions) read() (*kube.LegacyPeerInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := flows.ParsePeerInfo(data)
+	info, err := artifact.ParsePeerInfo(data)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -20,7 +20,7 @@ const legacyTestToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456
 
 func legacyPeerInfoLine(t *testing.T) string {
 	t.Helper()
-	line, err := flows.EncodePeerInfo(&kube.LegacyPeerInfo{ClusterID: "p1", ClusterName: "milan", AuthURL: "https://10.0.0.5:30443",
+	line, err := artifact.EncodePeerInfo(&kube.LegacyPeerInfo{ClusterID: "p1", ClusterName: "milan", AuthURL: "https://10.0.0.5:30443",
 		Token: legacyTestToken, Line: kube.LegacyV04})
 	require.NoError(t, err)
 	return line

@@ -19,6 +19,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
+	kubecfg "github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
@@ -83,7 +84,7 @@ func TestPeeringUserKubeconfigAuthenticatesAlone(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 	kubeconfig, err := os.ReadFile(file)
 	require.NoError(t, err)
-	cert, err := kube.KubeconfigCertificate(kubeconfig)
+	cert, err := kubecfg.ClientCertificate(kubeconfig)
 	require.NoError(t, err)
 	assert.Regexp(t, `^liqo-peer-user-pua-consumer-[0-9a-f]{32}$`, cert.Subject.CommonName)
 	assert.Equal(t, []string{"liqo.io"}, cert.Subject.Organization)
@@ -176,7 +177,7 @@ func TestPeeringUserNeedsAControllerOnTheProvider(t *testing.T) {
 	admin := adminOf(t, provider)
 	kubeconfig, err := os.ReadFile(file)
 	require.NoError(t, err)
-	cert, err := kube.KubeconfigCertificate(kubeconfig)
+	cert, err := kubecfg.ClientCertificate(kubeconfig)
 	require.NoError(t, err)
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "puc-lease-reader", Namespace: provider.liqoNamespace},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get"}}}}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
@@ -128,7 +128,7 @@ func TestProxyFlagUsageErrorsWriteNothing(t *testing.T) {
 	dir, _ := manualFlow(t, provider, consumer)
 	tenantYAML, err := os.ReadFile(filepath.Join(dir, "tenant.yaml"))
 	require.NoError(t, err)
-	badTenant, err := flows.DecodeTenant(tenantYAML)
+	badTenant, err := artifact.DecodeTenant(tenantYAML)
 	require.NoError(t, err)
 	badTenant.Spec.ProxyURL = "proxy:3128"
 	badTenantFile := writeFile(t, dir, "badproxy.yaml", encode(t, badTenant))

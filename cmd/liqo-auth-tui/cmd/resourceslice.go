@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -37,8 +38,8 @@ func addSliceFlags(fs interface {
 	fs.BoolVar(&f.NoVirtualNode, "no-virtual-node", false, "do not ask Liqo to create a VirtualNode for the ResourceSlice")
 }
 
-func (f SliceFlags) request(name, providerID string) flows.SliceRequest {
-	return flows.SliceRequest{Name: name, ProviderID: providerID, Class: f.Class, CPU: f.CPU, Memory: f.Memory, Pods: f.Pods,
+func (f SliceFlags) request(name, providerID string) artifact.SliceRequest {
+	return artifact.SliceRequest{Name: name, ProviderID: providerID, Class: f.Class, CPU: f.CPU, Memory: f.Memory, Pods: f.Pods,
 		CreateVirtualNode: !f.NoVirtualNode}
 }
 
@@ -99,7 +100,7 @@ func (o *CreateResourceSliceOptions) Run(ctx context.Context) error {
 }
 
 // create runs the flow and reports the outcome (shared with --batch).
-func (o *CreateResourceSliceOptions) create(ctx context.Context, consumer, provider *kube.Cluster, req flows.SliceRequest) error {
+func (o *CreateResourceSliceOptions) create(ctx context.Context, consumer, provider *kube.Cluster, req artifact.SliceRequest) error {
 	engine, err := o.Engine.options()
 	if err != nil {
 		return err

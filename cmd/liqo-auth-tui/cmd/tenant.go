@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -89,14 +90,14 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Clu
 	if err != nil {
 		return err
 	}
-	data, err := flows.Encode(t, o.Output)
+	data, err := artifact.Encode(t, o.Output)
 	if err != nil {
 		return err
 	}
 	if err := o.writeArtifact(o.OutputFile, data); err != nil {
 		return err
 	}
-	fp, err := flows.TenantFingerprint(t)
+	fp, err := artifact.TenantFingerprint(t)
 	if err != nil {
 		return err
 	}
@@ -113,9 +114,9 @@ func (o *GenerateTenantOptions) nonce() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return flows.ParseNonce(data)
+		return artifact.ParseNonce(data)
 	case o.Nonce != "":
-		return flows.ParseNonce([]byte(o.Nonce))
+		return artifact.ParseNonce([]byte(o.Nonce))
 	}
 	return "", nil
 }
@@ -170,7 +171,7 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *kube.Cluster) 
 	if err != nil {
 		return err
 	}
-	t, err := flows.DecodeTenant(data)
+	t, err := artifact.DecodeTenant(data)
 	if err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *kube.Cluster) 
 	if err != nil {
 		return err
 	}
-	fp, err := flows.TenantFingerprint(applied)
+	fp, err := artifact.TenantFingerprint(applied)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
@@ -15,11 +15,11 @@ import (
 func tenantArtifact(t *authv1beta1.Tenant, data []byte, forID string) (*tui.Artifact, error) {
 	var err error
 	if data == nil {
-		if data, err = flows.Encode(t, "yaml"); err != nil {
+		if data, err = artifact.Encode(t, "yaml"); err != nil {
 			return nil, err
 		}
 	}
-	fp, err := flows.TenantFingerprint(t)
+	fp, err := artifact.TenantFingerprint(t)
 	if err != nil {
 		return nil, fmt.Errorf("tenant spec.publicKey: %w", err)
 	}
@@ -29,11 +29,11 @@ func tenantArtifact(t *authv1beta1.Tenant, data []byte, forID string) (*tui.Arti
 func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, error) {
 	var err error
 	if data == nil {
-		if data, err = flows.Encode(id, "yaml"); err != nil {
+		if data, err = artifact.Encode(id, "yaml"); err != nil {
 			return nil, err
 		}
 	}
-	fp, err := flows.IdentityCAFingerprint(id)
+	fp, err := artifact.IdentityCAFingerprint(id)
 	if err != nil {
 		return nil, fmt.Errorf("identity authParams.ca: %w", err)
 	}
@@ -45,7 +45,7 @@ func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, err
 		masked := id.DeepCopy()
 		masked.Spec.AuthParams.AWSConfig.AWSAccessKeyID = mask(aws.AWSAccessKeyID)
 		masked.Spec.AuthParams.AWSConfig.AWSSecretAccessKey = "********"
-		preview, err := flows.Encode(masked, "yaml")
+		preview, err := artifact.Encode(masked, "yaml")
 		if err != nil {
 			return nil, err
 		}

@@ -7,13 +7,15 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/wizardbackend"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
 // FuzzCheckSliceRequest: the wizard's ResourceSlice form. No input panics;
 // a refusal names one of the form's fields in one line; and what the form
-// accepts, flows (hence the API server and Liqo) accepts too, so that a
-// request never fails after the form said it was fine.
+// accepts, artifact.CheckSliceRequest (hence the API server and Liqo)
+// accepts too, so that a request never fails after the form said it was
+// fine.
 func FuzzCheckSliceRequest(f *testing.F) {
 	f.Add("slice-1", "", "4", "8Gi", "110")
 	f.Add("slice-1", "default", "500m", "", "")
@@ -36,9 +38,9 @@ func FuzzCheckSliceRequest(f *testing.F) {
 			}
 			return
 		}
-		if err := flows.CheckSliceRequest(flows.SliceRequest{Name: name, ProviderID: req.ProviderID, Class: class,
+		if err := artifact.CheckSliceRequest(artifact.SliceRequest{Name: name, ProviderID: req.ProviderID, Class: class,
 			CPU: cpu, Memory: memory, Pods: pods}); err != nil {
-			t.Fatalf("the form accepts what flows refuses: %v", err)
+			t.Fatalf("the form accepts what the command refuses: %v", err)
 		}
 	})
 }

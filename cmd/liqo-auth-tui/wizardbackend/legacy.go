@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
@@ -28,7 +29,7 @@ func (b *Backend) PeerInfo(ctx context.Context, provider tui.ClusterRef, sink ha
 // CheckPeerInfo validates pasted peer info for consumer, writing nothing:
 // a peer info of the consumer itself is refused here.
 func (b *Backend) CheckPeerInfo(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
-	info, err := flows.ParsePeerInfo(data)
+	info, err := artifact.ParsePeerInfo(data)
 	if err != nil {
 		return nil, explainLegacy(err)
 	}
@@ -47,7 +48,7 @@ func (b *Backend) CheckPeerInfo(ctx context.Context, consumer tui.ClusterRef, da
 
 // ApplyPeerInfo authenticates consumer from pasted peer info.
 func (b *Backend) ApplyPeerInfo(ctx context.Context, consumer tui.ClusterRef, data []byte, o tui.LegacyOptions, sink handshake.Sink) (*tui.LegacyResult, error) {
-	info, err := flows.ParsePeerInfo(data)
+	info, err := artifact.ParsePeerInfo(data)
 	if err != nil {
 		return nil, explainLegacy(err)
 	}
@@ -86,7 +87,7 @@ func (b *Backend) legacyOptions(o tui.LegacyOptions) flows.LegacyOptions {
 }
 
 func peerInfoArtifact(info *kube.LegacyPeerInfo, forID string) (*tui.Artifact, error) {
-	line, err := flows.EncodePeerInfo(info)
+	line, err := artifact.EncodePeerInfo(info)
 	if err != nil {
 		return nil, explainLegacy(err)
 	}

@@ -13,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -32,14 +34,14 @@ func TestPeerInfoArtifact(t *testing.T) {
 	info := legacyInfo()
 	a, err := peerInfoArtifact(info, "c1")
 	require.NoError(t, err)
-	back, err := flows.ParsePeerInfo(a.Data)
+	back, err := artifact.ParsePeerInfo(a.Data)
 	require.NoError(t, err)
 	assert.Equal(t, info, back)
 	assert.Equal(t, handshake.KindPeerInfo, a.Kind)
 	assert.True(t, a.Masked)
 	assert.False(t, a.Sensitive, "the line may go on the clipboard")
 	assert.NotContains(t, a.Preview, legacyToken)
-	assert.Contains(t, a.Preview, kube.MaskLegacyToken(legacyToken))
+	assert.Contains(t, a.Preview, legacypeer.MaskToken(legacyToken))
 	assert.Equal(t, a.Preview, a.Shown())
 	assert.Equal(t, flows.LiqoctlPeerCommand(info), a.Equivalent)
 	assert.Equal(t, "p1", a.FromID)
@@ -95,7 +97,7 @@ func TestExplainLegacy(t *testing.T) {
 // A bad paste is refused before any cluster is dialed, in one line.
 func TestCheckPeerInfoBadInput(t *testing.T) {
 	b := New(time.Minute, flows.EngineOptions{})
-	line, err := flows.EncodePeerInfo(legacyInfo())
+	line, err := artifact.EncodePeerInfo(legacyInfo())
 	require.NoError(t, err)
 	ref := tui.ClusterRef{Kubeconfig: filepath.Join(t.TempDir(), "none")}
 	_, err = b.CheckPeerInfo(context.Background(), ref, []byte(line[:len(line)-2]))

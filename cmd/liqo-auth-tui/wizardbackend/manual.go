@@ -5,6 +5,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
@@ -26,7 +27,7 @@ func (b *Backend) CreateNonce(ctx context.Context, provider tui.ClusterRef, cons
 }
 
 func (b *Backend) CheckNonce(data []byte) (*tui.Artifact, error) {
-	nonce, err := flows.ParseNonce(data)
+	nonce, err := artifact.ParseNonce(data)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func (b *Backend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, p
 }
 
 func (b *Backend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data []byte) (*tui.Artifact, error) {
-	t, err := flows.DecodeTenant(data)
+	t, err := artifact.DecodeTenant(data)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func (b *Backend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data
 }
 
 func (b *Backend) ApplyTenant(ctx context.Context, provider tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.Artifact, error) {
-	t, err := flows.DecodeTenant(data)
+	t, err := artifact.DecodeTenant(data)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (b *Backend) GenerateIdentity(ctx context.Context, provider tui.ClusterRef,
 }
 
 func (b *Backend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
-	id, err := flows.DecodeIdentity(data)
+	id, err := artifact.DecodeIdentity(data)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func (b *Backend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, da
 }
 
 func (b *Backend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.AuthResult, error) {
-	id, err := flows.DecodeIdentity(data)
+	id, err := artifact.DecodeIdentity(data)
 	if err != nil {
 		return nil, err
 	}

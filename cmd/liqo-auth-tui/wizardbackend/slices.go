@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
@@ -31,7 +32,7 @@ func (b *Backend) RequestResources(ctx context.Context, consumer tui.ClusterRef,
 			return nil, explainScoped(handshake.Remote, err)
 		}
 	}
-	st, err := flows.CreateResourceSlice(ctx, c, flows.SliceRequest{Name: req.Name, ProviderID: req.ProviderID, Class: req.Class,
+	st, err := flows.CreateResourceSlice(ctx, c, artifact.SliceRequest{Name: req.Name, ProviderID: req.ProviderID, Class: req.Class,
 		CPU: req.CPU, Memory: req.Memory, Pods: req.Pods}, o, sink)
 	if err != nil {
 		if denied := deniedSlice(ctx, c, req, err); denied != nil {

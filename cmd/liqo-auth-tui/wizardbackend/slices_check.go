@@ -3,9 +3,9 @@ package wizardbackend
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -31,7 +31,7 @@ func (b *Backend) CheckSliceRequest(req tui.SliceRequest) error {
 		if q.value == "" {
 			continue
 		}
-		v, err := resource.ParseQuantity(q.value)
+		v, err := artifact.ParseQuantity(q.value)
 		switch {
 		case err != nil:
 			return &tui.FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. %s)", q.field, q.value, quantityExample[q.field])}

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
@@ -218,11 +219,11 @@ func TestLegacyFlowManualBetweenLiqoClusters(t *testing.T) {
 	assert.Equal(t, p.info.ClusterID, info.ClusterID)
 	assert.Equal(t, p.info.AuthURL, info.AuthURL)
 	assert.False(t, info.AuthenticationDisabled)
-	line, err := flows.EncodePeerInfo(info)
+	line, err := artifact.EncodePeerInfo(info)
 	require.NoError(t, err)
 	assert.NotContains(t, line, "\n")
 	assert.NotContains(t, line, info.Token)
-	parsed, err := flows.ParsePeerInfo([]byte("  " + line + "\n"))
+	parsed, err := artifact.ParsePeerInfo([]byte("  " + line + "\n"))
 	require.NoError(t, err)
 	assert.Equal(t, info, parsed)
 
@@ -279,9 +280,9 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 		rec := &recorder{}
 		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", rec.sink)
 		require.NoError(t, err)
-		line, err := flows.EncodePeerInfo(info)
+		line, err := artifact.EncodePeerInfo(info)
 		require.NoError(t, err)
-		parsed, err := flows.ParsePeerInfo([]byte(line))
+		parsed, err := artifact.ParsePeerInfo([]byte(line))
 		require.NoError(t, err)
 		res, err := flows.ApplyPeerInfo(ctx, p.consumer, parsed, legacyOptions(), rec.sink)
 		require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -107,7 +108,7 @@ func TestOurConsumerSliceLiqoProvider(t *testing.T) {
 	require.NoError(t, err)
 
 	var n notes
-	st, err := flows.CreateResourceSlice(ctx, consumer, flows.SliceRequest{Name: slice, ProviderID: liqoID, CPU: "2", Memory: "4Gi", CreateVirtualNode: true},
+	st, err := flows.CreateResourceSlice(ctx, consumer, artifact.SliceRequest{Name: slice, ProviderID: liqoID, CPU: "2", Memory: "4Gi", CreateVirtualNode: true},
 		flows.SliceOptions{Wait: true, Provider: provider}, n.sink)
 	require.NoError(t, err)
 	assert.Contains(t, n.all(), "consumer side served by "+string(flows.EngineInProcess))

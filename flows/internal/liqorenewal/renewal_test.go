@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -42,7 +43,7 @@ func TestLiqoProviderRenewsOurConsumer(t *testing.T) {
 	consumer := liqotest.OurCluster(t, ctx, cs[1], ourID)
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 	require.NoError(t, err)
-	_, err = flows.CreateResourceSlice(ctx, consumer, flows.SliceRequest{Name: slice, ProviderID: liqoID, CPU: "1"},
+	_, err = flows.CreateResourceSlice(ctx, consumer, artifact.SliceRequest{Name: slice, ProviderID: liqoID, CPU: "1"},
 		flows.SliceOptions{Wait: true, Provider: provider}, nil)
 	require.NoError(t, err)
 	consNS := kube.TenantNamespaceName(liqoID)

@@ -14,6 +14,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
@@ -77,7 +78,7 @@ func badCases(t *testing.T, good *kube.LegacyPeerInfo, line, ownID string) []bad
 		{name: "Tenant YAML", peerInfo: "apiVersion: authentication.liqo.io/v1beta1\nkind: Tenant\nmetadata:\n  name: tenant-x\nspec:\n  clusterID: x\n"},
 		{name: "kubeconfig", peerInfo: "apiVersion: v1\nkind: Config\nclusters: []\n"},
 		{name: "garbage", peerInfo: string(garbage)},
-		{name: "too large", peerInfo: strings.Repeat("A", flows.MaxArtifactSize+1)},
+		{name: "too large", peerInfo: strings.Repeat("A", artifact.MaxSize+1)},
 		{name: "unknown field", peerInfo: encodeUnchecked(t, unknownField)},
 		{name: "token 127 hex", peerInfo: encodeUnchecked(t, fields(with(func(i *kube.LegacyPeerInfo) { i.Token = i.Token[1:] })))},
 		{name: "token upper-case hex", peerInfo: encodeUnchecked(t, fields(with(func(i *kube.LegacyPeerInfo) { i.Token = strings.ToUpper(i.Token) })))},

@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
@@ -78,15 +78,15 @@ func peerInfoOf(t *testing.T, path string) *kube.LegacyPeerInfo {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	info, err := flows.ParsePeerInfo(data)
+	info, err := artifact.ParsePeerInfo(data)
 	require.NoError(t, err)
 	return info
 }
 
-// encode is flows.EncodePeerInfo of info (which must be valid).
+// encode is artifact.EncodePeerInfo of info (which must be valid).
 func encode(t *testing.T, info *kube.LegacyPeerInfo) string {
 	t.Helper()
-	line, err := flows.EncodePeerInfo(info)
+	line, err := artifact.EncodePeerInfo(info)
 	require.NoError(t, err)
 	return line
 }

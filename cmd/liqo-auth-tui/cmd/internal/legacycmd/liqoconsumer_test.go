@@ -16,6 +16,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
 )
 
 // The manual path between two Liqo 0.x clusters, command by command:
@@ -35,7 +36,7 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *legacyL
 	assert.True(t, strings.HasSuffix(line, "\n"))
 	assert.Empty(t, gen.out, "the peer info went to the file")
 	assert.NotContains(t, gen.all(), p.token, "the token is masked")
-	assert.Contains(t, gen.err, kube.MaskLegacyToken(p.token))
+	assert.Contains(t, gen.err, legacypeer.MaskToken(p.token))
 	assert.Contains(t, gen.err, "liqoctl peer out-of-band "+providerName, "liqoctl's equivalent")
 	assert.Contains(t, gen.err, "apply peer-info -f "+file, "the consumer's next command")
 	info := peerInfoOf(t, file)

@@ -1,4 +1,4 @@
-package flows
+package artifact
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -16,14 +17,14 @@ import (
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
-// MaxArtifactSize bounds what we read as a Tenant or Identity: real ones are
-// a few KiB, so anything far larger is a wrong file.
-const MaxArtifactSize = 256 << 10
+// MaxSize bounds what we read as an artifact: real ones are a few KiB, so
+// anything far larger is a wrong file.
+const MaxSize = 256 << 10
 
 // ParseNonce reads a nonce as pasted or saved: surrounding blanks and a
 // trailing newline are dropped, the rest must be a Liqo nonce.
 func ParseNonce(data []byte) (string, error) {
-	if len(data) > MaxArtifactSize {
+	if len(data) > MaxSize {
 		return "", fmt.Errorf("nonce input is %d bytes: a nonce is %d characters", len(data), authcrypto.NonceLength)
 	}
 	nonce := strings.TrimSpace(string(data))
@@ -59,8 +60,8 @@ func decodeOne(data []byte, kind string, into any) error {
 	if strings.ContainsAny(kind[:1], "AEIOU") {
 		article = "an " + kind
 	}
-	if len(data) > MaxArtifactSize {
-		return fmt.Errorf("input is %d KiB, larger than any %s (limit %d KiB): is it the right file?", len(data)>>10, kind, MaxArtifactSize>>10)
+	if len(data) > MaxSize {
+		return fmt.Errorf("input is %d KiB, larger than any %s (limit %d KiB): is it the right file?", len(data)>>10, kind, MaxSize>>10)
 	}
 	docs, err := documents(data)
 	if err != nil {
@@ -110,10 +111,19 @@ func decodeOne(data []byte, kind string, into any) error {
 }
 
 // oneLine puts a YAML error on one line: for several problems the YAML
-// library writes one a line.
+// library writes one a line. An error quoting what may be key data (a
+// value or field name of the input: a line of a pasted key) is replaced.
 func oneLine(err error) error {
-	return errors.New(strings.Join(strings.Fields(err.Error()), " "))
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if base64Run.MatchString(msg) {
+		return errors.New("its details would quote the input; is it the right file?")
+	}
+	return errors.New(msg)
 }
+
+// base64Run is text in an error that may be key or certificate data: the
+// YAML and JSON libraries' own words never hold 32 such characters in a row.
+var base64Run = regexp.MustCompile(`[A-Za-z0-9+/=]{32,}`)
 
 // echoable tells whether a kind or apiVersion read from the input may be
 // repeated in an error: a short name, not a line of a pasted file (which

@@ -1,4 +1,4 @@
-package kube_test
+package kubeconfig_test
 
 import (
 	"bytes"
@@ -16,11 +16,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
 )
 
 // Fuzz targets of the kubeconfigs the tool reads from outside: a peering
@@ -32,7 +33,7 @@ import (
 // and a certificate made with it.
 func kubeconfigSeed(f *testing.F) (kubeconfig, keyPEM []byte) {
 	f.Helper()
-	keyPEM, err := os.ReadFile(filepath.Join("..", "testdata", "crypto", "vector-private-key.pem"))
+	keyPEM, err := os.ReadFile(filepath.Join("..", "..", "testdata", "crypto", "vector-private-key.pem"))
 	require.NoError(f, err)
 	key, err := authcrypto.ParsePrivateKeyPEM(keyPEM)
 	require.NoError(f, err)
@@ -85,10 +86,10 @@ func checkError(t *testing.T, data, keyPEM []byte, err error) {
 	}
 }
 
-func FuzzKubeconfigCertificate(f *testing.F) {
+func FuzzClientCertificate(f *testing.F) {
 	keyPEM := addKubeconfigSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cert, err := kube.KubeconfigCertificate(data)
+		cert, err := kubeconfig.ClientCertificate(data)
 		if err != nil {
 			if cert != nil {
 				t.Fatal("certificate returned with an error")
@@ -103,25 +104,29 @@ func FuzzKubeconfigCertificate(f *testing.F) {
 	})
 }
 
-// FuzzConnect: --kubeconfig files, read as Connect reads them (without
-// contacting any server).
-func FuzzConnect(f *testing.F) {
+// FuzzLoad: --kubeconfig files, read as kube.Connect reads them (without
+// contacting any server), then turned into an HTTP client and a server URL
+// as its clientsets do: their errors reach the admin too.
+func FuzzLoad(f *testing.F) {
 	keyPEM := addKubeconfigSeeds(f)
 	path := filepath.Join(f.TempDir(), "kubeconfig")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		c, err := kube.Connect(kube.KubeconfigOptions{Path: path})
+		cfg, _, err := kubeconfig.Load(path, "")
 		if err != nil {
-			if c != nil {
-				t.Fatal("cluster returned with an error")
+			if cfg != nil {
+				t.Fatal("configuration returned with an error")
 			}
 			checkError(t, data, keyPEM, err)
 			return
 		}
-		if c.Kube == nil || c.Liqo == nil {
-			t.Fatal("accepted kubeconfig without clients")
+		if _, err := rest.HTTPClientFor(cfg); err != nil {
+			checkError(t, data, keyPEM, err)
+		}
+		if _, _, err := rest.DefaultServerUrlFor(cfg); err != nil {
+			checkError(t, data, keyPEM, err)
 		}
 	})
 }

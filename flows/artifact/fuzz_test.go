@@ -1,4 +1,4 @@
-package flows_test
+package artifact_test
 
 import (
 	"bytes"
@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
@@ -33,7 +33,7 @@ import (
 
 func fixture(f *testing.F, name string) []byte {
 	f.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "crypto", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "crypto", name))
 	require.NoError(f, err)
 	return b
 }
@@ -72,7 +72,7 @@ func FuzzParseNonce(f *testing.F) {
 	f.Add([]byte(""))
 	f.Add([]byte("\n\t \n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := flows.ParseNonce(data)
+		got, err := artifact.ParseNonce(data)
 		if err != nil {
 			if got != "" {
 				t.Fatal("nonce returned with an error")
@@ -86,11 +86,15 @@ func FuzzParseNonce(f *testing.F) {
 		if err := authcrypto.ValidateNonce(got); err != nil {
 			t.Fatalf("accepted an invalid nonce %q: %v", got, err)
 		}
-		if again, err := flows.ParseNonce([]byte(got + "\n")); err != nil || again != got {
+		if again, err := artifact.ParseNonce([]byte(got + "\n")); err != nil || again != got {
 			t.Fatalf("accepted nonce does not parse again: %q, %v", again, err)
 		}
 	})
 }
+
+// remoteClusterIDLabel is kube.RemoteClusterIDLabel (§5), spelled out:
+// this package's tests do not link package kube.
+const remoteClusterIDLabel = "liqo.io/remote-cluster-id"
 
 // vectorTenant is the Tenant of the spec's §13 test vectors.
 func vectorTenant(f *testing.F) *authv1beta1.Tenant {
@@ -98,7 +102,7 @@ func vectorTenant(f *testing.F) *authv1beta1.Tenant {
 	t := &authv1beta1.Tenant{}
 	require.NoError(f, json.Unmarshal(fixture(f, "vector-tenant-spec.json"), &t.Spec))
 	t.APIVersion, t.Kind = authv1beta1.GroupVersion.String(), authv1beta1.TenantKind
-	t.Name, t.Labels = t.Spec.ClusterID, map[string]string{kube.RemoteClusterIDLabel: t.Spec.ClusterID}
+	t.Name, t.Labels = t.Spec.ClusterID, map[string]string{remoteClusterIDLabel: t.Spec.ClusterID}
 	return t
 }
 
@@ -113,11 +117,12 @@ func vectorIdentity(f *testing.F, tenant *authv1beta1.Tenant) *authv1beta1.Ident
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public().(ed25519.PublicKey), key)
 	require.NoError(f, err)
 	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	tenant = tenant.DeepCopy()
-	tenant.Status.TenantNamespace = "liqo-tenant-consumer-cluster"
-	tenant.Status.AuthParams = &authv1beta1.AuthParams{CA: cert, SignedCRT: cert, APIServer: "https://provider.example:6443"}
-	id, err := kube.ForgeIdentity("provider-cluster", "", tenant)
-	require.NoError(f, err)
+	// As the provider's admin hands it over (kube.ForgeIdentity).
+	id := &authv1beta1.Identity{Spec: authv1beta1.IdentitySpec{ClusterID: "provider-cluster", Type: authv1beta1.ControlPlaneIdentityType,
+		AuthParams: authv1beta1.AuthParams{CA: cert, SignedCRT: cert, APIServer: "https://provider.example:6443"},
+		Namespace:  "liqo-tenant-" + tenant.Spec.ClusterID}}
+	id.APIVersion, id.Kind = authv1beta1.GroupVersion.String(), authv1beta1.IdentityKind
+	id.Name, id.Labels = "controlplane-provider-cluster", map[string]string{remoteClusterIDLabel: "provider-cluster"}
 	return id
 }
 
@@ -127,14 +132,14 @@ func addArtifactSeeds(f *testing.F, obj any, others ...any) {
 	f.Helper()
 	for _, o := range append([]any{obj}, others...) {
 		for _, format := range []string{"yaml", "json"} {
-			b, err := flows.Encode(o, format)
+			b, err := artifact.Encode(o, format)
 			require.NoError(f, err)
 			f.Add(b)
 			f.Add(b[:len(b)/2])
 			f.Add(append([]byte("# comment\n---\n"), b...))
 		}
 	}
-	b, err := flows.Encode(obj, "yaml")
+	b, err := artifact.Encode(obj, "yaml")
 	require.NoError(f, err)
 	f.Add(append(append(b, "---\n"...), b...))
 	f.Add(bytes.Replace(b, []byte("spec:"), []byte("spec:\n  unknown: 1"), 1))
@@ -151,7 +156,7 @@ func addArtifactSeeds(f *testing.F, obj any, others ...any) {
 func checkRoundTrip[T any](t *testing.T, obj T, decode func([]byte) (T, error)) {
 	t.Helper()
 	for _, format := range []string{"yaml", "json"} {
-		enc, err := flows.Encode(obj, format)
+		enc, err := artifact.Encode(obj, format)
 		if err != nil {
 			t.Fatalf("accepted artifact cannot be encoded as %s: %v", format, err)
 		}
@@ -159,13 +164,13 @@ func checkRoundTrip[T any](t *testing.T, obj T, decode func([]byte) (T, error)) 
 		if err != nil {
 			t.Fatalf("accepted artifact encoded as %s does not decode: %v\n%s", format, err, enc)
 		}
-		enc2, err := flows.Encode(back, format)
+		enc2, err := artifact.Encode(back, format)
 		if err != nil {
 			t.Fatalf("re-decoded artifact cannot be encoded: %v", err)
 		}
 		if again, err := decode(enc2); err != nil {
 			t.Fatalf("re-encoded artifact does not decode: %v", err)
-		} else if enc3, _ := flows.Encode(again, format); !bytes.Equal(enc2, enc3) {
+		} else if enc3, _ := artifact.Encode(again, format); !bytes.Equal(enc2, enc3) {
 			t.Fatalf("%s encoding does not round-trip:\n%s\n---\n%s", format, enc2, enc3)
 		}
 	}
@@ -175,7 +180,7 @@ func FuzzDecodeTenant(f *testing.F) {
 	tenant := vectorTenant(f)
 	addArtifactSeeds(f, tenant, vectorIdentity(f, tenant))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := flows.DecodeTenant(data)
+		got, err := artifact.DecodeTenant(data)
 		if err != nil {
 			if got != nil {
 				t.Fatal("tenant returned with an error")
@@ -186,7 +191,7 @@ func FuzzDecodeTenant(f *testing.F) {
 		if got.Kind != authv1beta1.TenantKind || got.APIVersion != authv1beta1.GroupVersion.String() {
 			t.Fatalf("accepted %s %s as a Tenant", got.APIVersion, got.Kind)
 		}
-		checkRoundTrip(t, got, flows.DecodeTenant)
+		checkRoundTrip(t, got, artifact.DecodeTenant)
 	})
 }
 
@@ -194,7 +199,7 @@ func FuzzDecodeIdentity(f *testing.F) {
 	tenant := vectorTenant(f)
 	addArtifactSeeds(f, vectorIdentity(f, tenant), tenant)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := flows.DecodeIdentity(data)
+		got, err := artifact.DecodeIdentity(data)
 		if err != nil {
 			if got != nil {
 				t.Fatal("identity returned with an error")
@@ -206,8 +211,8 @@ func FuzzDecodeIdentity(f *testing.F) {
 			t.Fatalf("accepted %s %s as an Identity", got.APIVersion, got.Kind)
 		}
 		// What the wizard shows of it must not panic either.
-		_, _ = flows.IdentityCAFingerprint(got)
-		checkRoundTrip(t, got, flows.DecodeIdentity)
+		_, _ = artifact.IdentityCAFingerprint(got)
+		checkRoundTrip(t, got, artifact.DecodeIdentity)
 	})
 }
 
@@ -221,9 +226,9 @@ func FuzzCheckSliceRequest(f *testing.F) {
 	f.Add(strings.Repeat("a", 64), "provider-cluster", "default", "1Ki", "+3", "1E18", true)
 	f.Add("slice-1", "Provider", "default", "1Pi", "12e-3", "0x10", true)
 	f.Fuzz(func(t *testing.T, name, providerID, class, cpu, memory, pods string, virtualNode bool) {
-		req := flows.SliceRequest{Name: name, ProviderID: providerID, Class: class, CPU: cpu, Memory: memory, Pods: pods,
+		req := artifact.SliceRequest{Name: name, ProviderID: providerID, Class: class, CPU: cpu, Memory: memory, Pods: pods,
 			CreateVirtualNode: virtualNode}
-		err := flows.CheckSliceRequest(req)
+		err := artifact.CheckSliceRequest(req)
 		if err != nil {
 			checkErrorLine(t, nil, err)
 			return
@@ -250,4 +255,19 @@ func FuzzCheckSliceRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A YAML or JSON error that would quote a value or field name of the input
+// (there, a line of a private key) says so instead of quoting it.
+func TestDecodeErrorsQuoteNoKeyData(t *testing.T) {
+	const keyLine = "MC4CAQAwBQYDK2VwBCIEIAbcdefghijklmnopqrstuvwxyz0123456789ABCD"
+	for _, in := range []string{
+		"&a:\n b: \n c: " + keyLine + "\n",
+		"kind: Tenant\napiVersion: authentication.liqo.io/v1beta1\nspec:\n  " + keyLine + ": 1\n",
+	} {
+		_, err := artifact.DecodeTenant([]byte(in))
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), keyLine[:16])
+		assert.Contains(t, err.Error(), "is it the right file?")
+	}
 }
