@@ -57,7 +57,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 # Benchmarks, printing numbers: crypto, wizard frames, Tenant reconcile, the
-# whole handshake over 20 fresh ID pairs (p50/p95 and per step) and the
+# whole handshake over 50 fresh ID pairs (p50/p99/max and per step) and the
 # 1,000-Tenant scale run against the in-cluster controller (with its floor).
 bench: kube-binaries liqo-legacy
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench . -benchmem -timeout $(TEST_TIMEOUT) ./crypto/ ./tui/ ./kube/controller/

@@ -3,6 +3,7 @@ package flows
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -58,11 +59,24 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 		{ID: "cluster-ids", Scope: handshake.NoScope, Title: "Retrieving cluster IDs", Success: "Cluster IDs retrieved",
 			Failure: "an error occurred while retrieving cluster id", Command: "kubectl get configmap -n liqo -l app.kubernetes.io/name=clusterid-configmap",
 			Run: func(ctx context.Context) (err error) {
-				if res.ConsumerID, err = consumer.ClusterID(ctx); err != nil {
-					return fmt.Errorf("(local) %w", err)
+				// Both at once (every handshake waits for them); the
+				// consumer's error first when both fail, as before.
+				var g sync.WaitGroup
+				var consumerErr, providerErr error
+				g.Go(func() {
+					defer kube.RecoverAsError(&consumerErr, "reading the consumer's cluster ID")
+					res.ConsumerID, consumerErr = consumer.ClusterID(ctx)
+				})
+				g.Go(func() {
+					defer kube.RecoverAsError(&providerErr, "reading the provider's cluster ID")
+					res.ProviderID, providerErr = provider.ClusterID(ctx)
+				})
+				g.Wait()
+				if consumerErr != nil {
+					return scopedErr(handshake.Local, consumerErr)
 				}
-				if res.ProviderID, err = provider.ClusterID(ctx); err != nil {
-					return fmt.Errorf("(remote) %w", err)
+				if providerErr != nil {
+					return scopedErr(handshake.Remote, providerErr)
 				}
 				if res.ConsumerID == res.ProviderID {
 					return fmt.Errorf("both kubeconfigs point at cluster %s: give the consumer and the provider", res.ConsumerID)
@@ -85,11 +99,20 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				})
 				g.Go(func() (err error) {
 					defer kube.RecoverAsError(&err, "checking the provider's controllers and permissions")
+					// What serves the provider and what its kubeconfig may do:
+					// both read-only, so at once.
+					var access sync.WaitGroup
+					var accessErr error
+					access.Go(func() {
+						defer kube.RecoverAsError(&accessErr, "checking the provider's permissions")
+						accessErr = checkProviderAccess(ctx, provider, res.ConsumerID)
+					})
 					if res.ProviderEngine, err = chooseEngine(ctx, provider, handshake.RoleProvider, o.Engine); err == nil {
 						err = checkAdvertiseEngine(res.ProviderEngine, o.Engine)
 					}
+					access.Wait()
 					if err == nil {
-						err = checkProviderAccess(ctx, provider, res.ConsumerID)
+						err = accessErr
 					}
 					if err != nil {
 						return fmt.Errorf("(remote) %w", err)
@@ -99,18 +122,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				if err := g.Wait(); err != nil {
 					return err
 				}
-				// One side after the other, the consumer first (each start
-				// waits for its Lease and its caches to sync): two runs on one
-				// pair at once then queue on the consumer's Lease, where
-				// starting both at once could leave each holding one side's
-				// Lease and waiting for the other's until both time out.
-				if err := eng.serve(ctx, consumer, handshake.RoleConsumer, res.ConsumerEngine, o.Engine, sink, handshake.Local); err != nil {
-					return fmt.Errorf("(local) %w", err)
-				}
-				if err := eng.serve(ctx, provider, handshake.RoleProvider, res.ProviderEngine, o.Engine, sink, handshake.Remote); err != nil {
-					return fmt.Errorf("(remote) %w", err)
-				}
-				return nil
+				return eng.serveInOrder(ctx, consumer, provider, res.ConsumerEngine, res.ProviderEngine, o.Engine, sink)
 			}},
 		ensureTenantNamespaceStep(handshake.Local, consumer, func() string { return res.ProviderID }, &consumerNS),
 		ensureTenantNamespaceStep(handshake.Remote, provider, func() string { return res.ConsumerID }, &providerNS),

@@ -150,50 +150,64 @@ func chooseEngine(ctx context.Context, c *kube.Cluster, role handshake.Role, o E
 // serve starts the in-process reconcilers when engine is EngineInProcess,
 // and reports who serves the side.
 func (e *engines) serve(ctx context.Context, c *kube.Cluster, role handshake.Role, engine Engine, o EngineOptions, sink handshake.Sink, scope handshake.Scope) error {
-	if engine == EngineInProcess {
-		if err := e.startInProcess(ctx, c, role, o); err != nil {
-			return err
-		}
+	p, err := e.begin(ctx, c, role, engine, o)
+	if err != nil {
+		return err
 	}
-	if sink != nil {
-		sink(handshake.Event{Kind: handshake.Note, Scope: scope, Message: fmt.Sprintf("%s side served by %s", role, engine)})
-	}
-	return nil
+	return p.finish(ctx, sink, scope)
 }
 
-func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
-	liqo, err := c.LiqoInstalled(ctx)
+// serveInOrder serves the consumer's side, then the provider's: the
+// provider's Lease is competed for only once the consumer's is held (two
+// runs on one pair at once then queue on the consumer's Lease, where taking
+// both at once could leave each holding one side's Lease and waiting for
+// the other's until both time out), but the consumer's caches sync while
+// the provider's controllers start.
+func (e *engines) serveInOrder(ctx context.Context, consumer, provider *kube.Cluster, consumerEngine, providerEngine Engine, o EngineOptions, sink handshake.Sink) error {
+	first, err := e.begin(ctx, consumer, handshake.RoleConsumer, consumerEngine, o)
 	if err != nil {
-		return "", err
+		return scopedErr(handshake.Local, err)
 	}
-	if liqo {
-		return EngineLiqo, nil
+	if !first.leading(ctx) {
+		return scopedErr(handshake.Local, first.finish(ctx, sink, handshake.Local))
 	}
-	// A Liqo 0.x cluster authenticates with tokens (issue 15): writing v1
-	// objects or running v1 controllers there would only add confusion.
-	if r, err := c.DetectRelease(ctx); err == nil && r.Generation == kube.GenerationLegacy {
-		return "", fmt.Errorf("%s runs %s, whose token authentication this command does not do: use liqoctl 0.x (`liqoctl generate peer-command` on the provider), or upgrade both clusters to Liqo v1", c.Server, r)
-	}
-	running, err := c.ControllerRunning(ctx)
-	if apierrors.IsForbidden(err) {
-		return EngineControllerAssumed, nil
-	}
+	second, err := e.begin(ctx, provider, handshake.RoleProvider, providerEngine, o)
 	if err != nil {
-		return "", err
+		first.abandon()
+		return scopedErr(handshake.Remote, err)
 	}
-	if running {
-		return EngineController, nil
+	errFirst := first.finish(ctx, sink, handshake.Local)
+	errSecond := second.finish(ctx, sink, handshake.Remote)
+	if errFirst != nil {
+		return scopedErr(handshake.Local, errFirst)
 	}
-	return "", nil
+	return scopedErr(handshake.Remote, errSecond)
 }
 
-func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role handshake.Role, o EngineOptions) error {
+// pendingServe is a side whose in-process controllers (if any) are starting.
+type pendingServe struct {
+	e        *engines
+	c        *kube.Cluster
+	role     handshake.Role
+	engine   Engine
+	starting *controller.Starting // nil: nothing runs in-process
+	lease    string
+	slot     int
+}
+
+// begin starts the in-process reconcilers when engine is EngineInProcess;
+// finish waits for them.
+func (e *engines) begin(ctx context.Context, c *kube.Cluster, role handshake.Role, engine Engine, o EngineOptions) (*pendingServe, error) {
+	p := &pendingServe{e: e, c: c, role: role, engine: engine}
+	if engine != EngineInProcess {
+		return p, nil
+	}
 	m, err := controller.New(c, controller.Options{
 		Provider: role == handshake.RoleProvider, Consumer: role == handshake.RoleConsumer,
 		APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride, TrustedCA: o.TrustedCA,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Bounded: a step deadline sooner than that ends the start a little
 	// before it, so that the failure says what was not ready.
@@ -201,23 +215,106 @@ func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role hand
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
 		timeout = max(time.Until(d)-100*time.Millisecond, time.Millisecond)
 	}
-	lease := c.Server + " " + c.Namespace + "/" + InProcessLeaseName(role)
-	slot := leaseSlots.take(lease)
+	p.lease = c.Server + " " + c.Namespace + "/" + InProcessLeaseName(role)
+	p.slot = leaseSlots.take(p.lease)
 	host, _ := os.Hostname()
-	identity := fmt.Sprintf("%s-%d-%d", host, os.Getpid(), slot)
+	identity := fmt.Sprintf("%s-%d-%d", host, os.Getpid(), p.slot)
 	// The controllers outlive the step that starts them (ctx bounds only
 	// the start), not the flow: stop ends them.
-	started, err := controller.StartWithLease(ctx, c, InProcessLeaseName(role), identity, m, timeout)
+	if p.starting, err = controller.BeginWithLease(ctx, c, InProcessLeaseName(role), identity, m, timeout); err != nil {
+		leaseSlots.free(p.lease, p.slot)
+		return nil, &EngineError{Role: role, Server: c.Server, Err: err}
+	}
+	return p, nil
+}
+
+// leading waits until the side's Lease is held (true at once when nothing
+// runs in-process); false: finish tells why not.
+func (p *pendingServe) leading(ctx context.Context) bool {
+	return p.starting == nil || p.starting.Leading(ctx)
+}
+
+// abandon stops a start that will not be finished.
+func (p *pendingServe) abandon() {
+	if p.starting == nil {
+		return
+	}
+	p.starting.Stop()
+	leaseSlots.free(p.lease, p.slot)
+}
+
+// finish waits for the side's in-process controllers to sync, and reports
+// who serves the side.
+func (p *pendingServe) finish(ctx context.Context, sink handshake.Sink, scope handshake.Scope) error {
+	if p.starting != nil {
+		if err := p.e.register(ctx, p); err != nil {
+			return err
+		}
+	}
+	if sink != nil {
+		sink(handshake.Event{Kind: handshake.Note, Scope: scope, Message: fmt.Sprintf("%s side served by %s", p.role, p.engine)})
+	}
+	return nil
+}
+
+func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
+	// Three probes of one cluster at once: each handshake waits for them.
+	var (
+		liqo, running       bool
+		release             kube.LiqoRelease
+		liqoErr, runningErr error
+		releaseErr          error
+		g                   sync.WaitGroup
+	)
+	g.Go(func() {
+		defer kube.RecoverAsError(&liqoErr, "looking for Liqo")
+		liqo, liqoErr = c.LiqoInstalled(ctx)
+	})
+	g.Go(func() {
+		defer kube.RecoverAsError(&releaseErr, "probing the Liqo release")
+		release, releaseErr = c.DetectRelease(ctx)
+	})
+	g.Go(func() {
+		defer kube.RecoverAsError(&runningErr, "looking for the controller")
+		running, runningErr = c.ControllerRunning(ctx)
+	})
+	g.Wait()
+	if liqoErr != nil {
+		return "", liqoErr
+	}
+	if liqo {
+		return EngineLiqo, nil
+	}
+	// A Liqo 0.x cluster authenticates with tokens (issue 15): writing v1
+	// objects or running v1 controllers there would only add confusion.
+	if releaseErr == nil && release.Generation == kube.GenerationLegacy {
+		return "", fmt.Errorf("%s runs %s, whose token authentication this command does not do: use liqoctl 0.x (`liqoctl generate peer-command` on the provider), or upgrade both clusters to Liqo v1", c.Server, release)
+	}
+	if apierrors.IsForbidden(runningErr) {
+		return EngineControllerAssumed, nil
+	}
+	if runningErr != nil {
+		return "", runningErr
+	}
+	if running {
+		return EngineController, nil
+	}
+	return "", nil
+}
+
+// register waits for a starting side to sync and keeps it until stop.
+func (e *engines) register(ctx context.Context, p *pendingServe) error {
+	started, err := p.starting.Wait(ctx)
 	if err != nil {
-		leaseSlots.free(lease, slot) // StartWithLease stopped what it started
+		leaseSlots.free(p.lease, p.slot) // Wait stopped what it started
 		if ctx.Err() != nil && context.Cause(ctx) != nil {
 			return context.Cause(ctx)
 		}
-		return &EngineError{Role: role, Server: c.Server, Err: err}
+		return &EngineError{Role: p.role, Server: p.c.Server, Err: err}
 	}
 	e.mu.Lock()
 	e.runs = append(e.runs, started)
-	e.slots = append(e.slots, leaseSlot{lease, slot})
+	e.slots = append(e.slots, leaseSlot{p.lease, p.slot})
 	e.mu.Unlock()
 	// A later failure (the Lease lost, the controllers stopped on an error)
 	// fails the flow's current step at once, with the cause.
@@ -225,7 +322,7 @@ func (e *engines) startInProcess(ctx context.Context, c *kube.Cluster, role hand
 		go func() {
 			<-started.Done()
 			if err := started.Err(); err != nil {
-				fail(&EngineError{Role: role, Server: c.Server, Err: err})
+				fail(&EngineError{Role: p.role, Server: p.c.Server, Err: err})
 			}
 		}()
 	}

@@ -142,6 +142,16 @@ func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout
 			if err != nil {
 				return err
 			}
+			// A re-applied Identity already names its Secret: the step ends
+			// once the Secret carries this Identity (the in-process
+			// controllers stop with the flow).
+			secrets := consumer.Kube.CoreV1().Secrets(got.Namespace)
+			name := got.Status.KubeconfigSecretRef.Name
+			if _, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: got.Namespace, Name: name},
+				kube.ListWatch(secrets.List, secrets.Watch, kube.ByName(name)), "the kubeconfig Secret to carry the applied identity",
+				func(s *corev1.Secret) (bool, error) { return kube.KubeconfigCurrent(s, got), nil }); err != nil {
+				return err
+			}
 			*io = got
 			return nil
 		}}

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -92,34 +93,32 @@ func (r LiqoRelease) String() string {
 // restricted user may not read: the version then stays unknown.
 func (c *Cluster) DetectRelease(ctx context.Context) (LiqoRelease, error) {
 	var r LiqoRelease
-	v1, err := c.servesResource(v1CoreGroupVersion, "foreignclusters")
-	if apierrors.IsForbidden(err) {
+	p := c.probeRelease(ctx)
+	if apierrors.IsForbidden(p.v1Err) {
 		return LiqoRelease{Generation: GenerationUnknown}, nil
 	}
-	if err != nil {
-		return r, err
+	if p.v1Err != nil {
+		return r, p.v1Err
 	}
-	if v1 {
+	if p.v1 {
 		// Helm keeps CRDs on uninstall: 0.x leftovers beside v1 do not count.
 		return LiqoRelease{Generation: GenerationV1}, nil
 	}
-	legacyCRD, err := c.servesResource(LegacyDiscoveryGroupVersion, "foreignclusters")
-	if err != nil && !apierrors.IsForbidden(err) {
-		return r, err
+	if p.legacyErr != nil && !apierrors.IsForbidden(p.legacyErr) {
+		return r, p.legacyErr
 	}
-	deploy, err := c.Kube.AppsV1().Deployments(c.Namespace).Get(ctx, LegacyAuthName, metav1.GetOptions{})
+	deploy, err := p.deploy, p.deployErr
 	if err != nil && !IsNotFound(err) && !apierrors.IsForbidden(err) {
 		return r, Reach(c.Server, err)
 	}
 	if err != nil {
 		deploy = nil
 	}
-	_, err = c.Kube.CoreV1().Services(c.Namespace).Get(ctx, LegacyAuthName, metav1.GetOptions{})
-	if err != nil && !IsNotFound(err) && !apierrors.IsForbidden(err) {
+	if err := p.serviceErr; err != nil && !IsNotFound(err) && !apierrors.IsForbidden(err) {
 		return r, Reach(c.Server, err)
 	}
-	service := err == nil
-	if legacyCRD || deploy != nil || service {
+	service := p.serviceErr == nil
+	if p.legacyCRD || deploy != nil || service {
 		r.Generation = GenerationLegacy
 		if deploy != nil {
 			r.Version = legacyAuthVersion(deploy)
@@ -133,14 +132,56 @@ func (c *Cluster) DetectRelease(ctx context.Context) (LiqoRelease, error) {
 		}
 		return r, nil
 	}
-	ours, err := c.servesResource(authenticationGroupVersion, "tenants")
-	if err != nil && !apierrors.IsForbidden(err) {
-		return r, err
+	if p.oursErr != nil && !apierrors.IsForbidden(p.oursErr) {
+		return r, p.oursErr
 	}
-	if ours {
+	if p.ours {
 		return LiqoRelease{Generation: GenerationOurs}, nil
 	}
 	return LiqoRelease{Generation: GenerationNone}, nil
+}
+
+// releaseProbes are what DetectRelease reads, each with its error.
+type releaseProbes struct {
+	v1, legacyCRD, ours       bool
+	v1Err, legacyErr, oursErr error
+	deploy                    *appsv1.Deployment
+	deployErr, serviceErr     error
+}
+
+// probeRelease reads all of DetectRelease's evidence at once: one round
+// trip instead of five in a row (every handshake probes both clusters).
+func (c *Cluster) probeRelease(ctx context.Context) releaseProbes {
+	var p releaseProbes
+	var wg sync.WaitGroup
+	probe := func(errp *error, f func() error) {
+		wg.Go(func() {
+			defer RecoverAsError(errp, "probing the Liqo release")
+			*errp = f()
+		})
+	}
+	probe(&p.v1Err, func() (err error) {
+		p.v1, err = c.servesResource(v1CoreGroupVersion, "foreignclusters")
+		return err
+	})
+	probe(&p.legacyErr, func() (err error) {
+		p.legacyCRD, err = c.servesResource(LegacyDiscoveryGroupVersion, "foreignclusters")
+		return err
+	})
+	probe(&p.oursErr, func() (err error) {
+		p.ours, err = c.servesResource(authenticationGroupVersion, "tenants")
+		return err
+	})
+	probe(&p.deployErr, func() (err error) {
+		p.deploy, err = c.Kube.AppsV1().Deployments(c.Namespace).Get(ctx, LegacyAuthName, metav1.GetOptions{})
+		return err
+	})
+	probe(&p.serviceErr, func() error {
+		_, err := c.Kube.CoreV1().Services(c.Namespace).Get(ctx, LegacyAuthName, metav1.GetOptions{})
+		return err
+	})
+	wg.Wait()
+	return p
 }
 
 // servesResource tells whether the API server serves resource in groupVersion.

@@ -1,8 +1,10 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -101,6 +103,23 @@ func KubeconfigSecret(id *authv1beta1.Identity, kubeconfig []byte) *corev1.Secre
 		s.Annotations = map[string]string{RemoteTenantNamespace: id.Spec.Namespace}
 	}
 	return s
+}
+
+// KubeconfigCurrent tells whether a kubeconfig Secret already carries what
+// id says (server, CA, certificate): a re-applied Identity names the same
+// Secret in its status before its controller has rewritten it.
+func KubeconfigCurrent(s *corev1.Secret, id *authv1beta1.Identity) bool {
+	cfg, err := clientcmd.Load(s.Data[KubeconfigField])
+	if err != nil {
+		return false
+	}
+	ctxt := cfg.Contexts[cfg.CurrentContext]
+	if ctxt == nil || cfg.Clusters[ctxt.Cluster] == nil || cfg.AuthInfos[ctxt.AuthInfo] == nil {
+		return false
+	}
+	cluster, user, p := cfg.Clusters[ctxt.Cluster], cfg.AuthInfos[ctxt.AuthInfo], id.Spec.AuthParams
+	return strings.TrimSuffix(cluster.Server, "/") == strings.TrimSuffix(p.APIServer, "/") &&
+		bytes.Equal(cluster.CertificateAuthorityData, p.CA) && bytes.Equal(user.ClientCertificateData, p.SignedCRT)
 }
 
 // KubeconfigSecretFor finds the ControlPlane kubeconfig Secret for a provider

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/tools/leaderelection"
@@ -92,6 +91,30 @@ func (s *Started) fail(err error) {
 // ends the run, which Done and Err then report. ctx bounds the start only
 // (its values are kept): the run lasts until Stop.
 func StartWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity string, m *Manager, timeout time.Duration) (*Started, error) {
+	s, err := BeginWithLease(ctx, c, leaseName, identity, m, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return s.Wait(ctx)
+}
+
+// Starting is a StartWithLease under way: the Lease competed for, then the
+// caches syncing. A caller starting two runs in order waits for the first
+// one's Lease (Leading) and lets its caches sync while the second starts.
+type Starting struct {
+	run      *Started
+	lock     resourcelock.Interface
+	m        *Manager
+	c        *kube.Cluster
+	name     string
+	timeout  time.Duration
+	deadline *time.Timer
+	leading  chan struct{} // closed once the Lease is held
+}
+
+// BeginWithLease starts what StartWithLease does and returns at once; Wait
+// ends the start. The timeout counts from now.
+func BeginWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity string, m *Manager, timeout time.Duration) (*Starting, error) {
 	if c == nil || m == nil {
 		return nil, errors.New("controller: StartWithLease needs a cluster and a Manager")
 	}
@@ -101,44 +124,77 @@ func StartWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity st
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s := &Started{cancel: cancel, done: make(chan struct{})}
-	var leading atomic.Bool
+	s := &Starting{run: &Started{cancel: cancel, done: make(chan struct{})}, lock: lock, m: m, c: c, name: leaseName,
+		timeout: timeout, deadline: time.NewTimer(timeout), leading: make(chan struct{})}
+	var once sync.Once
 	go func() {
-		defer close(s.done)
+		defer close(s.run.done)
 		_ = leadOnce(runCtx, lock, leaseName, m, func(l bool) {
 			if l {
-				leading.Store(true)
+				once.Do(func() { close(s.leading) })
 			}
-		}, s.fail)
+		}, s.run.fail)
 	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	return s, nil
+}
+
+// Leading waits until the Lease is held (true), or the start failed, timed
+// out or ctx ended (false: Wait then tells why).
+func (s *Starting) Leading(ctx context.Context) bool {
 	select {
-	case <-m.Synced():
-		return s, nil
-	case <-s.done:
-		if err := s.Err(); err != nil {
+	case <-s.leading:
+		return true
+	case <-s.run.done:
+	case <-ctx.Done():
+	case <-s.deadline.C:
+		s.deadline.Reset(0) // for Wait
+	}
+	select {
+	case <-s.leading:
+		return true
+	default:
+		return false
+	}
+}
+
+// Stop ends a start that will not be waited for.
+func (s *Starting) Stop() {
+	s.deadline.Stop()
+	s.run.Stop()
+}
+
+// Wait returns the run once its caches synced, or why it did not start;
+// what did not start is stopped.
+func (s *Starting) Wait(ctx context.Context) (*Started, error) {
+	defer s.deadline.Stop()
+	select {
+	case <-s.m.Synced():
+		return s.run, nil
+	case <-s.run.done:
+		if err := s.run.Err(); err != nil {
 			return nil, err
 		}
 		return nil, errors.New("controller: the controllers stopped before they synced")
 	case <-ctx.Done():
-		s.Stop()
+		s.run.Stop()
 		return nil, context.Cause(ctx)
-	case <-timer.C:
+	case <-s.deadline.C:
 	}
-	s.Stop()
-	if !leading.Load() {
+	s.run.Stop()
+	select {
+	case <-s.leading:
+	default:
 		holder := "another runner"
 		getCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if rec, _, err := lock.Get(getCtx); err == nil && rec.HolderIdentity != "" {
+		if rec, _, err := s.lock.Get(getCtx); err == nil && rec.HolderIdentity != "" {
 			holder = rec.HolderIdentity
 		}
 		return nil, fmt.Errorf("another run is in progress: the Lease %s/%s is held by %s and was not released within %s (let that run end, then run again)",
-			c.Namespace, leaseName, holder, timeout)
+			s.c.Namespace, s.name, holder, s.timeout)
 	}
-	err = fmt.Errorf("controller: the caches of the controllers did not sync within %s", timeout)
-	if last := m.LastListError(); last != nil {
+	err := fmt.Errorf("controller: the caches of the controllers did not sync within %s", s.timeout)
+	if last := s.m.LastListError(); last != nil {
 		err = fmt.Errorf("%w (last error: %w)", err, last)
 	}
 	return nil, err

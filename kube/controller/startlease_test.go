@@ -13,7 +13,8 @@ import (
 )
 
 // StartWithLease returns once the Lease is held and the caches synced; a
-// second starter, finding the Lease held, fails naming the holder; a Lease
+// second starter, finding the Lease held, never leads and fails naming the
+// holder; a Lease
 // taken over ends the run with ErrLeaseLost.
 func TestStartWithLease(t *testing.T) {
 	p := providerCluster(t)
@@ -30,7 +31,10 @@ func TestStartWithLease(t *testing.T) {
 	other, err := New(p, Options{Provider: true})
 	require.NoError(t, err)
 	start = time.Now()
-	_, err = StartWithLease(t.Context(), p, lease, "starter-b", other, 3*time.Second)
+	b, err := BeginWithLease(t.Context(), p, lease, "starter-b", other, 3*time.Second)
+	require.NoError(t, err)
+	assert.False(t, b.Leading(t.Context()), "the Lease is held by starter-a")
+	_, err = b.Wait(t.Context())
 	require.Error(t, err)
 	t.Logf("second starter failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	assert.Contains(t, err.Error(), "is held by starter-a")
