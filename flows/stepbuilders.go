@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -147,6 +148,10 @@ func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout
 			// controllers stop with the flow).
 			secrets := consumer.Kube.CoreV1().Secrets(got.Namespace)
 			name := got.Status.KubeconfigSecretRef.Name
+			if s, err := secrets.Get(ctx, name, metav1.GetOptions{}); err == nil && kube.KubeconfigCurrent(s, got) {
+				*io = got // the usual case: one read, no watch
+				return nil
+			}
 			if _, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: got.Namespace, Name: name},
 				kube.ListWatch(secrets.List, secrets.Watch, kube.ByName(name)), "the kubeconfig Secret to carry the applied identity",
 				func(s *corev1.Secret) (bool, error) { return kube.KubeconfigCurrent(s, got), nil }); err != nil {
