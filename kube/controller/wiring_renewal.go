@@ -81,7 +81,7 @@ func (m *Manager) wireReplication(r *wiring, ev *events) error {
 		return nil
 	}
 	self := &selfID{c: m.c}
-	secrets := r.factory(m.c, kube.IdentityTypeLabel+"="+string(authv1beta1.ControlPlaneIdentityType)).Core().V1().Secrets()
+	secrets := r.secrets(m.c, byLabel(kube.IdentityTypeLabel+"="+string(authv1beta1.ControlPlaneIdentityType)))
 	if err := secrets.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return err
 	}
