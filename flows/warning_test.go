@@ -33,22 +33,32 @@ func replaceNonce(t *testing.T, provider *kube.Cluster, consumerID string) {
 	require.NoError(t, err)
 }
 
+// authenticateWithStaleNonce runs the handshake on the pair <name>-provider /
+// <name>-consumer, replacing the provider's nonce once the consumer signed
+// it; also is told every event. It returns the failed step's event.
+func authenticateWithStaleNonce(t *testing.T, name string, also handshake.Sink) (handshake.Event, error) {
+	provider, consumer := pair(t, name+"-provider", name+"-consumer")
+	var failed handshake.Event
+	_, err := flows.Authenticate(labtest.Context(t), flows.AuthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 45 * time.Second},
+		func(ev handshake.Event) {
+			switch {
+			case ev.Kind == handshake.StepDone && ev.Step == "generate-tenant":
+				replaceNonce(t, provider, name+"-consumer")
+			case ev.Kind == handshake.StepFailed:
+				failed = ev
+			}
+			if also != nil {
+				also(ev)
+			}
+		})
+	return failed, err
+}
+
 // A controller Warning fails the waiting step at once with its reason,
 // instead of letting it run into its timeout: here the provider's nonce
 // changes after the consumer signed the old one.
 func TestWarningEventFailsStepAtOnce(t *testing.T) {
-	provider, consumer := pair(t, "warn-provider", "warn-consumer")
-	ctx := labtest.Context(t)
-	var failed handshake.Event
-	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 45 * time.Second},
-		func(ev handshake.Event) {
-			switch {
-			case ev.Kind == handshake.StepDone && ev.Step == "generate-tenant":
-				replaceNonce(t, provider, "warn-consumer")
-			case ev.Kind == handshake.StepFailed:
-				failed = ev
-			}
-		})
+	failed, err := authenticateWithStaleNonce(t, "warn", nil)
 	var w *flows.WarningError
 	require.True(t, errors.As(err, &w), "got %v", err)
 	assert.Equal(t, kube.ReasonSignatureVerificationFailed, w.Reason)
@@ -61,22 +71,14 @@ func TestWarningEventFailsStepAtOnce(t *testing.T) {
 // forwards them to) fails that step with an internal error at once, instead
 // of ending the process (the wizard's terminal would stay in raw mode).
 func TestPanicWhileWatchingEventsFailsTheStep(t *testing.T) {
-	provider, consumer := pair(t, "panic-provider", "panic-consumer")
-	ctx := labtest.Context(t)
-	var failed handshake.Event
-	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 45 * time.Second},
-		func(ev handshake.Event) {
-			switch {
-			case ev.Kind == handshake.StepDone && ev.Step == "generate-tenant":
-				replaceNonce(t, provider, "panic-consumer") // a Warning Event for the provider's wait to forward
-			case ev.Kind == handshake.ClusterEvent && strings.HasPrefix(ev.Message, "Tenant panic-consumer:"):
-				// Only the Tenant's Events: the nonce Secrets' Normal Events
-				// may reach an earlier wait, whenever the controller writes them.
-				panic("sink broken")
-			case ev.Kind == handshake.StepFailed:
-				failed = ev
-			}
-		})
+	// The stale nonce makes a Warning Event for the provider's wait to forward.
+	failed, err := authenticateWithStaleNonce(t, "panic", func(ev handshake.Event) {
+		// Only the Tenant's Events: the nonce Secrets' Normal Events may
+		// reach an earlier wait, whenever the controller writes them.
+		if ev.Kind == handshake.ClusterEvent && strings.HasPrefix(ev.Message, "Tenant panic-consumer:") {
+			panic("sink broken")
+		}
+	})
 	var p *kube.PanicError
 	require.True(t, errors.As(err, &p), "got %v", err)
 	assert.Equal(t, "sink broken", p.Value)
