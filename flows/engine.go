@@ -176,12 +176,11 @@ func (e *engines) serveInOrder(ctx context.Context, consumer, provider *kube.Clu
 		first.abandon()
 		return scopedErr(handshake.Remote, err)
 	}
-	errFirst := first.finish(ctx, sink, handshake.Local)
-	errSecond := second.finish(ctx, sink, handshake.Remote)
-	if errFirst != nil {
-		return scopedErr(handshake.Local, errFirst)
+	if err := first.finish(ctx, sink, handshake.Local); err != nil {
+		second.abandon() // the failure is known: no wait for the other side
+		return scopedErr(handshake.Local, err)
 	}
-	return scopedErr(handshake.Remote, errSecond)
+	return scopedErr(handshake.Remote, second.finish(ctx, sink, handshake.Remote))
 }
 
 // pendingServe is a side whose in-process controllers (if any) are starting.
