@@ -46,7 +46,8 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 	if _, err := kube.ParseProxyURL(o.ProxyURL); err != nil {
 		return nil, fmt.Errorf("--proxy-url: %w", err)
 	}
-	var eng engines
+	// The in-process controllers live for this flow: the handshake's only.
+	eng := engines{handshakeOnly: true}
 	defer eng.stop()
 	res := &Result{}
 	var consumerNS, providerNS *corev1.Namespace

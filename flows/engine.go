@@ -50,9 +50,12 @@ func InProcessLeaseName(r handshake.Role) string { return "liqo-auth-inprocess-"
 // engines starts in-process controllers where a side needs them and stops
 // them when the flow ends.
 type engines struct {
-	mu    sync.Mutex
-	runs  []*controller.Started
-	slots []leaseSlot // of runs, freed once they stopped
+	// handshakeOnly: the in-process controllers serve one authenticate
+	// (controller.Options.HandshakeOnly).
+	handshakeOnly bool
+	mu            sync.Mutex
+	runs          []*controller.Started
+	slots         []leaseSlot // of runs, freed once they stopped
 }
 
 type leaseSlot struct {
@@ -164,15 +167,26 @@ func (e *engines) serve(ctx context.Context, c *kube.Cluster, role handshake.Rol
 // the other's until both time out), but the consumer's caches sync while
 // the provider's controllers start.
 func (e *engines) serveInOrder(ctx context.Context, consumer, provider *kube.Cluster, consumerEngine, providerEngine Engine, o EngineOptions, sink handshake.Sink) error {
-	first, err := e.begin(ctx, consumer, handshake.RoleConsumer, consumerEngine, o)
+	// Both sides' caches start syncing now (reading only); the Leases are
+	// then taken in order.
+	first, err := e.prepare(ctx, consumer, handshake.RoleConsumer, consumerEngine, o)
 	if err != nil {
 		return scopedErr(handshake.Local, err)
 	}
+	second, err := e.prepare(ctx, provider, handshake.RoleProvider, providerEngine, o)
+	if err != nil {
+		first.abandon()
+		return scopedErr(handshake.Remote, err)
+	}
+	if err := first.begin(ctx); err != nil {
+		second.abandon()
+		return scopedErr(handshake.Local, err)
+	}
 	if !first.leading(ctx) {
+		second.abandon()
 		return scopedErr(handshake.Local, first.finish(ctx, sink, handshake.Local))
 	}
-	second, err := e.begin(ctx, provider, handshake.RoleProvider, providerEngine, o)
-	if err != nil {
+	if err := second.begin(ctx); err != nil {
 		first.abandon()
 		return scopedErr(handshake.Remote, err)
 	}
@@ -189,7 +203,8 @@ type pendingServe struct {
 	c        *kube.Cluster
 	role     handshake.Role
 	engine   Engine
-	starting *controller.Starting // nil: nothing runs in-process
+	m        *controller.Manager  // nil: nothing runs in-process
+	starting *controller.Starting // nil: not begun, or nothing runs in-process
 	lease    string
 	slot     int
 }
@@ -197,16 +212,38 @@ type pendingServe struct {
 // begin starts the in-process reconcilers when engine is EngineInProcess;
 // finish waits for them.
 func (e *engines) begin(ctx context.Context, c *kube.Cluster, role handshake.Role, engine Engine, o EngineOptions) (*pendingServe, error) {
+	p, err := e.prepare(ctx, c, role, engine, o)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.begin(ctx)
+}
+
+// prepare builds the in-process reconcilers when engine is EngineInProcess
+// and has their caches start syncing; begin then competes for the Lease.
+func (e *engines) prepare(ctx context.Context, c *kube.Cluster, role handshake.Role, engine Engine, o EngineOptions) (*pendingServe, error) {
 	p := &pendingServe{e: e, c: c, role: role, engine: engine}
 	if engine != EngineInProcess {
 		return p, nil
 	}
-	m, err := controller.New(c, controller.Options{
+	var err error
+	p.m, err = controller.New(c, controller.Options{
 		Provider: role == handshake.RoleProvider, Consumer: role == handshake.RoleConsumer,
 		APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride, TrustedCA: o.TrustedCA,
+		HandshakeOnly: e.handshakeOnly,
 	})
 	if err != nil {
 		return nil, err
+	}
+	p.m.Warm(ctx)
+	return p, nil
+}
+
+// begin competes for the side's Lease, under which the prepared
+// reconcilers run.
+func (p *pendingServe) begin(ctx context.Context) error {
+	if p.m == nil {
+		return nil
 	}
 	// Bounded: a step deadline sooner than that ends the start a little
 	// before it, so that the failure says what was not ready.
@@ -214,17 +251,19 @@ func (e *engines) begin(ctx context.Context, c *kube.Cluster, role handshake.Rol
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
 		timeout = max(time.Until(d)-100*time.Millisecond, time.Millisecond)
 	}
-	p.lease = c.Server + " " + c.Namespace + "/" + InProcessLeaseName(role)
+	p.lease = p.c.Server + " " + p.c.Namespace + "/" + InProcessLeaseName(p.role)
 	p.slot = leaseSlots.take(p.lease)
 	host, _ := os.Hostname()
 	identity := fmt.Sprintf("%s-%d-%d", host, os.Getpid(), p.slot)
 	// The controllers outlive the step that starts them (ctx bounds only
 	// the start), not the flow: stop ends them.
-	if p.starting, err = controller.BeginWithLease(ctx, c, InProcessLeaseName(role), identity, m, timeout); err != nil {
+	var err error
+	if p.starting, err = controller.BeginWithLease(ctx, p.c, InProcessLeaseName(p.role), identity, p.m, timeout); err != nil {
 		leaseSlots.free(p.lease, p.slot)
-		return nil, &EngineError{Role: role, Server: c.Server, Err: err}
+		p.m.Cool()
+		return &EngineError{Role: p.role, Server: p.c.Server, Err: err}
 	}
-	return p, nil
+	return nil
 }
 
 // leading waits until the side's Lease is held (true at once when nothing
@@ -236,6 +275,9 @@ func (p *pendingServe) leading(ctx context.Context) bool {
 // abandon stops a start that will not be finished.
 func (p *pendingServe) abandon() {
 	if p.starting == nil {
+		if p.m != nil {
+			p.m.Cool() // prepared, never begun
+		}
 		return
 	}
 	p.starting.Stop()
@@ -336,9 +378,12 @@ type flowFailKey struct{}
 func (e *engines) stop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// Both sides at once: each waits for its workers and its Lease release.
+	var g sync.WaitGroup
 	for _, r := range e.runs {
-		r.Stop()
+		g.Go(r.Stop)
 	}
+	g.Wait()
 	for _, l := range e.slots {
 		leaseSlots.free(l.lease, l.n)
 	}

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -27,17 +28,19 @@ type object[T any] interface {
 func replaceObject[T object[T]](ctx context.Context, client replaceClient[T], kind string, want T, setSpec func(existing, want T)) (T, Change, error) {
 	ch := Change{Object: kind + " " + want.GetNamespace() + "/" + want.GetName()}
 	var zero T
-	existing, err := client.Get(ctx, want.GetName(), metav1.GetOptions{})
-	if IsNotFound(err) {
-		obj := want.DeepCopy()
-		obj.SetResourceVersion("")
-		created, err := client.Create(ctx, obj, metav1.CreateOptions{})
-		if err != nil {
-			return zero, ch, err
-		}
+	// Create first: a handshake's first run finds nothing, and saves the
+	// Get; a re-run pays a refused create instead.
+	obj := want.DeepCopy()
+	obj.SetResourceVersion("")
+	created, err := client.Create(ctx, obj, metav1.CreateOptions{})
+	if err == nil {
 		ch.Action = Created
 		return created, ch, nil
 	}
+	if !apierrors.IsAlreadyExists(err) {
+		return zero, ch, err
+	}
+	existing, err := client.Get(ctx, want.GetName(), metav1.GetOptions{})
 	if err != nil {
 		return zero, ch, err
 	}

@@ -21,7 +21,13 @@ func tenantNamespaceSelector(remoteClusterID string) string {
 // (§2). When listing namespaces is forbidden it falls back, like Liqo, to the
 // default name and checks its labels. NotFound is returned as an API error.
 func (c *Cluster) TenantNamespace(ctx context.Context, remoteClusterID string) (*corev1.Namespace, error) {
-	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: tenantNamespaceSelector(remoteClusterID)})
+	return c.tenantNamespace(ctx, remoteClusterID, "")
+}
+
+// tenantNamespace is TenantNamespace, reading the API server's cache as it
+// is with resourceVersion "0" (else "", a consistent read).
+func (c *Cluster) tenantNamespace(ctx context.Context, remoteClusterID, resourceVersion string) (*corev1.Namespace, error) {
+	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: tenantNamespaceSelector(remoteClusterID), ResourceVersion: resourceVersion})
 	switch {
 	case apierrors.IsForbidden(err):
 		return c.tenantNamespaceByName(ctx, remoteClusterID)
@@ -47,7 +53,11 @@ func (c *Cluster) tenantNamespaceByName(ctx context.Context, remoteClusterID str
 // creating it with Liqo's name and labels when there is none. created tells
 // whether it was created now.
 func (c *Cluster) EnsureTenantNamespace(ctx context.Context, remoteClusterID string) (ns *corev1.Namespace, created bool, err error) {
-	ns, err = c.TenantNamespace(ctx, remoteClusterID)
+	// From the API server's cache: a consistent list waits until that cache
+	// has caught up with the latest write of any kind (up to 100 ms, the
+	// API server's progress-request period). A namespace created a moment
+	// ago that the cache misses is found by the create (AlreadyExists).
+	ns, err = c.tenantNamespace(ctx, remoteClusterID, "0")
 	if err == nil || !IsNotFound(err) {
 		return ns, false, err
 	}

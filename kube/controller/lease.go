@@ -127,8 +127,12 @@ func BeginWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity st
 	s := &Starting{run: &Started{cancel: cancel, done: make(chan struct{})}, lock: lock, m: m, c: c, name: leaseName,
 		timeout: timeout, deadline: time.NewTimer(timeout), leading: make(chan struct{})}
 	var once sync.Once
+	// The caches sync while the Lease is competed for: only the workers,
+	// which write, wait for it.
+	m.Warm(runCtx)
 	go func() {
 		defer close(s.run.done)
+		defer m.Cool() // a preparation no Run took over (the Lease never held)
 		_ = leadOnce(runCtx, lock, leaseName, m, func(l bool) {
 			if l {
 				once.Do(func() { close(s.leading) })

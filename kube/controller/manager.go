@@ -50,6 +50,11 @@ type Options struct {
 	Workers              int // per queue; 0 = 2
 	// CertificateTimeout bounds the wait for a CSR to be signed; 0 = 30s.
 	CertificateTimeout time.Duration
+	// HandshakeOnly runs only what the handshake needs (§3–§8: the nonce
+	// creator and signer, the Tenant and Identity reconcilers), not
+	// resource acquisition, renewal or replication: in-process controllers
+	// that live for one authenticate, where these would only cost requests.
+	HandshakeOnly bool
 	// KeepCSRs leaves CertificateSigningRequests in place once their
 	// certificate is stored (Liqo lets them pile up; by default we delete
 	// them).
@@ -87,6 +92,10 @@ type Manager struct {
 
 	// afterSync, when set (tests), is told about every finished sync.
 	afterSync func(loop, key string, err error)
+
+	// warm is a Run's preparation started by Warm, delivered once ready.
+	warmMu sync.Mutex
+	warm   *preparedRun
 
 	// lastListErr is the last list or watch error of an informer while the
 	// caches were syncing (a network error, retried): a timeout names it.
@@ -146,33 +155,38 @@ func (m *Manager) Run(ctx context.Context) error {
 		return errors.New("controller: this Manager is already running")
 	}
 	defer m.running.Store(false)
+	// A preparation begun by Warm is taken over (its informers may have
+	// synced already); else the Run prepares its own, bound to ctx.
+	p := m.takeWarm()
 	if ctx.Err() != nil {
+		if p != nil {
+			p.close()
+		}
 		return nil
 	}
-	if err := m.checkAPIs(ctx); err != nil {
-		return err
+	if p == nil {
+		p = m.prepare(ctx)
 	}
-	logger := klog.FromContext(ctx)
-	ev := newEvents(m.c)
-	defer ev.close(eventFlushTimeout)
-	r, err := m.wire(ev)
-	if err != nil {
-		return err
+	defer p.close()
+	select {
+	case <-p.ready:
+	case <-ctx.Done():
+		return nil
 	}
-	// A list the API server refuses (Forbidden, a resource not served)
-	// before the caches synced ends the run with that cause: the informer
-	// would otherwise retry it forever and the run never sync.
-	parent := ctx
-	ctx, fail := context.WithCancelCause(ctx)
-	defer fail(nil)
-	r.fail, r.lastErr = fail, &m.lastListErr
-	defer r.shutDownQueues() // also when ctx ends before the caches synced
-	r.start(ctx)
-	defer r.stop()
+	if p.err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return p.err
+	}
+	r, logger := p.r, klog.FromContext(ctx)
 	// Event-driven (no 100 ms polling): a handshake waits on this.
-	if !cache.WaitFor(ctx, "", r.synced...) {
-		if parent.Err() == nil {
-			return context.Cause(ctx)
+	syncCtx, stopSync := context.WithCancel(p.ctx)
+	defer stopSync()
+	defer context.AfterFunc(ctx, stopSync)()
+	if !cache.WaitFor(syncCtx, "", r.synced...) {
+		if ctx.Err() == nil {
+			return context.Cause(p.ctx)
 		}
 		return nil // ctx ended first
 	}
@@ -195,17 +209,36 @@ func (m *Manager) Run(ctx context.Context) error {
 // checkAPIs fails fast, with a hint, when the authentication.liqo.io CRDs
 // are missing (an informer would otherwise retry its list forever).
 func (m *Manager) checkAPIs(ctx context.Context) error {
-	var err error
-	crd, side := "tenants."+authv1beta1.GroupVersion.Group, "provider"
+	// The lists at once (a handshake waits for them), from the API server's
+	// cache (resourceVersion 0): only whether they are served matters, and a
+	// consistent list would wait for that cache to catch up (up to 100 ms).
+	var tenantsErr, identitiesErr, lifecycleErr error
+	var g sync.WaitGroup
 	if m.o.Provider {
-		_, err = m.c.Liqo.Tenants("").List(ctx, metav1.ListOptions{Limit: 1})
+		g.Go(func() {
+			defer kube.RecoverAsError(&tenantsErr, "listing Tenants")
+			_, tenantsErr = m.c.Liqo.Tenants("").List(ctx, metav1.ListOptions{Limit: 1, ResourceVersion: "0"})
+		})
 	}
-	if err == nil && m.o.Consumer {
-		crd, side = "identities."+authv1beta1.GroupVersion.Group, "consumer"
-		_, err = m.c.Liqo.Identities("").List(ctx, metav1.ListOptions{Limit: 1})
+	if m.o.Consumer {
+		g.Go(func() {
+			defer kube.RecoverAsError(&identitiesErr, "listing Identities")
+			_, identitiesErr = m.c.Liqo.Identities("").List(ctx, metav1.ListOptions{Limit: 1, ResourceVersion: "0"})
+		})
+	}
+	if !m.o.HandshakeOnly {
+		g.Go(func() {
+			defer kube.RecoverAsError(&lifecycleErr, "listing ResourceSlices and Renews")
+			lifecycleErr = m.checkLifecycleAPIs(ctx)
+		})
+	}
+	g.Wait()
+	err, crd, side := tenantsErr, "tenants."+authv1beta1.GroupVersion.Group, "provider"
+	if err == nil {
+		err, crd, side = identitiesErr, "identities."+authv1beta1.GroupVersion.Group, "consumer"
 	}
 	if err == nil {
-		err = m.checkLifecycleAPIs(ctx)
+		err = lifecycleErr
 	}
 	switch {
 	case err == nil || ctx.Err() != nil:
@@ -227,9 +260,16 @@ func (m *Manager) checkLifecycleAPIs(ctx context.Context) error {
 	var lastErr error
 	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 6} // ~6 s in all
 	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
-		_, lastErr = m.dyn.Resource(authv1beta1.ResourceSliceGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1})
+		var renewsErr error
+		var g sync.WaitGroup
+		g.Go(func() {
+			defer kube.RecoverAsError(&renewsErr, "listing Renews")
+			_, renewsErr = m.dyn.Resource(authv1beta1.RenewGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1, ResourceVersion: "0"})
+		})
+		_, lastErr = m.dyn.Resource(authv1beta1.ResourceSliceGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1, ResourceVersion: "0"})
+		g.Wait()
 		if lastErr == nil {
-			_, lastErr = m.dyn.Resource(authv1beta1.RenewGroupVersionResource).List(ctx, metav1.ListOptions{Limit: 1})
+			lastErr = renewsErr
 		}
 		if kube.IsNotFound(lastErr) {
 			return false, nil

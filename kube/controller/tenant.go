@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,6 +90,15 @@ func (r *tenantReconciler) sync(ctx context.Context, key string) (time.Duration,
 	var requeueAfter time.Duration
 	var renewed bool
 	var errs []error
+	// The cluster-wide bindings are made whatever the certificate's fate:
+	// at once, while the CSR is being signed.
+	var crbChanges []kube.Change
+	var crbErr error
+	var crb sync.WaitGroup
+	crb.Go(func() {
+		defer kube.RecoverAsError(&crbErr, "binding the cluster-wide roles")
+		crbChanges, crbErr = r.c.BindTenantClusterWideKnown(ctx, t.Spec.ClusterID, roles.ClusterWide, r.clusterRoleBindingExists())
+	})
 	if handshake {
 		requeueAfter, renewed, err = r.authParams(ctx, t, status)
 		if err == nil {
@@ -102,11 +112,11 @@ func (r *tenantReconciler) sync(ctx context.Context, key string) (time.Duration,
 		errs = append(errs, err)
 	}
 	// Done even without handshake: the admin hands out credentials then.
-	changes, err := r.c.BindTenantClusterWideKnown(ctx, t.Spec.ClusterID, roles.ClusterWide, r.clusterRoleBindingExists())
-	r.rememberBindings("crb", "", changes, clusterRoleBindingNames(roles.ClusterWide, t.Spec.ClusterID))
-	if err != nil {
-		r.events.warning(ctx, t, ReasonClusterRolesClusterWideBindingFailed, err.Error())
-		errs = append(errs, err)
+	crb.Wait()
+	r.rememberBindings("crb", "", crbChanges, clusterRoleBindingNames(roles.ClusterWide, t.Spec.ClusterID))
+	if crbErr != nil {
+		r.events.warning(ctx, t, ReasonClusterRolesClusterWideBindingFailed, crbErr.Error())
+		errs = append(errs, crbErr)
 	}
 	if err := r.updateStatus(ctx, t, status, renewed); err != nil {
 		errs = append(errs, err)

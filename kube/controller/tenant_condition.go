@@ -36,6 +36,14 @@ func (r *tenantReconciler) applyCondition(ctx context.Context, t *authv1beta1.Te
 		return true, r.drain(ctx, t, roles)
 	case authv1beta1.TenantConditionCordoned:
 		return false, r.cordonResourceSlices(ctx, t.Spec.ClusterID, true)
+	case authv1beta1.TenantConditionActive, "":
+		if r.o.HandshakeOnly {
+			// Slices are not served here: no cordon to lift, and a first
+			// request for them can cost the API server a second (it builds
+			// the custom resource's storage then).
+			return false, nil
+		}
+		fallthrough
 	default:
 		return false, r.cordonResourceSlices(ctx, t.Spec.ClusterID, false)
 	}

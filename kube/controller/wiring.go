@@ -87,7 +87,7 @@ func (m *Manager) wire(ev *events) (*wiring, error) {
 	}
 	// After the first handshake (§10): resource acquisition and renewal,
 	// when their APIs are served (checkLifecycleAPIs).
-	if !m.slicesServed {
+	if !m.slicesServed || m.o.HandshakeOnly {
 		return r, nil
 	}
 	if m.o.Provider {
