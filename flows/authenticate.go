@@ -160,8 +160,19 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 		{ID: "apply-identity", Scope: handshake.Local, Title: "Applying identity on consumer cluster", Success: "Identity correctly applied on consumer cluster",
 			Failure: "Unable to apply identity on consumer cluster", Command: "kubectl apply -f identity.yaml -n liqo-tenant-<provider>",
 			Run: func(ctx context.Context) (err error) {
-				warnIfUnreachable(ctx, identity.Spec.AuthParams, sink, handshake.Local)
+				// The dial to the advertised API server and the apply at once.
+				params := identity.Spec.AuthParams
+				var reach sync.WaitGroup
+				var reachErr error
+				reach.Go(func() {
+					defer kube.RecoverAsError(&reachErr, "checking the advertised API server")
+					warnIfUnreachable(ctx, params, sink, handshake.Local)
+				})
 				identity, _, err = consumer.ApplyIdentity(ctx, identity)
+				reach.Wait()
+				if err == nil {
+					err = reachErr
+				}
 				return err
 			}},
 		waitIdentityStatusStep(consumer, sink, o.StepTimeout, func() string { return res.ProviderID }, &identity),
