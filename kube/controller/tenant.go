@@ -104,8 +104,7 @@ func (r *tenantReconciler) sync(ctx context.Context, key string) (time.Duration,
 	// Done even without handshake: the admin hands out credentials then.
 	// Last, not beside the CSR's signing: every request the API server
 	// authorizes walks all ClusterRoleBindings, so in a burst of Tenants a
-	// binding made early makes the rest of the burst dearer (measured: 2.0x
-	// the floor at 1,000 Tenants became 2.4x).
+	// binding made early makes the rest of the burst dearer.
 	changes, err := r.c.BindTenantClusterWideKnown(ctx, t.Spec.ClusterID, roles.ClusterWide, r.clusterRoleBindingExists())
 	r.rememberBindings("crb", "", changes, clusterRoleBindingNames(roles.ClusterWide, t.Spec.ClusterID))
 	if err != nil {
