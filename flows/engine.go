@@ -164,8 +164,8 @@ func (e *engines) serve(ctx context.Context, c *kube.Cluster, role handshake.Rol
 // provider's Lease is competed for only once the consumer's is held (two
 // runs on one pair at once then queue on the consumer's Lease, where taking
 // both at once could leave each holding one side's Lease and waiting for
-// the other's until both time out), but the consumer's caches sync while
-// the provider's controllers start.
+// the other's until both time out), but both sides' caches sync meanwhile
+// (Manager.Warm): only the workers wait for a Lease.
 func (e *engines) serveInOrder(ctx context.Context, consumer, provider *kube.Cluster, consumerEngine, providerEngine Engine, o EngineOptions, sink handshake.Sink) error {
 	// Both sides' caches start syncing now (reading only); the Leases are
 	// then taken in order.
