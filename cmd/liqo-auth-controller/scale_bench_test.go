@@ -54,7 +54,8 @@ import (
 // adds controller flags (space-separated), LIQO_AUTH_SCALE_LOG keeps the
 // controller's log in that file, LIQO_AUTH_SCALE_PROFILE writes CPU
 // profiles of the controller and the lab's kube-apiserver into that folder
-// and LIQO_AUTH_SCALE_BINARY runs another controller build.
+// and LIQO_AUTH_SCALE_BINARY runs another controller build;
+// LIQO_AUTH_SCALE_FLOORS=0 runs the controller phase alone (to profile it).
 func BenchmarkScaleTenants(b *testing.B) {
 	var sizes []int
 	for _, f := range strings.Split(envString("LIQO_AUTH_SCALE_TENANTS", "1000"), ",") {
@@ -70,7 +71,7 @@ func BenchmarkScaleTenants(b *testing.B) {
 			runs = append(runs, runScale(b, n, conc, fmt.Sprintf("scale%d", i)))
 		}
 	}
-	if len(sizes) > 1 {
+	if len(sizes) > 1 && os.Getenv("LIQO_AUTH_SCALE_FLOORS") != "0" {
 		reportSideBySide(runs)
 	}
 }
@@ -105,10 +106,20 @@ func runScale(b *testing.B, n, conc int, prefix string) *scaleRun {
 	sa := serviceAccountConfig(b, ctx, admin, cs[0])
 
 	s := &scaleRun{b: b, ctx: ctx, admin: admin, sa: sa, lab: cs[0], labPIDs: labPIDs, n: n, conc: conc, prefix: prefix}
-	s.floorBefore = s.floorPhase("b", s.sa)
+	if os.Getenv("LIQO_AUTH_SCALE_FLOORS") == "0" { // profiling the controller alone
+		s.controllerPhase()
+		s.apiServerRSSKiB = processRSSKiB(b, s.labPIDs, "kube-apiserver")
+		s.reportControllerOnly()
+		return s
+	}
+	s.floorBefore = s.floorPhase("b", s.sa, false)
 	s.controllerPhase()
-	s.floorAfter = s.floorPhase("f", s.sa)
-	s.adminFloor = s.floorPhase("a", s.admin.Config)
+	s.floorAfter = s.floorPhase("f", s.sa, false)
+	s.adminFloor = s.floorPhase("a", s.admin.Config, false)
+	// The protocol floor sees the ClusterRoleBindings grow from none to n,
+	// as the controller did: the controller phase's are removed first.
+	s.removeConsumerBindings()
+	s.protocolFloor = s.floorPhase("p", s.sa, true)
 	s.apiServerRSSKiB = processRSSKiB(b, s.labPIDs, "kube-apiserver")
 	s.report()
 	return s
@@ -149,6 +160,11 @@ type scaleRun struct {
 	// same work as cluster-admin, whose requests skip authorization and
 	// priority and fairness: shown, not compared with.
 	floorBefore, floorAfter, adminFloor floorRun
+	// protocolFloor is every request the protocol makes per Tenant, by a
+	// plain client: the floor's, plus the consumer's Tenant create (as in
+	// the controller phase), the ClusterRoleBinding and the status update.
+	// What the controller costs beyond it is its own.
+	protocolFloor floorRun
 }
 
 // floorTime is the reference of the ratio.
@@ -195,12 +211,8 @@ func (s *scaleRun) controllerPhase() {
 	var mu sync.Mutex
 	filled := map[string]time.Time{}
 	all := make(chan struct{})
-	tenantClient := s.admin.Liqo.Tenants("")
-	inf := cache.NewSharedIndexInformer(kube.ListWatch(tenantClient.List, tenantClient.Watch, func(*metav1.ListOptions) {}),
-		&authv1beta1.Tenant{}, 0, nil)
-	check := func(obj any) {
-		t, ok := obj.(*authv1beta1.Tenant)
-		if !ok || t.Status.AuthParams == nil || len(t.Status.AuthParams.SignedCRT) == 0 || !strings.HasPrefix(t.Name, s.prefix+"-c-") {
+	defer s.watchTenants(func(t *authv1beta1.Tenant) {
+		if t.Status.AuthParams == nil || len(t.Status.AuthParams.SignedCRT) == 0 || !strings.HasPrefix(t.Name, s.prefix+"-c-") {
 			return
 		}
 		now := time.Now()
@@ -212,13 +224,7 @@ func (s *scaleRun) controllerPhase() {
 				close(all)
 			}
 		}
-	}
-	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: check, UpdateFunc: func(_, cur any) { check(cur) }})
-	require.NoError(b, err)
-	infCtx, stopInf := context.WithCancel(ctx)
-	defer stopInf()
-	go inf.RunWithContext(infCtx)
-	require.True(b, cache.WaitForCacheSync(infCtx.Done(), inf.HasSynced))
+	})()
 
 	created := make([]time.Time, s.n)
 	lab0, machine0 := processCPU(s.labPIDs), readMachineCPU(b)
@@ -273,15 +279,56 @@ func (s *scaleRun) controllerPhase() {
 	require.GreaterOrEqual(b, len(crbs.Items), s.n, "ClusterRoleBindings")
 }
 
+// watchTenants runs an informer on every Tenant (synced before it returns)
+// that calls seen on each add and update, until the returned stop.
+func (s *scaleRun) watchTenants(seen func(*authv1beta1.Tenant)) (stop func()) {
+	tenantClient := s.admin.Liqo.Tenants("")
+	inf := cache.NewSharedIndexInformer(kube.ListWatch(tenantClient.List, tenantClient.Watch, func(*metav1.ListOptions) {}),
+		&authv1beta1.Tenant{}, 0, nil)
+	check := func(obj any) {
+		if t, ok := obj.(*authv1beta1.Tenant); ok {
+			seen(t)
+		}
+	}
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: check, UpdateFunc: func(_, cur any) { check(cur) }})
+	require.NoError(s.b, err)
+	ctx, cancel := context.WithCancel(s.ctx)
+	go inf.RunWithContext(ctx)
+	require.True(s.b, cache.WaitForCacheSync(ctx.Done(), inf.HasSynced))
+	return cancel
+}
+
+// removeConsumerBindings deletes the consumers' ClusterRoleBindings (those
+// labelled with a remote cluster ID) and waits until they are gone.
+func (s *scaleRun) removeConsumerBindings() {
+	crbs := s.admin.Kube.RbacV1().ClusterRoleBindings()
+	selector := metav1.ListOptions{LabelSelector: kube.RemoteClusterIDLabel}
+	require.NoError(s.b, crbs.DeleteCollection(s.ctx, metav1.DeleteOptions{}, selector))
+	left, err := crbs.List(s.ctx, selector)
+	require.NoError(s.b, err)
+	require.Empty(s.b, left.Items, "consumers' ClusterRoleBindings left after their deletion")
+}
+
 // floorPhase measures the raw work on a fresh set of names (kind tells
 // them apart): per tenant a CSR create + approve + wait for the certificate
 // (one shared watch, started before the clock) + a Secret + a RoleBinding,
-// with the same concurrency, by a plain client authenticated by as.
-func (s *scaleRun) floorPhase(kind string, as *rest.Config) floorRun {
+// with the same concurrency, by a plain client authenticated by as. The
+// protocol floor also creates the consumer's Tenant first (as cluster-admin,
+// as the controller phase does, with the same Tenant watch running) and
+// ends with the ClusterRoleBinding and the Tenant's status.
+func (s *scaleRun) floorPhase(kind string, as *rest.Config, protocol bool) floorRun {
 	b, ctx := s.b, s.ctx
 	ids := s.ids(kind)
 	csrs := make([][]byte, s.n)
+	tenants := make([]*authv1beta1.Tenant, s.n)
 	parallel(b, s.conc, s.n, func(i int) error {
+		if protocol {
+			var err error
+			if tenants[i], err = syntheticConsumer(ctx, s.admin, ids[i]); err == nil {
+				csrs[i] = tenants[i].Spec.CSR
+			}
+			return err
+		}
 		key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
 		if err != nil {
 			return err
@@ -293,6 +340,10 @@ func (s *scaleRun) floorPhase(kind string, as *rest.Config) floorRun {
 			Name: kube.TenantNamespaceName(ids[i])}}, metav1.CreateOptions{})
 		return err
 	})
+
+	if protocol {
+		defer s.watchTenants(func(*authv1beta1.Tenant) {})()
+	}
 
 	// A plain client, counted.
 	var count atomic.Int64
@@ -342,6 +393,13 @@ func (s *scaleRun) floorPhase(kind string, as *rest.Config) floorRun {
 	parallel(b, s.conc, s.n, func(i int) error {
 		t0 := time.Now()
 		ns := kube.TenantNamespaceName(ids[i])
+		var tenant *authv1beta1.Tenant
+		if protocol {
+			var err error
+			if tenant, err = s.admin.Liqo.Tenants(ns).Create(ctx, tenants[i], metav1.CreateOptions{}); err != nil {
+				return err
+			}
+		}
 		created, err := csrClient.Create(ctx, &certv1.CertificateSigningRequest{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: "floor-", Labels: map[string]string{floorLabel: s.prefix + kind}},
 			Spec: certv1.CertificateSigningRequestSpec{Request: csrs[i], SignerName: kube.KubeAPIServerClientSignerName,
@@ -370,7 +428,7 @@ func (s *scaleRun) floorPhase(kind string, as *rest.Config) floorRun {
 			return fmt.Errorf("no certificate for CSR %s", created.Name)
 		}
 		if _, err := c.Kube.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Name: kube.RemoteCertSecretName, Namespace: ns,
+			ObjectMeta: metav1.ObjectMeta{Name: floorSecretName, Namespace: ns,
 				Labels: map[string]string{kube.RemoteClusterIDLabel: ids[i]}},
 			Data: map[string][]byte{kube.RemoteCertCSRField: csrs[i], kube.RemoteCertCertificateField: cert},
 		}, metav1.CreateOptions{}); err != nil {
@@ -382,6 +440,16 @@ func (s *scaleRun) floorPhase(kind string, as *rest.Config) floorRun {
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: kube.RemoteControlPlaneClusterRole},
 		}, metav1.CreateOptions{}); err != nil {
 			return err
+		}
+		if protocol {
+			if _, err := c.BindTenantClusterWideKnown(ctx, ids[i], []string{kube.RemoteClusterWideClusterRole}, func(string) bool { return false }); err != nil {
+				return err
+			}
+			tenant.Status = authv1beta1.TenantStatus{TenantNamespace: ns,
+				AuthParams: &authv1beta1.AuthParams{SignedCRT: cert, CA: s.admin.Config.CAData, APIServer: s.admin.Server}}
+			if _, err := c.Liqo.Tenants(ns).UpdateStatus(ctx, tenant, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
 		}
 		f.latencies[i] = time.Since(t0)
 		return nil
@@ -463,6 +531,12 @@ func (s *scaleRun) profile(ctl *scaleController, phase string) *sync.WaitGroup {
 	return &wg
 }
 
+// floorSecretName names the floor's certificate Secrets: the same write
+// as the controller's liqo-remote-certificate, under a name the
+// controller's cache of those Secrets does not hold (the floor before the
+// controller phase would otherwise add n Secrets to it).
+const floorSecretName = "scale-floor-certificate"
+
 // deploymentMemoryLimit is the controller container's memory limit in
 // assets/deploy/controller/deployment.yaml.
 const deploymentMemoryLimit = "256Mi"
@@ -487,6 +561,12 @@ func reportSideBySide(runs []*scaleRun) {
 	row("time until the last status, per Tenant", func(r *scaleRun) string { return perTenant(r.total, r.n) })
 	row("mean floor SA time, per Tenant", func(r *scaleRun) string { return perTenant(r.floorTime(), r.n) })
 	row("controller time / mean floor SA time", func(r *scaleRun) string { return fmt.Sprintf("%.2fx", r.total.Seconds()/r.floorTime().Seconds()) })
+	row("protocol floor time / mean floor SA time", func(r *scaleRun) string {
+		return fmt.Sprintf("%.2fx", r.protocolFloor.total.Seconds()/r.floorTime().Seconds())
+	})
+	row("controller time / protocol floor time", func(r *scaleRun) string {
+		return fmt.Sprintf("%.2fx", r.total.Seconds()/r.protocolFloor.total.Seconds())
+	})
 	row("API requests per Tenant (all but the Lease)", func(r *scaleRun) string { return fmt.Sprintf("%.3f", r.requestsPerTenant()) })
 	row("controller CPU per Tenant", func(r *scaleRun) string { return perTenant(r.cpu, r.n) })
 	row("lab kube-apiserver CPU per Tenant (controller phase)", func(r *scaleRun) string { return perTenant(r.labCPU["kube-apiserver"], r.n) })
@@ -559,7 +639,7 @@ func (s *scaleRun) report() {
 	// The columns: the controller, then the floors in the order they ran.
 	w := bufio.NewWriter(os.Stdout)
 	ctl := floorRun{total: s.total, latencies: s.latencies, labCPU: s.labCPU, machine: s.machine}
-	cols := []floorRun{ctl, s.floorBefore, s.floorAfter, s.adminFloor}
+	cols := []floorRun{ctl, s.floorBefore, s.floorAfter, s.adminFloor, s.protocolFloor}
 	line := func(label string, cell func(i int, r floorRun) string) {
 		fmt.Fprintf(w, "%-44s", label)
 		for i, r := range cols {
@@ -584,8 +664,9 @@ func (s *scaleRun) report() {
 
 	fmt.Fprintf(w, "\n== scale: %d Tenants applied at once to one lab provider (client concurrency %d) ==\n", s.n, s.conc)
 	fmt.Fprintf(w, "controller: %s\n", s.controllerArgs)
-	fmt.Fprintf(w, "raw floor: a plain client as the controller's ServiceAccount before and after the controller (their mean is the reference), then as cluster-admin\n")
-	fmt.Fprintf(w, "%-44s %13s %13s %13s %13s\n", "", "controller", "floor SA (1)", "floor SA (2)", "floor admin")
+	fmt.Fprintf(w, "raw floor: a plain client as the controller's ServiceAccount before and after the controller (their mean is the reference), then as cluster-admin;\n")
+	fmt.Fprintf(w, "protocol floor: a plain client making every request of the protocol (+ Tenant create, ClusterRoleBinding, status update) as the ServiceAccount\n")
+	fmt.Fprintf(w, "%-44s %13s %13s %13s %13s %13s\n", "", "controller", "floor SA (1)", "floor SA (2)", "floor admin", "protocol")
 	line("time until the last status / last binding", func(_ int, r floorRun) string { return fmt.Sprintf("%.2fs", r.total.Seconds()) })
 	fmt.Fprintln(w, "per-tenant latency (controller: created → status filled; floor: its own sequence)")
 	line("per-tenant latency p50", latency(0))
@@ -621,6 +702,8 @@ func (s *scaleRun) report() {
 	line("CPU stolen by the host (steal, all CPUs)", func(_ int, r floorRun) string { return fmt.Sprintf("%.2fs", r.machine.steal.Seconds()) })
 	fmt.Fprintf(w, "%-44s %12.2fx\n", "controller time / floor admin time", s.total.Seconds()/s.adminFloor.total.Seconds())
 	fmt.Fprintf(w, "%-44s %12.2fx\n", "controller time / mean floor SA time (target ≤ 1.5 at 1,000, ≤ 2 at 10,000)", ratio)
+	fmt.Fprintf(w, "%-44s %12.2fx\n", "protocol floor time / mean floor SA time (the protocol's own share)", s.protocolFloor.total.Seconds()/s.floorTime().Seconds())
+	fmt.Fprintf(w, "%-44s %12.2fx\n", "controller time / protocol floor time (what the controller adds)", s.total.Seconds()/s.protocolFloor.total.Seconds())
 	fmt.Fprintf(w, "%-44s %12.3f %12s\n", "requests per tenant (target ≤ 6.5)", perTenant, "")
 	fmt.Fprintf(w, "%-44s %12.3f %12s\n", "  without watches", perTenant-watchPerTenant, "")
 	fmt.Fprintf(w, "controller API requests during the run (after its start-up: %.0f requests, lists and watches):\n", startup)
@@ -648,6 +731,17 @@ func (s *scaleRun) report() {
 	b.ReportMetric(float64(s.rssKiB)/1024, "MiB-rss")
 }
 
+// reportControllerOnly prints the controller phase of a run without floors.
+func (s *scaleRun) reportControllerOnly() {
+	n := float64(s.n)
+	p50, p95, max := percentiles(s.latencies)
+	fmt.Printf("\n== scale: %d Tenants, controller only (LIQO_AUTH_SCALE_FLOORS=0: no floor, no ratio) ==\n", s.n)
+	fmt.Printf("time until the last status %.2fs (%.2fms per Tenant), latency p50/p95/max %.0f/%.0f/%.0fms\n",
+		s.total.Seconds(), ms(s.total)/n, ms(p50), ms(p95), ms(max))
+	fmt.Printf("requests per Tenant %.3f, controller CPU per Tenant %.2fms, controller peak RSS %.1fMiB, kube-apiserver CPU per Tenant %.2fms, peak RSS %.0fMiB\n",
+		s.requestsPerTenant(), ms(s.cpu)/n, float64(s.rssKiB)/1024, ms(s.labCPU["kube-apiserver"])/n, float64(s.apiServerRSSKiB)/1024)
+}
+
 // requestReasons says why the controller makes each kind of request (the
 // protocol's sections: ../shared/liqo-auth-protocol.md).
 var requestReasons = map[string]string{
@@ -660,8 +754,16 @@ var requestReasons = map[string]string{
 	"update tenants":                              "the finalizer, on a Tenant applied without it (liqoctl's)",
 	"create events":                               "Events for humans: one per object, or one per burst of the same reason (> 32 held at once)",
 	"update leases":                               "leader election: renewing the Lease every 2 s (not per Tenant)",
-	"watch tenants":                               "a watch re-opened (the API server ends them after a while)",
+	"watch tenants":                               "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
 	"deletecollection certificatesigningrequests": "the CSR cleaner: issued CSRs deleted, 256 at a time, when idle",
+	"delete certificatesigningrequests":           "the CSR cleaner: an issued CSR outside the batches (or of a batch whose deletecollection failed), one at a time",
+	"watch certificatesigningrequests":            "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
+	"watch clusterrolebindings":                   "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
+	"watch secrets":                               "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
+	"watch rolebindings":                          "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
+	"watch namespaces":                            "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
+	"watch renews":                                "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
+	"watch resourceslices":                        "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

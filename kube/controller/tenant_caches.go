@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,25 +51,53 @@ type tenantCaches struct {
 // to do (and a burst of Tenants would pay for it).
 type mutationCache struct {
 	cache.MutationCache
-	own *utilcache.LRUExpireCache // key -> resourceVersion written by us
+	store cache.Store               // the informer's
+	own   *utilcache.LRUExpireCache // key -> resourceVersion written by us; nil: echoes are passed on
 }
 
-func newMutationCache(store cache.Store, includeAdds bool) *mutationCache {
-	return &mutationCache{
+// newMutationCache sits on an informer's store; echoes tells whether the
+// echoes of our writes are held back (handler with a next).
+func newMutationCache(store cache.Store, includeAdds, echoes bool) *mutationCache {
+	m := &mutationCache{
 		MutationCache: cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), store,
 			cache.MutationCacheOptions{TTL: ownWriteTTL, IncludeAdds: includeAdds, MaxCacheSize: mutationCacheSize}),
-		own: utilcache.NewLRUExpireCache(mutationCacheSize),
+		store: store,
+	}
+	if echoes {
+		m.own = utilcache.NewLRUExpireCache(mutationCacheSize)
+	}
+	return m
+}
+
+// wrote records obj, just returned by a write of ours. Under load the
+// informer often shows the write before its response arrives: then there
+// is nothing to remember (a copy kept would stay until its TTL, one per
+// Tenant of a burst) and its echo has gone by already.
+func (m *mutationCache) wrote(obj runtime.Object) {
+	o := objectMeta(obj)
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if o == nil || err != nil {
+		return
+	}
+	if seen, ok, _ := m.store.GetByKey(key); ok && !versionBefore(seen, o.GetResourceVersion()) {
+		return
+	}
+	m.Mutation(obj)
+	if m.own != nil {
+		m.own.Add(key, o.GetResourceVersion(), ownWriteTTL)
 	}
 }
 
-// wrote records obj, just returned by a write of ours.
-func (m *mutationCache) wrote(obj runtime.Object) {
-	m.Mutation(obj)
-	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
-		if o := objectMeta(obj); o != nil {
-			m.own.Add(key, o.GetResourceVersion(), ownWriteTTL)
-		}
+// versionBefore tells whether obj's resourceVersion is below rv (both etcd's
+// integers; one that does not parse counts as older).
+func versionBefore(obj any, rv string) bool {
+	o := objectMeta(obj)
+	if o == nil {
+		return true
 	}
+	have, err1 := strconv.ParseUint(o.GetResourceVersion(), 10, 64)
+	want, err2 := strconv.ParseUint(rv, 10, 64)
+	return err1 != nil || err2 != nil || have < want
 }
 
 // echo tells (once) whether obj is the informer showing a write of ours.
@@ -76,6 +105,9 @@ func (m *mutationCache) echo(obj any) bool {
 	o := objectMeta(obj)
 	key, err := cache.MetaNamespaceKeyFunc(obj)
 	if o == nil || err != nil {
+		return false
+	}
+	if m.own == nil {
 		return false
 	}
 	rv, ok := m.own.Get(key)

@@ -99,7 +99,7 @@ func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, nam
 		return nil, err
 	}
 	if r.caches != nil && r.caches.certs != nil && stored != nil {
-		r.caches.certs.Mutation(stored.DeepCopy())
+		r.caches.certs.wrote(stored.DeepCopy())
 	}
 	return cert, nil
 }

@@ -149,12 +149,12 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 	}
 	tracker := newCSRTracker(m.c, csrs.Lister(), csrs.Informer().GetIndexer(), m.o.KeepCSRs)
 	caches := &tenantCaches{
-		tenants: newMutationCache(tenants.GetIndexer(), false),
+		tenants: newMutationCache(tenants.GetIndexer(), false, true),
 		roles:   roles.Lister(),
 		rbs:     bindings.RoleBindings().Lister(),
 		crbs:    bindings.ClusterRoleBindings().Lister(),
 		created: utilcache.NewLRUExpireCache(mutationCacheSize),
-		certs:   newMutationCache(certSecrets.Informer().GetStore(), true),
+		certs:   newMutationCache(certSecrets.Informer().GetStore(), true, false),
 		csrs:    tracker,
 		slices:  m.resourceSliceInformer(r),
 	}
@@ -302,7 +302,9 @@ func (r *wiring) secrets(c *kube.Cluster, tweak func(*metav1.ListOptions)) corev
 }
 
 func (r *wiring) bindings(c *kube.Cluster, tweak func(*metav1.ListOptions)) rbacinformers.Interface {
-	f := r.factoryWith(c, tweak)
+	f := informers.NewSharedInformerFactoryWithOptions(c.Kube, 0, informers.WithTweakListOptions(tweak),
+		informers.WithTransform(bindingSkeleton))
+	r.factories = append(r.factories, f)
 	f.InformerFor(&rbacv1.RoleBinding{}, func(cs kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return rbacinformers.NewFilteredRoleBindingInformer(cs, metav1.NamespaceAll, resync, cache.Indexers{}, tweak)
 	})
@@ -416,6 +418,25 @@ func stripManagedFields(obj any) (any, error) {
 		o.SetManagedFields(nil)
 	}
 	return obj, nil
+}
+
+// bindingSkeleton keeps of a RoleBinding or ClusterRoleBinding what the
+// Tenant reconciler reads: that it exists, whose it is (its labels) and its
+// version. Subjects and roleRef stay on the server: at 10,000 consumers
+// they would be megabytes of a cache nobody reads.
+func bindingSkeleton(obj any) (any, error) {
+	switch b := obj.(type) {
+	case *rbacv1.RoleBinding:
+		return &rbacv1.RoleBinding{ObjectMeta: metaSkeleton(&b.ObjectMeta)}, nil
+	case *rbacv1.ClusterRoleBinding:
+		return &rbacv1.ClusterRoleBinding{ObjectMeta: metaSkeleton(&b.ObjectMeta)}, nil
+	}
+	return stripManagedFields(obj) // a delete tombstone
+}
+
+func metaSkeleton(m *metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Labels: m.Labels, DeletionTimestamp: m.DeletionTimestamp}
 }
 
 // handlerFunc calls f on every add, real update and delete.
