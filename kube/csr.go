@@ -101,6 +101,9 @@ func (c *Cluster) IssueCertificate(ctx context.Context, r CSRRequest) ([]byte, e
 		}
 	}
 	if !CSRApproved(created) {
+		// Sent without managed fields, the server keeps its own and does
+		// not decode and check ours.
+		created.ManagedFields = nil
 		created.Status.Conditions = append(created.Status.Conditions, certv1.CertificateSigningRequestCondition{
 			Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: r.Reason, Message: r.Message,
 		})

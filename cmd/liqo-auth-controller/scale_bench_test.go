@@ -416,6 +416,9 @@ func (s *scaleRun) floorPhase(kind string, as *rest.Config, protocol bool) floor
 			waiting[created.Name] = ch
 		}
 		mu.Unlock()
+		// Updates go without managed fields (the server keeps its own), as
+		// the controller's do: the floor is the cheapest plain client.
+		created.ManagedFields = nil
 		created.Status.Conditions = append(created.Status.Conditions, certv1.CertificateSigningRequestCondition{
 			Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Floor", Message: "scale benchmark floor"})
 		if _, err := csrClient.UpdateApproval(ctx, created.Name, created, metav1.UpdateOptions{}); err != nil {
@@ -445,6 +448,7 @@ func (s *scaleRun) floorPhase(kind string, as *rest.Config, protocol bool) floor
 			if _, err := c.BindTenantClusterWideKnown(ctx, ids[i], []string{kube.RemoteClusterWideClusterRole}, func(string) bool { return false }); err != nil {
 				return err
 			}
+			tenant.ManagedFields = nil
 			tenant.Status = authv1beta1.TenantStatus{TenantNamespace: ns,
 				AuthParams: &authv1beta1.AuthParams{SignedCRT: cert, CA: s.admin.Config.CAData, APIServer: s.admin.Server}}
 			if _, err := c.Liqo.Tenants(ns).UpdateStatus(ctx, tenant, metav1.UpdateOptions{}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,22 +122,36 @@ func CleanupPair(t testing.TB, provider, consumer *rest.Config, providerID, cons
 	// The test's context is already cancelled when cleanups run.
 	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
 	defer cancel()
-	if err := cleanupConsumer(ctx, consumer, providerID); err != nil {
+	consumerNamespaces, err := cleanupConsumer(ctx, consumer, providerID)
+	if err != nil {
 		t.Errorf("cleaning the consumer of provider %s: %v", providerID, err)
+	}
+	// The ForeignCluster gone, the two sides' namespaces go at once: each
+	// side's namespace controller takes seconds to empty them.
+	var wg sync.WaitGroup
+	if consumerNamespaces != nil {
+		wg.Go(func() {
+			if err := consumerNamespaces(); err != nil {
+				t.Errorf("cleaning the consumer of provider %s: %v", providerID, err)
+			}
+		})
 	}
 	if err := cleanupProvider(ctx, provider, consumerID); err != nil {
 		t.Errorf("cleaning the provider of consumer %s: %v", consumerID, err)
 	}
+	wg.Wait()
 }
 
-func cleanupConsumer(ctx context.Context, cfg *rest.Config, providerID string) error {
+// cleanupConsumer removes the consumer's ForeignCluster and Secrets, and
+// returns what deletes its namespaces and waits until they are gone.
+func cleanupConsumer(ctx context.Context, cfg *rest.Config, providerID string) (namespaces func() error, err error) {
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	byProvider := metav1.ListOptions{LabelSelector: labels.Set{clusterIDLabel: providerID}.String()}
 	fcs := dc.Resource(foreignClusters)
@@ -145,27 +160,27 @@ func cleanupConsumer(ctx context.Context, cfg *rest.Config, providerID string) e
 	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
 		// No Liqo 0.x CRDs: this tool was the consumer.
 	case err != nil:
-		return err
+		return nil, err
 	default:
 		for _, fc := range list.Items {
 			if err := ignoreNotFound(fcs.Delete(ctx, fc.GetName(), metav1.DeleteOptions{})); err != nil {
-				return err
+				return nil, err
 			}
 			if err := waitGone(ctx, fcs.List, fcs.Watch, fc.GetName(), &unstructured.Unstructured{}); err != nil {
-				return fmt.Errorf("ForeignCluster %s: %w", fc.GetName(), err)
+				return nil, fmt.Errorf("ForeignCluster %s: %w", fc.GetName(), err)
 			}
 		}
 	}
 	secrets, err := kc.CoreV1().Secrets(metav1.NamespaceAll).List(ctx, byProvider)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, s := range secrets.Items {
 		if err := ignoreNotFound(kc.CoreV1().Secrets(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{})); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return deleteNamespaces(ctx, kc, byProvider, toolTenantPrefix+providerID)
+	return func() error { return deleteNamespaces(ctx, kc, byProvider, toolTenantPrefix+providerID) }, nil
 }
 
 func cleanupProvider(ctx context.Context, cfg *rest.Config, consumerID string) error {
