@@ -53,8 +53,18 @@ func Lazy(names ...string) *Lab {
 	return LazyWithOptions(lab.Options{}, names...)
 }
 
+// testControllerManagerQPS is the test labs' kube-controller-manager client
+// rate limit (unless the options set one). Its namespace controller makes
+// about two requests per namespaced resource type to empty a deleted
+// namespace: at the default 20 QPS a test waiting for its namespaces to go
+// waited ~5 s each time.
+const testControllerManagerQPS = 200
+
 // LazyWithOptions is Lazy with lab options.
 func LazyWithOptions(opts lab.Options, names ...string) *Lab {
+	if opts.ControllerManagerQPS == 0 {
+		opts.ControllerManagerQPS = testControllerManagerQPS
+	}
 	return &Lab{opts: opts, names: names}
 }
 
