@@ -66,6 +66,9 @@ func countedCluster(t testing.TB, c *kube.Cluster) (*kube.Cluster, *requestLog) 
 			verb, resource := requestKind(r)
 			log.mu.Lock()
 			log.counts[verb+" "+resource]++
+			if initialList(r) {
+				log.counts["initial "+verb+" "+resource]++
+			}
 			log.mu.Unlock()
 			return rt.RoundTrip(r)
 		})
@@ -73,6 +76,14 @@ func countedCluster(t testing.TB, c *kube.Cluster) (*kube.Cluster, *requestLog) 
 	counted, err := kube.NewCluster(cfg, c.Namespace)
 	require.NoError(t, err)
 	return counted, log
+}
+
+// initialList tells an informer's initial list: a list at resourceVersion
+// 0 (the reflector's first) or a watch that sends the initial events.
+func initialList(r *http.Request) bool {
+	q := r.URL.Query()
+	return r.Method == http.MethodGet && (q.Get("sendInitialEvents") == "true" ||
+		(q.Get("watch") == "" && q.Get("resourceVersion") == "0"))
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)
