@@ -93,7 +93,9 @@ func TestControllerKilledMidBurstConverges(t *testing.T) {
 		}
 		got, err := provider.admin.Liqo.Tenants(tenants[i].Namespace).Get(ctx, tenants[i].Name, metav1.GetOptions{})
 		require.NoError(t, err)
-		assert.Equal(t, string(csrs.certificate(names[0])), string(got.Status.AuthParams.SignedCRT), "certificate of %s", id)
+		// The CSRs' watch may show the signing a moment after the Tenants'
+		// shows the status.
+		assert.Equal(t, string(csrs.waitCertificate(ctx, names[0])), string(got.Status.AuthParams.SignedCRT), "certificate of %s", id)
 	}
 	// None left behind once settled.
 	select {
@@ -164,10 +166,22 @@ func (r *csrRecord) of(cn string) []string {
 	return r.byCN[cn]
 }
 
-func (r *csrRecord) certificate(name string) []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.certs[name]
+// waitCertificate returns the certificate of the CSR called name once the
+// watch showed it signed (nil if ctx ends first).
+func (r *csrRecord) waitCertificate(ctx context.Context, name string) []byte {
+	for {
+		r.mu.Lock()
+		cert, changed := r.certs[name], r.changed
+		r.mu.Unlock()
+		if cert != nil {
+			return cert
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // hasLive tells whether a CSR of cn exists (created, not deleted).
