@@ -719,7 +719,7 @@ func (s *scaleRun) report() {
 	}
 	sort.Slice(keys, func(i, j int) bool { return s.requests[keys[i]] > s.requests[keys[j]] })
 	for _, k := range keys {
-		fmt.Fprintf(w, "  %-46s %8.0f %6.2f/tenant  %s\n", k, s.requests[k], s.requests[k]/n, requestReasons[k])
+		fmt.Fprintf(w, "  %-46s %8.0f %6.2f/tenant  %s\n", k, s.requests[k], s.requests[k]/n, requestReason(k))
 	}
 	_ = w.Flush()
 
@@ -758,16 +758,21 @@ var requestReasons = map[string]string{
 	"update tenants":                              "the finalizer, on a Tenant applied without it (liqoctl's)",
 	"create events":                               "Events for humans: one per object, or one per burst of the same reason (> 32 held at once)",
 	"update leases":                               "leader election: renewing the Lease every 2 s (not per Tenant)",
-	"watch tenants":                               "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
 	"deletecollection certificatesigningrequests": "the CSR cleaner: issued CSRs deleted, 256 at a time, when idle",
 	"delete certificatesigningrequests":           "the CSR cleaner: an issued CSR outside the batches (or of a batch whose deletecollection failed), one at a time",
-	"watch certificatesigningrequests":            "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
-	"watch clusterrolebindings":                   "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
-	"watch secrets":                               "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
-	"watch rolebindings":                          "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
-	"watch namespaces":                            "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
-	"watch renews":                                "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
-	"watch resourceslices":                        "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout",
+}
+
+// requestReason is why the controller makes requests of kind k: an
+// informer's watch seen during the run is one resumed (the API server drops
+// a watcher that falls behind in a burst, or ends it after its timeout).
+func requestReason(k string) string {
+	if reason, ok := requestReasons[k]; ok {
+		return reason
+	}
+	if strings.HasPrefix(k, "watch ") {
+		return "a watch resumed: the API server drops a watcher that falls behind in a burst, or after its timeout"
+	}
+	return ""
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

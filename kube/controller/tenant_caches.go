@@ -102,12 +102,12 @@ func versionBefore(obj any, rv string) bool {
 
 // echo tells (once) whether obj is the informer showing a write of ours.
 func (m *mutationCache) echo(obj any) bool {
+	if m.own == nil {
+		return false
+	}
 	o := objectMeta(obj)
 	key, err := cache.MetaNamespaceKeyFunc(obj)
 	if o == nil || err != nil {
-		return false
-	}
-	if m.own == nil {
 		return false
 	}
 	rv, ok := m.own.Get(key)

@@ -282,7 +282,7 @@ func all(*metav1.ListOptions) {}
 // factory returns a new informer factory whose informers only see objects
 // matching the label selector (often just a label key).
 func (r *wiring) factory(c *kube.Cluster, labelSelector string) informers.SharedInformerFactory {
-	return r.factoryWith(c, byLabel(labelSelector))
+	return r.factoryWith(c, byLabel(labelSelector), stripManagedFields)
 }
 
 func byLabel(selector string) func(*metav1.ListOptions) {
@@ -294,7 +294,7 @@ func byLabel(selector string) func(*metav1.ListOptions) {
 // by key), and each tenant namespace would cost a set of its own in that
 // index, about 400 bytes per object (a tenth of the heap at 10,000 Tenants).
 func (r *wiring) secrets(c *kube.Cluster, tweak func(*metav1.ListOptions)) corev1informers.SecretInformer {
-	f := r.factoryWith(c, tweak)
+	f := r.factoryWith(c, tweak, stripManagedFields)
 	f.InformerFor(&corev1.Secret{}, func(cs kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return corev1informers.NewFilteredSecretInformer(cs, metav1.NamespaceAll, resync, cache.Indexers{}, tweak)
 	})
@@ -302,9 +302,7 @@ func (r *wiring) secrets(c *kube.Cluster, tweak func(*metav1.ListOptions)) corev
 }
 
 func (r *wiring) bindings(c *kube.Cluster, tweak func(*metav1.ListOptions)) rbacinformers.Interface {
-	f := informers.NewSharedInformerFactoryWithOptions(c.Kube, 0, informers.WithTweakListOptions(tweak),
-		informers.WithTransform(bindingSkeleton))
-	r.factories = append(r.factories, f)
+	f := r.factoryWith(c, tweak, bindingSkeleton)
 	f.InformerFor(&rbacv1.RoleBinding{}, func(cs kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return rbacinformers.NewFilteredRoleBindingInformer(cs, metav1.NamespaceAll, resync, cache.Indexers{}, tweak)
 	})
@@ -312,10 +310,11 @@ func (r *wiring) bindings(c *kube.Cluster, tweak func(*metav1.ListOptions)) rbac
 }
 
 // factoryWith returns a new informer factory whose lists and watches are
-// narrowed by tweak.
-func (r *wiring) factoryWith(c *kube.Cluster, tweak func(*metav1.ListOptions)) informers.SharedInformerFactory {
+// narrowed by tweak and whose objects go through transform before they are
+// cached.
+func (r *wiring) factoryWith(c *kube.Cluster, tweak func(*metav1.ListOptions), transform cache.TransformFunc) informers.SharedInformerFactory {
 	f := informers.NewSharedInformerFactoryWithOptions(c.Kube, 0, informers.WithTweakListOptions(tweak),
-		informers.WithTransform(stripManagedFields))
+		informers.WithTransform(transform))
 	r.factories = append(r.factories, f)
 	return f
 }
