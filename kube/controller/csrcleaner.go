@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"bytes"
 	"context"
 	"time"
 
@@ -27,9 +26,12 @@ const csrCleanupMargin = 30 * time.Second
 type csrCleaner struct {
 	c     *kube.Cluster
 	csrs  certlisters.CertificateSigningRequestLister
-	certs cache.Indexer // certificate cache Secrets, indexed byRemoteID; nil: always wait
-	grace time.Duration // how long a reader may still need a finished CSR
-	now   func() time.Time
+	certs cache.Store // certificate cache Secrets (skeletons); nil: always wait
+	// namespaces finds a consumer's tenant namespace, where its cache
+	// Secret is (zero: the default name, liqo-tenant-<ID>).
+	namespaces tenantNamespaces
+	grace      time.Duration // how long a reader may still need a finished CSR
+	now        func() time.Time
 	// tracker, when set, deletes its own CSRs in batches: those are left
 	// to it (one request per batch instead of one per CSR).
 	tracker *csrTracker
@@ -80,16 +82,18 @@ func (r *csrCleaner) stored(csr *certv1.CertificateSigningRequest) bool {
 	if err != nil {
 		return false
 	}
-	objs, err := r.certs.ByIndex(byRemoteID, cert.Subject.CommonName)
-	if err != nil {
-		return false
-	}
-	for _, obj := range objs {
-		if s, ok := obj.(*corev1.Secret); ok && bytes.Equal(s.Data[kube.RemoteCertCertificateField], csr.Status.Certificate) {
-			return true
+	namespace := kube.TenantNamespaceName(cert.Subject.CommonName)
+	if r.namespaces.index != nil {
+		if ns := r.namespaces.cached(cert.Subject.CommonName); ns != nil {
+			namespace = ns.Name
 		}
 	}
-	return false
+	obj, ok, err := r.certs.GetByKey(namespace + "/" + kube.RemoteCertSecretName)
+	if err != nil || !ok {
+		return false
+	}
+	s, ok := obj.(*corev1.Secret)
+	return ok && skeletonHolds(s, certSkeletonCertKey, csr.Status.Certificate)
 }
 
 // finished tells whether a CSR got its certificate or was refused.

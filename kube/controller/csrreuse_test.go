@@ -99,10 +99,12 @@ func TestCSRCleanerDeletesStoredAtOnce(t *testing.T) {
 			csrs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 			require.NoError(t, csrs.Add(csr))
 			require.NoError(t, f.kube.Tracker().Add(csr))
-			certs := cache.NewIndexer(cache.MetaNamespaceKeyFunc, byRemoteIDIndexers)
+			certs := cache.NewStore(cache.MetaNamespaceKeyFunc)
 			if tc.inSecret != nil {
-				require.NoError(t, certs.Add(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: kube.RemoteCertSecretName, Namespace: kube.TenantNamespaceName("stored"),
-					Labels: map[string]string{kube.RemoteClusterIDLabel: "stored"}}, Data: map[string][]byte{kube.RemoteCertCertificateField: tc.inSecret}}))
+				cached, err := certSecretSkeleton(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: kube.RemoteCertSecretName, Namespace: kube.TenantNamespaceName("stored"),
+					Labels: map[string]string{kube.RemoteClusterIDLabel: "stored"}}, Data: map[string][]byte{kube.RemoteCertCertificateField: tc.inSecret}})
+				require.NoError(t, err)
+				require.NoError(t, certs.Add(cached))
 			}
 			r := &csrCleaner{c: f.cluster, csrs: certlisters.NewCertificateSigningRequestLister(csrs), certs: certs, grace: time.Minute, now: func() time.Time { return now }}
 			after, err := r.sync(t.Context(), csr.Name)

@@ -215,14 +215,11 @@ func newFixture(t *testing.T) *fixture {
 	// which kube.WaitFor's reflector would otherwise expect.
 	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
 	f := &fixture{
-		t:        t,
-		kube:     k8sfake.NewClientset(),
-		liqo:     newFakeLiqo(),
-		recorder: record.NewFakeRecorder(100),
-		tenants: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
-			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
-			byName:               func(obj any) ([]string, error) { return []string{obj.(*authv1beta1.Tenant).Name}, nil },
-		}),
+		t:          t,
+		kube:       k8sfake.NewClientset(),
+		liqo:       newFakeLiqo(),
+		recorder:   record.NewFakeRecorder(100),
+		tenants:    cache.NewIndexer(cache.MetaNamespaceKeyFunc, tenantIndexers),
 		identities: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
 		namespaces: cache.NewIndexer(cache.MetaNamespaceKeyFunc, byRemoteIDIndexers),
 		secrets:    cache.NewIndexer(cache.MetaNamespaceKeyFunc, byRemoteIDIndexers),

@@ -26,7 +26,7 @@ type renewStatusWriter struct {
 	c       *kube.Cluster
 	events  *events
 	renews  cache.Indexer // replicated Renews, indexed byOrigin and bySliceRef
-	tenants cache.Indexer // indexed byClusterID
+	tenants cache.Indexer // indexed byConsumer
 	slices  cache.Indexer // replicated ResourceSlices
 }
 
@@ -108,13 +108,9 @@ func (w *renewStatusWriter) sync(ctx context.Context, key string) (time.Duration
 // label alone must not get another consumer's certificate. nil, nil: no
 // accepted Tenant yet.
 func (w *renewStatusWriter) tenantOf(consumer string, renew *authv1beta1.Renew) (*authv1beta1.Tenant, error) {
-	objs, err := w.tenants.ByIndex(byClusterID, consumer)
-	if err != nil {
-		return nil, err
-	}
+	tenants := tenantsOfCluster(w.tenants, consumer)
 	var elsewhere string
-	for _, obj := range objs {
-		t := obj.(*authv1beta1.Tenant)
+	for _, t := range tenants {
 		switch t.Status.TenantNamespace {
 		case renew.Namespace:
 			return t, nil
@@ -128,12 +124,8 @@ func (w *renewStatusWriter) tenantOf(consumer string, renew *authv1beta1.Renew) 
 	}
 	// No Tenant of that consumer: a Renew in another consumer's tenant
 	// namespace is refused now rather than left waiting.
-	here, err := w.tenants.ByIndex(cache.NamespaceIndex, renew.Namespace)
-	if err != nil {
-		return nil, nil
-	}
-	for _, obj := range here {
-		if t := obj.(*authv1beta1.Tenant); t.Spec.ClusterID != consumer {
+	for _, t := range tenantsIn(w.tenants, renew.Namespace) {
+		if t.Spec.ClusterID != consumer {
 			return nil, fmt.Errorf("not answered: this Renew says it comes from consumer %s, but %s is the tenant namespace of consumer %s", consumer, renew.Namespace, t.Spec.ClusterID)
 		}
 	}

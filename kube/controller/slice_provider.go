@@ -27,7 +27,7 @@ type sliceProvider struct {
 	adv        *advertiser
 	events     *events
 	slices     cache.Indexer // replicated ResourceSlices
-	tenants    cache.Indexer // indexed byClusterID
+	tenants    cache.Indexer // indexed byConsumer
 	namespaces tenantNamespaces
 	csrs       *csrTracker      // nil: each issuance watches its CSR
 	now        func() time.Time // nil = time.Now
@@ -132,9 +132,8 @@ func (r *sliceProvider) decideResources(rs *authv1beta1.ResourceSlice, t *authv1
 // tenant finds the consumer's Tenant from the informer, else live.
 func (r *sliceProvider) tenant(ctx context.Context, consumerID string) (*authv1beta1.Tenant, error) {
 	if r.tenants != nil {
-		objs, err := r.tenants.ByIndex(byClusterID, consumerID)
-		if err == nil && len(objs) == 1 {
-			return objs[0].(*authv1beta1.Tenant), nil
+		if tenants := tenantsOfCluster(r.tenants, consumerID); len(tenants) == 1 {
+			return tenants[0], nil
 		}
 	}
 	t, err := r.c.TenantFor(ctx, "", consumerID)

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"strconv"
@@ -313,25 +312,23 @@ func (r *tenantReconciler) forgetBindings(consumerID, namespace string, roles *k
 
 // cachedCertificate is §6.3 step 1 from the cache when it can settle it:
 // the certificate cached for csr (nil when there is none or it is due for
-// renewal) and the cache Secret as last seen (nil: there is none). inStatus
-// is the certificate in the Tenant's status. Any doubt is settled live: a
-// cached Secret for another CSR, a certificate other than the status one,
-// one due for renewal, or no Secret while the status has a certificate.
-// No Secret and no certificate in the status is trusted: a Secret created
-// a moment ago by someone else is caught when storing (Create conflicts).
+// renewal) and the cache Secret as last seen (nil: there is none; from the
+// cache, a skeleton: see certSecretSkeleton). inStatus is the certificate in
+// the Tenant's status. The cache settles the two usual cases: no Secret and
+// no certificate in the status (a Secret created a moment ago by someone
+// else is caught when storing: Create conflicts), and a Secret holding this
+// CSR and the status certificate, not due for renewal. Anything else is
+// read live.
 func (r *tenantReconciler) cachedCertificate(ctx context.Context, namespace string, csr, inStatus []byte, now time.Time) ([]byte, *corev1.Secret, error) {
 	if r.caches != nil && r.caches.certs != nil {
 		obj, exists, err := r.caches.certs.GetByKey(namespace + "/" + kube.RemoteCertSecretName)
 		if err == nil && !exists && inStatus == nil {
 			return nil, nil, nil
 		}
-		if s, ok := obj.(*corev1.Secret); ok && exists {
-			stored, okCSR := s.Data[kube.RemoteCertCSRField]
-			cert, okCert := s.Data[kube.RemoteCertCertificateField]
-			if okCSR && okCert && bytes.Equal(stored, csr) && (inStatus == nil || bytes.Equal(inStatus, cert)) {
-				if due, _, err := renewalDue(cert, now); err == nil && !due {
-					return cert, s, nil
-				}
+		if s, ok := obj.(*corev1.Secret); ok && exists && inStatus != nil &&
+			skeletonHolds(s, certSkeletonCSRKey, csr) && skeletonHolds(s, certSkeletonCertKey, inStatus) {
+			if due, _, err := renewalDue(inStatus, now); err == nil && !due {
+				return inStatus, s, nil
 			}
 		}
 	}

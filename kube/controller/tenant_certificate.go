@@ -90,16 +90,21 @@ func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, nam
 		return nil, fmt.Errorf("issuing the certificate of cluster %s: %w", t.Spec.ClusterID, err)
 	}
 	var stored *corev1.Secret
-	if current == nil {
+	switch {
+	case current == nil:
 		stored, err = r.c.CreateCertificateSecret(ctx, namespace, t.Spec.ClusterID, t.Spec.CSR, cert)
-	} else {
+	case isCertSkeleton(current): // the cache's: the update starts from the Secret as it is
+		stored, err = r.c.UpdateCertificateSecret(ctx, namespace, t.Spec.ClusterID, t.Spec.CSR, cert, nil)
+	default:
 		stored, err = r.c.UpdateCertificateSecret(ctx, namespace, t.Spec.ClusterID, t.Spec.CSR, cert, current)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if r.caches != nil && r.caches.certs != nil && stored != nil {
-		r.caches.certs.wrote(stored.DeepCopy())
+		if cached, err := certSecretSkeleton(stored); err == nil {
+			r.caches.certs.wrote(cached.(*corev1.Secret))
+		}
 	}
 	return cert, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -30,28 +29,20 @@ func (r *tenantReconciler) checkPlacement(ctx context.Context, t *authv1beta1.Te
 			return err
 		}
 	}
-	if other := r.olderTenant(t, cache.NamespaceIndex, t.Namespace); other != nil {
+	if other := r.olderTenant(t, tenantsIn(r.tenants, t.Namespace)); other != nil {
 		return invalidTenant("a Tenant already exists in the tenant namespace %s (%s): delete one of them", t.Namespace, other.Name)
 	}
-	if other := r.olderTenant(t, byName, t.Name); other != nil {
+	if other := r.olderTenant(t, tenantsNamed(r.tenants, t.Name)); other != nil {
 		return invalidTenant("tenant should have a unique name across the cluster: a Tenant with the same name already exists in the cluster (in namespace %s)", other.Namespace)
 	}
 	return nil
 }
 
-// olderTenant returns a Tenant older than t that shares its index value.
-func (r *tenantReconciler) olderTenant(t *authv1beta1.Tenant, index, value string) *authv1beta1.Tenant {
-	objs, err := r.tenants.ByIndex(index, value)
-	if err != nil {
-		// No such index (a hand-made cache): look at them all.
-		objs = r.tenants.List()
-	}
-	for _, obj := range objs {
-		other := obj.(*authv1beta1.Tenant)
-		if other.UID == t.UID || !olderThan(other, t) {
-			continue
-		}
-		if (index == cache.NamespaceIndex && other.Namespace == t.Namespace) || (index == byName && other.Name == t.Name) {
+// olderTenant returns the first of clashing (Tenants found to clash with
+// t) older than t.
+func (r *tenantReconciler) olderTenant(t *authv1beta1.Tenant, clashing []*authv1beta1.Tenant) *authv1beta1.Tenant {
+	for _, other := range clashing {
+		if other.UID != t.UID && olderThan(other, t) {
 			return other
 		}
 	}

@@ -122,7 +122,8 @@ func TestReconcileIsIdempotent(t *testing.T) {
 // Deleting a Tenant removes its cluster-wide binding and the finalizer;
 // the RoleBinding follows its owner (through the garbage collector, which
 // notices a new kind of owner only at its next resync, up to 30s later: the
-// owner reference is checked instead of waiting for it).
+// owner reference is checked instead of waiting for it). Applied again, it
+// gets its stored certificate back.
 func TestTenantDeletion(t *testing.T) {
 	p := providerCluster(t)
 	startManager(t, p, Options{Provider: true})
@@ -147,6 +148,13 @@ func TestTenantDeletion(t *testing.T) {
 	} else {
 		assert.True(t, kube.IsNotFound(err), "RoleBinding: %v", err)
 	}
+
+	// Applied again with the same keys (so the same CSR), it gets the
+	// stored certificate back: the cache Secret outlives its Tenant, and
+	// as the informer keeps only its sums, it is read live.
+	again := cs.handshake(t, p)
+	assert.NotEqual(t, tn.UID, again.UID)
+	assert.Equal(t, tn.Status.AuthParams.SignedCRT, again.Status.AuthParams.SignedCRT, "the stored certificate reused")
 }
 
 // A certificate past 2/3 of its lifetime is replaced by a new one from the

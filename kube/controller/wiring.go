@@ -25,14 +25,11 @@ import (
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
-// Index of Tenants by spec.clusterID, to find the Tenant a nonce Secret or
-// a tenant namespace is about; by name, to find namesakes (placement); and
-// of replicated ResourceSlices by their consumer.
+// Index of replicated ResourceSlices by their consumer, and of objects by
+// their remote-cluster-id label (Tenants: tenant_index.go).
 const (
-	byClusterID = "clusterID"
-	byName      = "name"
-	byOrigin    = "originID"
-	byRemoteID  = "remoteClusterID"
+	byOrigin   = "originID"
+	byRemoteID = "remoteClusterID"
 )
 
 // wiring holds the informers and loops of one Manager.Run.
@@ -67,7 +64,7 @@ type wiring struct {
 // is narrowed by a label selector to the few objects Liqo cares about.
 func (m *Manager) wire(ev *events) (*wiring, error) {
 	r := &wiring{activity: ev.activity}
-	namespaces := r.factory(m.c, kube.TenantNamespaceLabel).Core().V1().Namespaces()
+	namespaces := r.factoryWith(m.c, byLabel(kube.TenantNamespaceLabel), namespaceSkeleton).Core().V1().Namespaces()
 	if err := namespaces.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return nil, err
 	}
@@ -119,16 +116,7 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 		return err
 	}
 	tenantClient := m.c.Liqo.Tenants("")
-	tenants := r.liqoInformer(kube.ListWatch(tenantClient.List, tenantClient.Watch, all), &authv1beta1.Tenant{},
-		cache.Indexers{
-			byClusterID: func(obj any) ([]string, error) {
-				return []string{obj.(*authv1beta1.Tenant).Spec.ClusterID}, nil
-			},
-			cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
-			byName: func(obj any) ([]string, error) {
-				return []string{obj.(*authv1beta1.Tenant).Name}, nil
-			},
-		})
+	tenants := r.liqoInformer(kube.ListWatch(tenantClient.List, tenantClient.Watch, all), &authv1beta1.Tenant{}, tenantIndexers)
 	_ = tenants.SetTransform((&sharedCA{}).transform) // before it runs: cannot fail
 	// What the Tenant reconciler reads on every pass comes from caches: the
 	// ClusterRoles to bind, the bindings made, the certificate cache
@@ -137,12 +125,9 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 	// a write triggers finds nothing to do and asks the API server nothing.
 	roles := r.factory(m.c, tenantRolesSelector).Rbac().V1().ClusterRoles()
 	bindings := r.bindings(m.c, byLabel(kube.ManagedByLabel+"="+kube.LiqoManagedByValue))
-	certSecrets := r.secrets(m.c, func(o *metav1.ListOptions) {
+	certSecrets := r.secretsWith(m.c, func(o *metav1.ListOptions) {
 		o.FieldSelector = "metadata.name=" + kube.RemoteCertSecretName
-	})
-	if err := certSecrets.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
-		return err
-	}
+	}, certSecretSkeleton)
 	csrs := r.factory(m.c, kube.RemoteTenantCSRLabel).Certificates().V1().CertificateSigningRequests()
 	if err := csrs.Informer().AddIndexers(byRequestIndexers); err != nil {
 		return err
@@ -214,7 +199,7 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 		return err
 	}
 	if !m.o.KeepCSRs {
-		cleaner := r.loop("csr-cleaner", (&csrCleaner{c: m.c, csrs: csrs.Lister(), certs: certSecrets.Informer().GetIndexer(), grace: m.o.CertificateTimeout + csrCleanupMargin, tracker: tracker}).sync, m.afterSync)
+		cleaner := r.loop("csr-cleaner", (&csrCleaner{c: m.c, csrs: csrs.Lister(), certs: certSecrets.Informer().GetStore(), namespaces: tenantNS, grace: m.o.CertificateTimeout + csrCleanupMargin, tracker: tracker}).sync, m.afterSync)
 		if err := r.watch(csrs.Informer(), cleaner.handler()); err != nil {
 			return err
 		}
@@ -294,7 +279,12 @@ func byLabel(selector string) func(*metav1.ListOptions) {
 // by key), and each tenant namespace would cost a set of its own in that
 // index, about 400 bytes per object (a tenth of the heap at 10,000 Tenants).
 func (r *wiring) secrets(c *kube.Cluster, tweak func(*metav1.ListOptions)) corev1informers.SecretInformer {
-	f := r.factoryWith(c, tweak, stripManagedFields)
+	return r.secretsWith(c, tweak, stripManagedFields)
+}
+
+// secretsWith is secrets whose objects go through transform.
+func (r *wiring) secretsWith(c *kube.Cluster, tweak func(*metav1.ListOptions), transform cache.TransformFunc) corev1informers.SecretInformer {
+	f := r.factoryWith(c, tweak, transform)
 	f.InformerFor(&corev1.Secret{}, func(cs kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 		return corev1informers.NewFilteredSecretInformer(cs, metav1.NamespaceAll, resync, cache.Indexers{}, tweak)
 	})
@@ -409,35 +399,6 @@ func (r *wiring) stop() {
 	}
 }
 
-// stripManagedFields drops the managed fields of the objects the informers
-// keep: nobody here reads them, and they are a good part of each object.
-// (An update sent without them keeps the server's.)
-func stripManagedFields(obj any) (any, error) {
-	if o := objectMeta(obj); o != nil {
-		o.SetManagedFields(nil)
-	}
-	return obj, nil
-}
-
-// bindingSkeleton keeps of a RoleBinding or ClusterRoleBinding what the
-// Tenant reconciler reads: that it exists, whose it is (its labels) and its
-// version. Subjects and roleRef stay on the server: at 10,000 consumers
-// they would be megabytes of a cache nobody reads.
-func bindingSkeleton(obj any) (any, error) {
-	switch b := obj.(type) {
-	case *rbacv1.RoleBinding:
-		return &rbacv1.RoleBinding{ObjectMeta: metaSkeleton(&b.ObjectMeta)}, nil
-	case *rbacv1.ClusterRoleBinding:
-		return &rbacv1.ClusterRoleBinding{ObjectMeta: metaSkeleton(&b.ObjectMeta)}, nil
-	}
-	return stripManagedFields(obj) // a delete tombstone
-}
-
-func metaSkeleton(m *metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
-		Labels: m.Labels, DeletionTimestamp: m.DeletionTimestamp}
-}
-
 // handlerFunc calls f on every add, real update and delete.
 func handlerFunc(f func(obj any)) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
@@ -472,13 +433,10 @@ func remoteClusterID(obj any) string {
 	return ""
 }
 
-func enqueueIndexed(l *loop, idx cache.Indexer, value string) {
-	keys, err := idx.IndexKeys(byClusterID, value)
-	if err != nil {
-		return
-	}
-	for _, k := range keys {
-		l.queue.Add(k)
+// enqueueIndexed queues the Tenants of cluster id.
+func enqueueIndexed(l *loop, idx cache.Indexer, id string) {
+	for _, t := range tenantsOfCluster(idx, id) {
+		l.add(t)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -26,11 +25,9 @@ func (m *Manager) wireRenewProvider(r *wiring, ev *events) error {
 		return err
 	}
 	tenantClient := m.c.Liqo.Tenants("")
-	tenants := r.tenants // the Tenant reconciler's, indexed byClusterID
+	tenants := r.tenants // the Tenant reconciler's, indexed byConsumer
 	if tenants == nil {
-		tenants = r.liqoInformer(kube.ListWatch(tenantClient.List, tenantClient.Watch, all), &authv1beta1.Tenant{}, cache.Indexers{
-			byClusterID: func(obj any) ([]string, error) { return []string{obj.(*authv1beta1.Tenant).Spec.ClusterID}, nil },
-		})
+		tenants = r.liqoInformer(kube.ListWatch(tenantClient.List, tenantClient.Watch, all), &authv1beta1.Tenant{}, tenantIndexers)
 	}
 	slices, err := r.sliceInformer(m.c, kube.ReplicatedLabel+"=true", nil)
 	if err != nil {
