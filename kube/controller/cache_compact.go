@@ -98,7 +98,9 @@ func certSecretSkeleton(obj any) (any, error) {
 	if isCertSkeleton(s) {
 		return s, nil
 	}
-	out := &corev1.Secret{ObjectMeta: metaSkeleton(&s.ObjectMeta), Data: map[string][]byte{}}
+	// Found by name, so without labels: nothing reads them.
+	out := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: intern(s.Namespace), UID: s.UID,
+		ResourceVersion: s.ResourceVersion, DeletionTimestamp: s.DeletionTimestamp}, Data: map[string][]byte{}}
 	for from, to := range map[string]string{kube.RemoteCertCSRField: certSkeletonCSRKey, kube.RemoteCertCertificateField: certSkeletonCertKey} {
 		if v, ok := s.Data[from]; ok {
 			sum := sha256.Sum256(v)

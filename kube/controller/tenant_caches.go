@@ -275,9 +275,10 @@ func (r *tenantReconciler) rememberBindings(kind, namespace string, changes []ku
 	}
 }
 
-// forgetDeletedBinding drops a deleted RoleBinding or ClusterRoleBinding
-// from our recent creations; false for anything else.
-func (c *tenantCaches) forgetDeletedBinding(obj any) bool {
+// forgetBinding drops a RoleBinding or ClusterRoleBinding from our recent
+// creations: its informer shows it now, or it was deleted. False for
+// anything else.
+func (c *tenantCaches) forgetBinding(obj any) bool {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}

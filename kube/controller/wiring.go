@@ -181,12 +181,16 @@ func (m *Manager) wireProvider(r *wiring, ev *events, nsInformer cache.SharedInd
 		return err
 	}
 	// A binding deleted by someone else is made again: its Tenant looks
-	// again, no longer trusting that we created it.
-	bindingGone := cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
-		if caches.forgetDeletedBinding(obj) {
-			tenantsOf(obj)
-		}
-	}}
+	// again, no longer trusting that we created it. One the informer shows
+	// needs no remembering any more.
+	bindingGone := cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { caches.forgetBinding(obj) },
+		DeleteFunc: func(obj any) {
+			if caches.forgetBinding(obj) {
+				tenantsOf(obj)
+			}
+		},
+	}
 	for _, inf := range []cache.SharedIndexInformer{bindings.RoleBindings().Informer(), bindings.ClusterRoleBindings().Informer()} {
 		if err := r.watch(inf, bindingGone); err != nil {
 			return err
