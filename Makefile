@@ -3,6 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 FUZZTIME ?= 60s
 TEST_TIMEOUT ?= 25m
+TEST_PARALLEL ?= 4
 # The self-built control-plane binaries (built once, then cached per user).
 KUBE_BINARIES = $(shell hack/install-kube-binaries.sh)
 
@@ -47,8 +48,11 @@ liqo-legacy:
 # runs only the tests that need no control-plane binaries.
 # Everything runs under the race detector (flows call sinks and run
 # controllers on several goroutines).
+# Test packages run TEST_PARALLEL at a time (go test's default is one per
+# CPU): they mostly wait on real control planes and Liqo's own loops, which
+# left a 2-CPU machine's CPUs about half idle with two at a time.
 test: kube-binaries liqo-peer liqo-legacy
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # Vet compiles what it checks in the race detector's mode, as `make test`
