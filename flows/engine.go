@@ -328,7 +328,7 @@ func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
 	}
 	// A Liqo 0.x cluster authenticates with tokens (issue 15): writing v1
 	// objects or running v1 controllers there would only add confusion.
-	if releaseErr == nil && release.Generation == kube.GenerationLegacy {
+	if releaseErr == nil && release.Flavor == kube.FlavorLiqo0x {
 		return "", fmt.Errorf("%s runs %s, whose token authentication this command does not do: use liqoctl 0.x (`liqoctl generate peer-command` on the provider), or upgrade both clusters to Liqo v1", c.Server, release)
 	}
 	if apierrors.IsForbidden(runningErr) {

@@ -10,6 +10,8 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // LegacyOptions are the choices of a Liqo 0.x authentication.
@@ -67,7 +69,7 @@ type LegacyResult struct {
 // wait), or, on a cluster prepared by init or without Liqo, with this tool
 // as the 0.x consumer. Bad input and a wrong token are refused before
 // anything is written.
-func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyPeerInfo, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
+func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
 	sink = orDiscard(sink)
 	if err := artifact.ValidatePeerInfo(info); err != nil {
 		return nil, err
@@ -95,7 +97,7 @@ func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *kube.Legac
 			return err
 		},
 		Outcome: func() string {
-			if release.Generation == kube.GenerationLegacy {
+			if release.Flavor == kube.FlavorLiqo0x {
 				return fmt.Sprintf("Consumer %s runs %s: its Liqo authenticates with provider %s", res.ConsumerID, release, info.ClusterID)
 			}
 			return fmt.Sprintf("Consumer %s runs %s: this tool authenticates as the Liqo 0.x consumer", res.ConsumerID, release)
@@ -103,7 +105,7 @@ func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *kube.Legac
 	if err != nil {
 		return nil, err
 	}
-	if release.Generation == kube.GenerationLegacy {
+	if release.Flavor == kube.FlavorLiqo0x {
 		err = applyThroughLiqo(ctx, consumer, info, o, res, sink)
 	} else {
 		res.ByTool = true
@@ -129,18 +131,18 @@ func AuthenticateLegacy(ctx context.Context, consumer, provider *kube.Cluster, a
 
 // checkLegacyConsumer refuses, before anything is written, a consumer that
 // cannot use the peer info, and returns its cluster ID.
-func checkLegacyConsumer(ctx context.Context, consumer *kube.Cluster, release kube.LiqoRelease, info *kube.LegacyPeerInfo) (string, error) {
-	provider := kube.LiqoRelease{Generation: kube.GenerationLegacy, Version: info.Version, Line: info.Line}
-	switch release.Generation {
-	case kube.GenerationUnknown:
+func checkLegacyConsumer(ctx context.Context, consumer *kube.Cluster, release kube.LiqoRelease, info *peerinfo.Info) (string, error) {
+	provider := kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Version: info.Version, Line: info.Line}
+	switch release.Flavor {
+	case kube.FlavorUnknown:
 		return "", errors.New("cannot tell which Liqo this cluster runs (its API groups are not readable): use a kubeconfig that may read them")
-	case kube.GenerationV1, kube.GenerationLegacy:
+	case kube.FlavorV1, kube.FlavorLiqo0x:
 		if problem := kube.PairProblem("(this cluster)", release, info.ClusterName, provider); problem != "" {
 			return "", errors.New(problem)
 		}
 	}
 	id, err := consumer.ClusterID(ctx)
-	if errors.Is(err, kube.ErrNoClusterID) && release.Generation != kube.GenerationLegacy {
+	if errors.Is(err, kube.ErrNoClusterID) && release.Flavor != kube.FlavorLiqo0x {
 		return "", errors.New("this cluster has no cluster ID, which names it on the provider: run `liqo-auth-tui init` on it first")
 	}
 	if err != nil {
@@ -154,16 +156,16 @@ func checkLegacyConsumer(ctx context.Context, consumer *kube.Cluster, release ku
 
 // applyThroughLiqo drives the consumer's Liqo 0.x as `liqoctl peer
 // out-of-band` does, and waits for its AuthenticationStatus.
-func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyPeerInfo, o LegacyOptions, res *LegacyResult, sink handshake.Sink) error {
+func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o LegacyOptions, res *LegacyResult, sink handshake.Sink) error {
 	providerID := info.ClusterID
-	var existing *kube.LegacyIdentity
+	var existing *liqo0x.Identity
 	// The identity first: Liqo reuses it and never sends the token, so a
 	// token (even a wrong one) is then neither checked nor stored.
 	steps := []Step{
 		{ID: "existing-identity", Scope: handshake.Local, Title: "Looking for an identity already issued by the provider",
 			Failure: "Unable to look for an existing identity", Command: "kubectl get secrets -A -l discovery.liqo.io/local-identity=true,discovery.liqo.io/cluster-id=" + providerID,
 			Run: func(ctx context.Context) (err error) {
-				existing, err = consumer.LegacyIdentityFor(ctx, providerID)
+				existing, err = liqo0x.On(consumer).IdentityFor(ctx, providerID)
 				if kube.IsNotFound(err) {
 					existing, err = nil, nil
 				}
@@ -195,7 +197,7 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *kube.Le
 		Step{ID: "apply-peer", Scope: handshake.Local, Title: "Storing the token and creating the ForeignCluster",
 			Success: "Token Secret and ForeignCluster applied", Failure: "Unable to apply the token and ForeignCluster", Command: masked,
 			Run: func(ctx context.Context) error {
-				changes, err := consumer.ApplyLegacyPeer(ctx, info, kube.LegacyPeerOptions{Peer: o.Peer, Name: o.ForeignClusterName})
+				changes, err := liqo0x.On(consumer).ApplyPeer(ctx, info, liqo0x.PeerOptions{Peer: o.Peer, Name: o.ForeignClusterName})
 				applied = changes
 				for _, ch := range changes {
 					sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch.String()})
@@ -210,7 +212,7 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *kube.Le
 		undoLegacyPeer(ctx, consumer, providerID, applied, sink)
 		return err
 	}
-	id, err := consumer.LegacyIdentityFor(ctx, providerID)
+	id, err := liqo0x.On(consumer).IdentityFor(ctx, providerID)
 	if err != nil {
 		return fmt.Errorf("authenticated, but the identity Secret of provider %s is not readable: %w", providerID, err)
 	}
@@ -224,7 +226,7 @@ func undoLegacyPeer(ctx context.Context, consumer *kube.Cluster, providerID stri
 	// Also after an interrupt or the step's deadline.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), legacyUndoTimeout)
 	defer cancel()
-	changes, err := consumer.UndoLegacyPeer(ctx, providerID, applied)
+	changes, err := liqo0x.On(consumer).UndoPeer(ctx, providerID, applied)
 	var removed []string
 	for _, ch := range changes {
 		if ch.Action == kube.Deleted {
@@ -248,7 +250,7 @@ const legacyUndoTimeout = 30 * time.Second
 // waitLegacyAuthStep waits for the ForeignCluster's AuthenticationStatus;
 // an identity the provider already issued is deleted there when the admin
 // agreed (Reissue with Provider), then the wait starts again.
-func waitLegacyAuthStep(consumer *kube.Cluster, info *kube.LegacyPeerInfo, o LegacyOptions, res *LegacyResult, sink handshake.Sink) Step {
+func waitLegacyAuthStep(consumer *kube.Cluster, info *peerinfo.Info, o LegacyOptions, res *LegacyResult, sink handshake.Sink) Step {
 	return Step{ID: "wait-authenticated", Scope: handshake.Local, Timeout: o.StepTimeout,
 		Title: "Waiting for the provider to issue the identity", Success: "Identity issued by the provider (AuthenticationStatus Established)",
 		Failure: "Authentication failed", Command: "kubectl get foreignclusters.discovery.liqo.io -l discovery.liqo.io/cluster-id=" + info.ClusterID + " -w",
@@ -256,9 +258,9 @@ func waitLegacyAuthStep(consumer *kube.Cluster, info *kube.LegacyPeerInfo, o Leg
 			// Woken at once: a ForeignCluster that existed may sit in Liqo's
 			// backoff (or, after a stale identity was deleted, say
 			// Established while Liqo holds none).
-			_, err := consumer.RetryLegacyAuthentication(ctx, info.ClusterID, nil)
-			var failure *kube.LegacyAuthFailure
-			if !errors.As(err, &failure) || failure.Refusal != kube.LegacyAlreadyIssued {
+			_, err := liqo0x.On(consumer).RetryAuthentication(ctx, info.ClusterID, nil)
+			var failure *liqo0x.AuthFailure
+			if !errors.As(err, &failure) || failure.Refusal != liqo0x.AlreadyIssued {
 				return err
 			}
 			if o.Provider == nil || !o.Reissue {
@@ -267,7 +269,7 @@ func waitLegacyAuthStep(consumer *kube.Cluster, info *kube.LegacyPeerInfo, o Leg
 			if err := deleteProviderIdentity(ctx, o.Provider, res.ConsumerID, sink); err != nil {
 				return err
 			}
-			_, err = consumer.RetryLegacyAuthentication(ctx, info.ClusterID, failure)
+			_, err = liqo0x.On(consumer).RetryAuthentication(ctx, info.ClusterID, failure)
 			return err
 		}}
 }
@@ -277,12 +279,12 @@ func waitLegacyAuthStep(consumer *kube.Cluster, info *kube.LegacyPeerInfo, o Leg
 // requests would be refused for good (and Liqo v0.10 keeps saying
 // Established). Refused with the object to delete, or deleted there when
 // the admin agreed (Reissue).
-func staleProviderIdentityStep(o LegacyOptions, info *kube.LegacyPeerInfo, res *LegacyResult, sink handshake.Sink) Step {
+func staleProviderIdentityStep(o LegacyOptions, info *peerinfo.Info, res *LegacyResult, sink handshake.Sink) Step {
 	return Step{ID: "stale-identity", Scope: handshake.Remote, Title: "Checking that the provider holds no identity issued to this consumer",
 		Success: "The provider holds no identity issued to this consumer", Failure: "Unable to authenticate",
-		Command: "kubectl get secrets -A -l " + kube.LegacyClusterIDLabel + "=<consumer> --field-selector metadata.name=" + kube.RemoteCertSecretName,
+		Command: "kubectl get secrets -A -l " + liqo0x.ClusterIDLabel + "=<consumer> --field-selector metadata.name=" + kube.RemoteCertSecretName,
 		Run: func(ctx context.Context) error {
-			_, _, _, err := o.Provider.LegacyIssuedCertificate(ctx, res.ConsumerID)
+			_, _, _, err := liqo0x.On(o.Provider).IssuedCertificate(ctx, res.ConsumerID)
 			switch {
 			case kube.IsNotFound(err):
 				return nil
@@ -298,12 +300,12 @@ func staleProviderIdentityStep(o LegacyOptions, info *kube.LegacyPeerInfo, res *
 // probeTokenStep asks the provider's auth server, from this machine,
 // whether the token is right, writing nothing anywhere. An auth server this
 // machine cannot reach is a note: the consumer's cluster may reach it.
-func probeTokenStep(info *kube.LegacyPeerInfo, o LegacyOptions, res *LegacyResult, sink handshake.Sink) Step {
+func probeTokenStep(info *peerinfo.Info, o LegacyOptions, res *LegacyResult, sink handshake.Sink) Step {
 	var outcome string
 	return Step{ID: "check-token", Scope: handshake.Remote, Title: "Checking the token with the provider's auth server",
-		Failure: "The provider refused the token", Command: "curl -k " + info.AuthURL + kube.LegacyIDsPath,
+		Failure: "The provider refused the token", Command: "curl -k " + info.AuthURL + liqo0x.IDsPath,
 		Run: func(ctx context.Context) error {
-			client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
+			client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
 			if err != nil {
 				return err
 			}
@@ -323,12 +325,12 @@ func probeTokenStep(info *kube.LegacyPeerInfo, o LegacyOptions, res *LegacyResul
 }
 
 // tokenCheckResult turns a token check into a refusal or a warning.
-func tokenCheckResult(check kube.LegacyTokenCheck, info *kube.LegacyPeerInfo, res *LegacyResult, sink handshake.Sink) error {
+func tokenCheckResult(check liqo0x.TokenCheck, info *peerinfo.Info, res *LegacyResult, sink handshake.Sink) error {
 	switch check {
-	case kube.LegacyTokenRefused:
-		return &LegacyRefusedError{Refusal: kube.LegacyWrongToken, Err: fmt.Errorf(
+	case liqo0x.TokenRefused:
+		return &LegacyRefusedError{Refusal: liqo0x.WrongToken, Err: fmt.Errorf(
 			"the auth server at %s refused the token (wrong token; nothing was written): copy the peer info again from the provider (`liqo-auth-tui generate peer-info`)", info.AuthURL)}
-	case kube.LegacyTokenAuthenticationDisabled:
+	case liqo0x.TokenAuthenticationDisabled:
 		res.AuthenticationDisabled = true
 		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
 			Message: AuthenticationDisabledWarning(info.AuthURL)})
@@ -337,8 +339,8 @@ func tokenCheckResult(check kube.LegacyTokenCheck, info *kube.LegacyPeerInfo, re
 }
 
 func isUnreachable(err error) bool {
-	var authErr *kube.LegacyAuthError
-	return errors.As(err, &authErr) && (authErr.Refusal == kube.LegacyUnreachable || authErr.Status == 0)
+	var authErr *liqo0x.AuthError
+	return errors.As(err, &authErr) && (authErr.Refusal == liqo0x.Unreachable || authErr.Status == 0)
 }
 
 func tlsText(verified bool) string {
@@ -350,7 +352,7 @@ func tlsText(verified bool) string {
 
 // describeIdentity fills res from a Liqo 0.x identity: who it is on the
 // provider (asked with its own credentials, else read from its certificate).
-func describeIdentity(ctx context.Context, id *kube.LegacyIdentity, res *LegacyResult, sink handshake.Sink) error {
+func describeIdentity(ctx context.Context, id *liqo0x.Identity, res *LegacyResult, sink handshake.Sink) error {
 	res.IdentitySecret = id.Namespace + "/" + id.Name
 	res.Issued, res.NotAfter = id.NotBefore, id.NotAfter
 	res.User, res.Groups = whoIs(ctx, id.Config, sink)
@@ -361,7 +363,7 @@ func describeIdentity(ctx context.Context, id *kube.LegacyIdentity, res *LegacyR
 // found itself (a token check, an identity already issued), with its
 // class for front-ends.
 type LegacyRefusedError struct {
-	Refusal kube.LegacyRefusal
+	Refusal liqo0x.Refusal
 	Err     error
 }
 

@@ -11,35 +11,37 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // Only a Liqo 0.x provider from v0.3 on makes peer info; a restricted user
 // is let through for the lookup itself to explain.
 func TestRequireLegacyProvider(t *testing.T) {
-	assert.NoError(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationLegacy, Line: kube.LegacyV04}))
-	assert.NoError(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationUnknown}))
-	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationV1}), "create nonce")
-	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationNone}), "not Liqo 0.x")
-	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Generation: kube.GenerationLegacy, Line: kube.LegacyV02}), "upgrade")
+	assert.NoError(t, requireLegacyProvider(kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Line: peerinfo.V04}))
+	assert.NoError(t, requireLegacyProvider(kube.LiqoRelease{Flavor: kube.FlavorUnknown}))
+	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Flavor: kube.FlavorV1}), "create nonce")
+	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Flavor: kube.FlavorNone}), "not Liqo 0.x")
+	assert.ErrorContains(t, requireLegacyProvider(kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Line: peerinfo.V02}), "upgrade")
 }
 
 // A wrong token is a classified refusal; authentication disabled is a
 // Warning event that never carries the token.
 func TestTokenCheckResult(t *testing.T) {
-	info := &kube.LegacyPeerInfo{ClusterID: "p1", AuthURL: "https://a:1", Token: strings.Repeat("ab", 64)}
+	info := &peerinfo.Info{ClusterID: "p1", AuthURL: "https://a:1", Token: strings.Repeat("ab", 64)}
 	res := &LegacyResult{}
 	var events []handshake.Event
 	sink := func(ev handshake.Event) { events = append(events, ev) }
 
-	err := tokenCheckResult(kube.LegacyTokenRefused, info, res, sink)
+	err := tokenCheckResult(liqo0x.TokenRefused, info, res, sink)
 	var refused *LegacyRefusedError
 	require.ErrorAs(t, err, &refused)
-	assert.Equal(t, kube.LegacyWrongToken, refused.Refusal)
+	assert.Equal(t, liqo0x.WrongToken, refused.Refusal)
 	assert.Contains(t, err.Error(), "nothing was written")
 
-	require.NoError(t, tokenCheckResult(kube.LegacyTokenAccepted, info, res, sink))
+	require.NoError(t, tokenCheckResult(liqo0x.TokenAccepted, info, res, sink))
 	assert.Empty(t, events)
-	require.NoError(t, tokenCheckResult(kube.LegacyTokenAuthenticationDisabled, info, res, sink))
+	require.NoError(t, tokenCheckResult(liqo0x.TokenAuthenticationDisabled, info, res, sink))
 	assert.True(t, res.AuthenticationDisabled)
 	require.Len(t, events, 1)
 	assert.True(t, events[0].Warning)
@@ -56,16 +58,16 @@ func TestAlreadyIssuedError(t *testing.T) {
 	err := alreadyIssuedError(context.Background(), LegacyOptions{}, "c1")
 	var refused *LegacyRefusedError
 	require.ErrorAs(t, err, &refused)
-	assert.Equal(t, kube.LegacyAlreadyIssued, refused.Refusal)
+	assert.Equal(t, liqo0x.AlreadyIssued, refused.Refusal)
 	assert.Contains(t, err.Error(), "`kubectl -n \"$(kubectl get ns -l discovery.liqo.io/cluster-id=c1 -o jsonpath='{.items[0].metadata.name}')\" delete secret liqo-remote-certificate`")
 	assert.Contains(t, err.Error(), "--reissue")
 	assert.NotContains(t, err.Error(), "\n")
 }
 
 func TestIsUnreachable(t *testing.T) {
-	assert.True(t, isUnreachable(&kube.LegacyAuthError{Refusal: kube.LegacyUnreachable}))
-	assert.True(t, isUnreachable(errors.Join(errors.New("x"), &kube.LegacyAuthError{Status: 0})))
-	assert.False(t, isUnreachable(&kube.LegacyAuthError{Status: 401, Refusal: kube.LegacyWrongToken}))
+	assert.True(t, isUnreachable(&liqo0x.AuthError{Refusal: liqo0x.Unreachable}))
+	assert.True(t, isUnreachable(errors.Join(errors.New("x"), &liqo0x.AuthError{Status: 0})))
+	assert.False(t, isUnreachable(&liqo0x.AuthError{Status: 401, Refusal: liqo0x.WrongToken}))
 	assert.False(t, isUnreachable(errors.New("other")))
 }
 
@@ -74,8 +76,8 @@ func TestIsUnreachable(t *testing.T) {
 func TestUnauthenticateLegacyNeedsASide(t *testing.T) {
 	_, err := UnauthenticateLegacy(context.Background(), LegacyUnauthOptions{ConsumerID: "c1", ProviderID: "p1"}, nil)
 	assert.ErrorContains(t, err, "give the consumer, the provider or both")
-	res := &LegacyUnauthResult{ConsumerRemove: []kube.LegacyObject{{Kind: "Secret", Namespace: "liqo", Name: "remote-token-p1"}},
-		ProviderRemove: []kube.LegacyObject{{Kind: "Namespace", Name: "liqo-tenant-c1"}}}
+	res := &LegacyUnauthResult{ConsumerRemove: []liqo0x.Object{{Kind: "Secret", Namespace: "liqo", Name: "remote-token-p1"}},
+		ProviderRemove: []liqo0x.Object{{Kind: "Namespace", Name: "liqo-tenant-c1"}}}
 	assert.Equal(t, []string{"(local) Secret liqo/remote-token-p1", "(remote) Namespace liqo-tenant-c1"}, legacyTargets(res))
 	left := legacyLeftOnMissingSide(LegacyUnauthOptions{}, &LegacyUnauthResult{ConsumerID: "c1", ProviderID: "p1"})
 	assert.Equal(t, append(LegacyProviderCleanup("c1"), LegacyConsumerCleanup("p1")...), left)

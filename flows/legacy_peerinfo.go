@@ -1,19 +1,18 @@
 package flows
 
 import (
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // LiqoctlPeerCommand is the liqoctl command that hands the same peer info
 // to a Liqo 0.x consumer (`liqoctl generate peer-command`'s output, §4):
 // v0.3's `add cluster`, v0.4+'s `peer out-of-band`. It carries the token.
-func LiqoctlPeerCommand(info *kube.LegacyPeerInfo) string {
+func LiqoctlPeerCommand(info *peerinfo.Info) string {
 	name := info.ClusterName
 	if name == "" {
 		name = info.ClusterID
 	}
-	if info.Line == kube.LegacyV03 {
+	if info.Line == peerinfo.V03 {
 		return "liqoctl add cluster " + name + " --auth-url " + info.AuthURL + " --id " + info.ClusterID + " --token " + info.Token
 	}
 	return "liqoctl peer out-of-band " + name + " --auth-url " + info.AuthURL + " --cluster-id " + info.ClusterID + " --auth-token " + info.Token
@@ -21,9 +20,9 @@ func LiqoctlPeerCommand(info *kube.LegacyPeerInfo) string {
 
 // MaskedPeerInfo is a copy of info whose token is masked, for screens and
 // logs.
-func MaskedPeerInfo(info *kube.LegacyPeerInfo) *kube.LegacyPeerInfo {
+func MaskedPeerInfo(info *peerinfo.Info) *peerinfo.Info {
 	c := *info
-	c.Token = legacypeer.MaskToken(info.Token)
+	c.Token = peerinfo.MaskToken(info.Token)
 	return &c
 }
 

@@ -7,16 +7,15 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" +
 	"fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 
-func testPeerInfo() *kube.LegacyPeerInfo {
-	return &kube.LegacyPeerInfo{ClusterID: "4f1c2b8e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", ClusterName: "milan",
-		AuthURL: "https://10.0.0.5:30443", Token: testToken, Version: "v0.10.3", Line: kube.LegacyV04}
+func testPeerInfo() *peerinfo.Info {
+	return &peerinfo.Info{ClusterID: "4f1c2b8e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", ClusterName: "milan",
+		AuthURL: "https://10.0.0.5:30443", Token: testToken, Version: "v0.10.3", Line: peerinfo.V04}
 }
 
 // liqoctl's equivalent follows the release line: v0.3's `add cluster`,
@@ -25,15 +24,15 @@ func TestLiqoctlPeerCommand(t *testing.T) {
 	info := testPeerInfo()
 	assert.Equal(t, "liqoctl peer out-of-band milan --auth-url https://10.0.0.5:30443 --cluster-id "+info.ClusterID+" --auth-token "+testToken,
 		flows.LiqoctlPeerCommand(info))
-	info.Line = kube.LegacyV03
+	info.Line = peerinfo.V03
 	assert.Equal(t, "liqoctl add cluster milan --auth-url https://10.0.0.5:30443 --id "+info.ClusterID+" --token "+testToken,
 		flows.LiqoctlPeerCommand(info))
-	info.Line, info.ClusterName = kube.LegacyLineUnknown, ""
+	info.Line, info.ClusterName = peerinfo.LineUnknown, ""
 	assert.True(t, strings.HasPrefix(flows.LiqoctlPeerCommand(info), "liqoctl peer out-of-band "+info.ClusterID+" "))
 
 	masked := flows.LiqoctlPeerCommand(flows.MaskedPeerInfo(info))
 	assert.NotContains(t, masked, testToken)
-	assert.Contains(t, masked, legacypeer.MaskToken(testToken))
+	assert.Contains(t, masked, peerinfo.MaskToken(testToken))
 	assert.Equal(t, testToken, info.Token, "the original keeps its token")
 }
 

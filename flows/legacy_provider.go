@@ -8,6 +8,8 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // ReasonLegacyAuthenticationDisabled is the reason of the Warning shown
@@ -18,13 +20,13 @@ const ReasonLegacyAuthenticationDisabled = "AuthenticationDisabled"
 // name, auth URL, token), as `liqoctl generate peer-command` does, as one
 // step on the cluster of the one kubeconfig given. No event carries the
 // token.
-func GeneratePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverride string, sink handshake.Sink) (*kube.LegacyPeerInfo, error) {
+func GeneratePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverride string, sink handshake.Sink) (*peerinfo.Info, error) {
 	return generatePeerInfo(ctx, provider, authURLOverride, handshake.Local, sink)
 }
 
-func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverride string, scope handshake.Scope, sink handshake.Sink) (*kube.LegacyPeerInfo, error) {
+func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverride string, scope handshake.Scope, sink handshake.Sink) (*peerinfo.Info, error) {
 	sink = orDiscard(sink)
-	var info *kube.LegacyPeerInfo
+	var info *peerinfo.Info
 	err := RunStep(ctx, sink, Step{ID: "generate-peer-info", Scope: scope,
 		Title:   "Gathering the peer info (cluster ID, auth URL, token)",
 		Failure: "Unable to gather the peer info", Command: "liqoctl generate peer-command --only-command",
@@ -36,7 +38,7 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 			if err := requireLegacyProvider(release); err != nil {
 				return err
 			}
-			if info, err = provider.LegacyPeerInfo(ctx, authURLOverride); err != nil {
+			if info, err = liqo0x.On(provider).PeerInfo(ctx, authURLOverride); err != nil {
 				return err
 			}
 			return artifact.ValidatePeerInfo(info)
@@ -60,11 +62,11 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 // probeAuthenticationDisabled asks the auth server itself, from this
 // machine, whether it accepts any token, when the liqo-auth Deployment
 // could not tell (missing or not readable). The probe writes nothing.
-func probeAuthenticationDisabled(ctx context.Context, info *kube.LegacyPeerInfo, scope handshake.Scope, sink handshake.Sink) {
+func probeAuthenticationDisabled(ctx context.Context, info *peerinfo.Info, scope handshake.Scope, sink handshake.Sink) {
 	ctx, cancel := context.WithTimeout(ctx, authProbeTimeout)
 	defer cancel()
 	// Only a question: the answer is not trusted for anything but a warning.
-	client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true, Timeout: authProbeTimeout})
+	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true, Timeout: authProbeTimeout})
 	if err == nil {
 		info.AuthenticationDisabled, err = client.AuthenticationDisabled(ctx)
 	}
@@ -83,12 +85,12 @@ const authProbeTimeout = 5 * time.Second
 // runs v0.2 (ServiceAccount identities, not supported).
 func requireLegacyProvider(r kube.LiqoRelease) error {
 	switch {
-	case r.Generation == kube.GenerationUnknown:
+	case r.Flavor == kube.FlavorUnknown:
 		// A restricted user: the peer info lookup itself says what is missing.
 		return nil
-	case r.Generation != kube.GenerationLegacy:
+	case r.Flavor != kube.FlavorLiqo0x:
 		return fmt.Errorf("this cluster runs %s, not Liqo 0.x: peer info is for Liqo 0.x providers; authenticate with the nonce handshake (`liqo-auth-tui create nonce`) instead", r)
-	case r.Line == kube.LegacyV02:
+	case r.Line == peerinfo.V02:
 		return fmt.Errorf("this cluster runs %s, whose ServiceAccount identities this tool does not support: upgrade it to Liqo v0.3 or later", r)
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // legacyRemoteCertificateSecret is where a 0.x provider keeps the one
@@ -25,11 +27,11 @@ const legacyRemoteCertificateSecret = "liqo-remote-certificate"
 // applyAsTool makes this tool the Liqo 0.x consumer (§8(1)): the provider's
 // auth server is asked for an identity with a key whose CSR is kept until
 // the answer is stored, so that a re-run resends the same CSR.
-func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyPeerInfo, o LegacyOptions, res *LegacyResult, sink handshake.Sink) error {
+func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o LegacyOptions, res *LegacyResult, sink handshake.Sink) error {
 	providerID, consumerID := info.ClusterID, res.ConsumerID
 	var existing *rest.Config
 	err := RunStep(ctx, sink, Step{ID: "existing-identity", Scope: handshake.Local, Title: "Looking for an identity already obtained from the provider",
-		Failure: "Unable to look for an existing identity", Command: "kubectl get secrets -n liqo-tenant-" + providerID + " -l " + kube.LegacyClientLabel,
+		Failure: "Unable to look for an existing identity", Command: "kubectl get secrets -n liqo-tenant-" + providerID + " -l " + liqo0x.ClientLabel,
 		Run: func(ctx context.Context) error {
 			s, err := consumer.KubeconfigSecretFor(ctx, providerID)
 			if kube.IsNotFound(err) {
@@ -63,16 +65,16 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyP
 		return nil
 	}
 
-	client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
+	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
 	if err != nil {
 		return err
 	}
 	var consumerName string
 	var keyPEM, csrPEM []byte
-	var resp *kube.LegacyIdentityResponse
+	var resp *liqo0x.IdentityResponse
 	steps := []Step{
 		{ID: "auth-server-ids", Scope: handshake.Remote, Title: "Reaching the provider's auth server",
-			Failure: "Unable to reach the provider's auth server", Command: "curl -k " + info.AuthURL + kube.LegacyIDsPath,
+			Failure: "Unable to reach the provider's auth server", Command: "curl -k " + info.AuthURL + liqo0x.IDsPath,
 			Run: func(ctx context.Context) error {
 				ids, err := client.IDs(ctx)
 				if err != nil {
@@ -103,21 +105,21 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyP
 				return nil
 			}},
 		{ID: "pending-request", Scope: handshake.Local, Title: "Preparing the key and CSR (kept until the identity is stored)",
-			Failure: "Unable to prepare the identity request", Command: "kubectl get secret -n liqo-tenant-" + providerID + " " + kube.LegacyPendingSecretPrefix + providerID,
+			Failure: "Unable to prepare the identity request", Command: "kubectl get secret -n liqo-tenant-" + providerID + " " + liqo0x.PendingSecretPrefix + providerID,
 			Run: func(ctx context.Context) (err error) {
 				if consumerName, err = legacyConsumerName(ctx, consumer, consumerID, o.ConsumerName); err != nil {
 					return err
 				}
-				keyPEM, csrPEM, err = consumer.LegacyPendingRequest(ctx, providerID, consumerID)
+				keyPEM, csrPEM, err = liqo0x.On(consumer).PendingRequest(ctx, providerID, consumerID)
 				return err
 			},
 			Outcome: func() string {
 				return "Key and CSR ready (CN " + consumerID + ", O liqo.io; name " + consumerName + " on the provider)"
 			}},
 		{ID: "request-identity", Scope: handshake.Remote, Title: "Asking the provider's auth server for an identity",
-			Failure: "The provider did not issue the identity", Command: "curl -k -X POST " + info.AuthURL + kube.LegacyCertIdentityPath,
+			Failure: "The provider did not issue the identity", Command: "curl -k -X POST " + info.AuthURL + liqo0x.CertIdentityPath,
 			Run: func(ctx context.Context) (err error) {
-				req := kube.LegacyIdentityRequest{ConsumerID: consumerID, ConsumerName: consumerName, Token: info.Token, CSR: csrPEM}
+				req := liqo0x.IdentityRequest{ConsumerID: consumerID, ConsumerName: consumerName, Token: info.Token, CSR: csrPEM}
 				resp, err = requestLegacyIdentity(ctx, client, req, info, o, sink)
 				return err
 			},
@@ -127,16 +129,16 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyP
 		{ID: "store-kubeconfig", Scope: handshake.Local, Title: "Storing the identity as a kubeconfig Secret",
 			Failure: "Unable to store the identity", Command: "kubectl get secret -n liqo-tenant-" + providerID + " " + kube.KubeconfigSecretName(kube.ControlPlaneIdentityName(providerID)),
 			Run: func(ctx context.Context) error {
-				kubeconfig, err := kube.LegacyKubeconfig(providerID, resp, keyPEM)
+				kubeconfig, err := liqo0x.Kubeconfig(providerID, resp, keyPEM)
 				if err != nil {
 					return err
 				}
-				change, err := consumer.StoreLegacyKubeconfig(ctx, providerID, resp.Namespace, kubeconfig)
+				change, err := liqo0x.On(consumer).StoreKubeconfig(ctx, providerID, resp.Namespace, kubeconfig)
 				if err != nil {
 					return err
 				}
 				sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: change.String()})
-				if err := consumer.DeleteLegacyPending(ctx, providerID); err != nil {
+				if err := liqo0x.On(consumer).DeletePending(ctx, providerID); err != nil {
 					return err
 				}
 				res.Kubeconfig = kubeconfig
@@ -162,17 +164,17 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyP
 // certificate issued for our own pending CSR completes the run (an earlier
 // run lost the answer), and with Reissue a stale one is deleted there and
 // the request sent again.
-func requestLegacyIdentity(ctx context.Context, client *kube.LegacyAuthClient, req kube.LegacyIdentityRequest, info *kube.LegacyPeerInfo,
-	o LegacyOptions, sink handshake.Sink) (*kube.LegacyIdentityResponse, error) {
+func requestLegacyIdentity(ctx context.Context, client *liqo0x.AuthClient, req liqo0x.IdentityRequest, info *peerinfo.Info,
+	o LegacyOptions, sink handshake.Sink) (*liqo0x.IdentityResponse, error) {
 	resp, err := requestIdentity(ctx, client, req)
-	var authErr *kube.LegacyAuthError
-	if !errors.As(err, &authErr) || authErr.Refusal != kube.LegacyAlreadyIssued {
+	var authErr *liqo0x.AuthError
+	if !errors.As(err, &authErr) || authErr.Refusal != liqo0x.AlreadyIssued {
 		return resp, err
 	}
 	if o.Provider == nil {
 		return nil, alreadyIssuedError(ctx, o, req.ConsumerID)
 	}
-	ns, issuedCSR, certPEM, err := o.Provider.LegacyIssuedCertificate(ctx, req.ConsumerID)
+	ns, issuedCSR, certPEM, err := liqo0x.On(o.Provider).IssuedCertificate(ctx, req.ConsumerID)
 	if kube.IsNotFound(err) {
 		return nil, fmt.Errorf("the provider refused the request as already issued, but holds no %s for cluster %s: %v", legacyRemoteCertificateSecret, req.ConsumerID, authErr)
 	}
@@ -182,7 +184,7 @@ func requestLegacyIdentity(ctx context.Context, client *kube.LegacyAuthClient, r
 	if len(certPEM) > 0 && bytes.Equal(bytes.TrimSpace(issuedCSR), bytes.TrimSpace(req.CSR)) {
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: fmt.Sprintf(
 			"The provider had already issued the certificate for this cluster's pending CSR (Secret %s/%s): completing with it", ns, legacyRemoteCertificateSecret)})
-		return &kube.LegacyIdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: o.Provider.Config.Host, APIServerCA: o.Provider.Config.CAData}, nil
+		return &liqo0x.IdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: o.Provider.Config.Host, APIServerCA: o.Provider.Config.CAData}, nil
 	}
 	if !o.Reissue {
 		return nil, alreadyIssuedError(ctx, o, req.ConsumerID)
@@ -200,13 +202,13 @@ func requestLegacyIdentity(ctx context.Context, client *kube.LegacyAuthClient, r
 // answer comes after it signed the CSR but before it stored the
 // certificate: a signed CSR object is left (unauthenticate removes CSRs by
 // CN), no identity is recorded, so asking again is safe.
-func requestIdentity(ctx context.Context, client *kube.LegacyAuthClient, req kube.LegacyIdentityRequest) (*kube.LegacyIdentityResponse, error) {
-	var resp *kube.LegacyIdentityResponse
+func requestIdentity(ctx context.Context, client *liqo0x.AuthClient, req liqo0x.IdentityRequest) (*liqo0x.IdentityResponse, error) {
+	var resp *liqo0x.IdentityResponse
 	var last error
 	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 7}
 	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
 		resp, last = client.RequestIdentity(ctx, req)
-		var authErr *kube.LegacyAuthError
+		var authErr *liqo0x.AuthError
 		if errors.As(last, &authErr) && authErr.Status == 403 && strings.Contains(authErr.Body, "not found") {
 			return false, nil
 		}
@@ -222,11 +224,11 @@ func requestIdentity(ctx context.Context, client *kube.LegacyAuthClient, req kub
 // (tenant namespace with liqo-remote-certificate, CSRs, token Secret), so
 // that it issues a new identity.
 func deleteProviderIdentity(ctx context.Context, provider *kube.Cluster, consumerID string, sink handshake.Sink) error {
-	objs, err := provider.LegacyProviderLeftovers(ctx, consumerID)
+	objs, err := liqo0x.On(provider).ProviderLeftovers(ctx, consumerID)
 	if err != nil {
 		return scopedErr(handshake.Remote, err)
 	}
-	changes, err := provider.DeleteLegacyObjects(ctx, objs)
+	changes, err := liqo0x.On(provider).DeleteObjects(ctx, objs)
 	for _, ch := range changes {
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: ch.String()})
 	}
@@ -242,20 +244,20 @@ func deleteProviderIdentity(ctx context.Context, provider *kube.Cluster, consume
 func alreadyIssuedError(ctx context.Context, o LegacyOptions, consumerID string) error {
 	ns := ""
 	if o.Provider != nil {
-		if found, _, _, err := o.Provider.LegacyIssuedCertificate(ctx, consumerID); err == nil {
+		if found, _, _, err := liqo0x.On(o.Provider).IssuedCertificate(ctx, consumerID); err == nil {
 			ns = found
 		}
 	}
 	// Unknown namespace: found by its label (its name depends on the line and the name).
 	where := "-n " + ns
 	if ns == "" {
-		where = `-n "$(kubectl get ns -l ` + kube.LegacyClusterIDLabel + "=" + consumerID + ` -o jsonpath='{.items[0].metadata.name}')"`
+		where = `-n "$(kubectl get ns -l ` + liqo0x.ClusterIDLabel + "=" + consumerID + ` -o jsonpath='{.items[0].metadata.name}')"`
 	}
 	how := "or give this tool the provider's kubeconfig (--remote-kubeconfig) and --reissue to let it delete it"
 	if o.Provider != nil {
 		how = "or run again with --reissue (the wizard's reissue choice) to let this tool delete it"
 	}
-	return &LegacyRefusedError{Refusal: kube.LegacyAlreadyIssued, Err: fmt.Errorf(
+	return &LegacyRefusedError{Refusal: liqo0x.AlreadyIssued, Err: fmt.Errorf(
 		"the provider already issued the one identity of cluster %s (Liqo 0.x never issues it twice): on the provider, `kubectl %s delete secret %s`, %s",
 		consumerID, where, legacyRemoteCertificateSecret, how)}
 }
@@ -299,8 +301,8 @@ func ValidateLegacyClusterName(name string) error {
 	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
 		return fmt.Errorf("cluster name %q is not a DNS label (%s): use lowercase letters, digits and '-'", name, errs[0])
 	}
-	if len(name) > kube.LegacyMaxClusterNameLength {
-		return fmt.Errorf("cluster name %q is %d characters: a Liqo 0.x provider takes at most %d", name, len(name), kube.LegacyMaxClusterNameLength)
+	if len(name) > liqo0x.MaxClusterNameLength {
+		return fmt.Errorf("cluster name %q is %d characters: a Liqo 0.x provider takes at most %d", name, len(name), liqo0x.MaxClusterNameLength)
 	}
 	return nil
 }
@@ -313,7 +315,7 @@ func legacyConsumerName(ctx context.Context, consumer *kube.Cluster, consumerID,
 		return given, ValidateLegacyClusterName(given)
 	}
 	if cm, err := consumer.ClusterIDConfigMap(ctx); err == nil {
-		if name := cm.Data[kube.LegacyClusterNameKey]; name != "" && ValidateLegacyClusterName(name) == nil {
+		if name := cm.Data[liqo0x.ClusterNameKey]; name != "" && ValidateLegacyClusterName(name) == nil {
 			return name, nil
 		}
 	}
@@ -323,8 +325,8 @@ func legacyConsumerName(ctx context.Context, consumer *kube.Cluster, consumerID,
 // DefaultLegacyClusterName derives a name from a cluster ID.
 func DefaultLegacyClusterName(clusterID string) string {
 	name := clusterID
-	if len(name) > kube.LegacyMaxClusterNameLength {
-		name = strings.TrimRight(name[:kube.LegacyMaxClusterNameLength], "-")
+	if len(name) > liqo0x.MaxClusterNameLength {
+		name = strings.TrimRight(name[:liqo0x.MaxClusterNameLength], "-")
 	}
 	return name
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // ErrNotConfirmed: the admin did not confirm the deletion; nothing was
@@ -29,14 +30,14 @@ type LegacyUnauthOptions struct {
 
 // LegacyUnauthResult is what was found, deleted, and left.
 type LegacyUnauthResult struct {
-	ConsumerID     string              `json:"consumerID"`
-	ProviderID     string              `json:"providerID"`
-	ConsumerRemove []kube.LegacyObject `json:"consumerRemove,omitempty"`
+	ConsumerID     string          `json:"consumerID"`
+	ProviderID     string          `json:"providerID"`
+	ConsumerRemove []liqo0x.Object `json:"consumerRemove,omitempty"`
 	// ConsumerKept are objects unauthenticate leaves (a ForeignCluster
 	// liqoctl created: `liqoctl unpeer out-of-band` removes it).
-	ConsumerKept   []kube.LegacyObject `json:"consumerKept,omitempty"`
-	ProviderRemove []kube.LegacyObject `json:"providerRemove,omitempty"`
-	Deleted        bool                `json:"deleted"`
+	ConsumerKept   []liqo0x.Object `json:"consumerKept,omitempty"`
+	ProviderRemove []liqo0x.Object `json:"providerRemove,omitempty"`
+	Deleted        bool            `json:"deleted"`
 	// Left are, for a side not given, what remains there and the kubectl
 	// commands that remove it (lines starting with "#" are remarks).
 	Left []string `json:"left,omitempty"`
@@ -62,7 +63,7 @@ func UnauthenticateLegacy(ctx context.Context, o LegacyUnauthOptions, sink hands
 				if o.Consumer == nil {
 					return nil
 				}
-				reason, err := o.Consumer.LegacyPeeringActive(ctx, res.ProviderID)
+				reason, err := liqo0x.On(o.Consumer).PeeringActive(ctx, res.ProviderID)
 				if err != nil || reason == "" {
 					return err
 				}
@@ -74,12 +75,12 @@ func UnauthenticateLegacy(ctx context.Context, o LegacyUnauthOptions, sink hands
 		{ID: "list-leftovers", Title: "Listing what authentication left", Failure: "Unable to list what authentication left",
 			Run: func(ctx context.Context) (err error) {
 				if o.Consumer != nil {
-					if res.ConsumerRemove, res.ConsumerKept, err = o.Consumer.LegacyConsumerLeftovers(ctx, res.ProviderID); err != nil {
+					if res.ConsumerRemove, res.ConsumerKept, err = liqo0x.On(o.Consumer).ConsumerLeftovers(ctx, res.ProviderID); err != nil {
 						return scopedErr(handshake.Local, err)
 					}
 				}
 				if o.Provider != nil {
-					if res.ProviderRemove, err = o.Provider.LegacyProviderLeftovers(ctx, res.ConsumerID); err != nil {
+					if res.ProviderRemove, err = liqo0x.On(o.Provider).ProviderLeftovers(ctx, res.ConsumerID); err != nil {
 						return scopedErr(handshake.Remote, err)
 					}
 				}
@@ -159,7 +160,7 @@ func legacyTargets(res *LegacyUnauthResult) []string {
 	return out
 }
 
-func deleteLegacyStep(scope handshake.Scope, c *kube.Cluster, objs []kube.LegacyObject, sink handshake.Sink) Step {
+func deleteLegacyStep(scope handshake.Scope, c *kube.Cluster, objs []liqo0x.Object, sink handshake.Sink) Step {
 	side := "consumer"
 	if scope == handshake.Remote {
 		side = "provider"
@@ -170,7 +171,7 @@ func deleteLegacyStep(scope handshake.Scope, c *kube.Cluster, objs []kube.Legacy
 			if c == nil || len(objs) == 0 {
 				return nil
 			}
-			changes, err := c.DeleteLegacyObjects(ctx, objs)
+			changes, err := liqo0x.On(c).DeleteObjects(ctx, objs)
 			for _, ch := range changes {
 				sink(handshake.Event{Kind: handshake.Note, Scope: scope, Message: ch.String()})
 			}
@@ -196,9 +197,9 @@ func legacyLeftOnMissingSide(o LegacyUnauthOptions, res *LegacyUnauthResult) []s
 func LegacyProviderCleanup(consumerID string) []string {
 	return []string{
 		"# on the provider (not given) authentication left, for consumer " + consumerID + ": its tenant namespace (liqo-remote-certificate, RoleBindings), its CSRs and Secret remote-token-" + consumerID + "; there, run:",
-		"kubectl delete namespace -l " + kube.LegacyClusterIDLabel + "=" + consumerID + "," + kube.LegacyTenantNamespaceLabel + "=true",
-		"kubectl -n liqo delete secret " + kube.LegacyRemoteTokenPrefix + consumerID + " --ignore-not-found",
-		"kubectl get csr -l " + kube.LegacyRemoteTenantCSRLabel + "=true   # then kubectl delete csr the ones whose subject CN is " + consumerID,
+		"kubectl delete namespace -l " + liqo0x.ClusterIDLabel + "=" + consumerID + "," + liqo0x.TenantNamespaceLabel + "=true",
+		"kubectl -n liqo delete secret " + liqo0x.RemoteTokenPrefix + consumerID + " --ignore-not-found",
+		"kubectl get csr -l " + liqo0x.RemoteTenantCSRLabel + "=true   # then kubectl delete csr the ones whose subject CN is " + consumerID,
 	}
 }
 
@@ -207,9 +208,9 @@ func LegacyProviderCleanup(consumerID string) []string {
 func LegacyConsumerCleanup(providerID string) []string {
 	return []string{
 		"# on the consumer (not given) authentication left, for provider " + providerID + ": Secret remote-token-" + providerID + ", the identity Secret and the ForeignCluster; there, run:",
-		"kubectl delete secret -A -l " + kube.LegacyClusterIDLabel + "=" + providerID + "," + kube.LegacyAuthTokenLabel,
-		"kubectl delete secret -A -l " + kube.LegacyClusterIDLabel + "=" + providerID + "," + kube.LegacyLocalIdentityLabel + "=true",
-		"kubectl delete secret -n " + kube.TenantNamespacePrefix + providerID + " -l " + kube.LegacyClientLabel + " --ignore-not-found   # this tool's kubeconfig Secret, if it was the consumer",
-		"liqoctl unpeer out-of-band <ForeignCluster name>   # or: kubectl delete foreignclusters.discovery.liqo.io -l " + kube.LegacyClusterIDLabel + "=" + providerID,
+		"kubectl delete secret -A -l " + liqo0x.ClusterIDLabel + "=" + providerID + "," + liqo0x.AuthTokenLabel,
+		"kubectl delete secret -A -l " + liqo0x.ClusterIDLabel + "=" + providerID + "," + liqo0x.LocalIdentityLabel + "=true",
+		"kubectl delete secret -n " + kube.TenantNamespacePrefix + providerID + " -l " + liqo0x.ClientLabel + " --ignore-not-found   # this tool's kubeconfig Secret, if it was the consumer",
+		"liqoctl unpeer out-of-band <ForeignCluster name>   # or: kubectl delete foreignclusters.discovery.liqo.io -l " + liqo0x.ClusterIDLabel + "=" + providerID,
 	}
 }

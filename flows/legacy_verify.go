@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // verifyLegacyIdentity verifies with the identity a consumer running Liqo
@@ -11,7 +12,7 @@ import (
 // provider and what it may do in its tenant namespace there. NotFound when
 // the consumer holds none.
 func verifyLegacyIdentity(ctx context.Context, consumer *kube.Cluster, providerID string) (*Verification, error) {
-	id, err := consumer.LegacyIdentityFor(ctx, providerID)
+	id, err := liqo0x.On(consumer).IdentityFor(ctx, providerID)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // A step whose request got no answer fails with the server, the class and
@@ -37,7 +38,7 @@ func TestShortenRequestError(t *testing.T) {
 
 	// An error that says it in its own words (a Liqo 0.x auth server
 	// unreachable) is not glued to an "API server" line.
-	own := &kube.LegacyAuthError{URL: "https://10.0.0.5:31443", Refusal: kube.LegacyUnreachable, Err: request(syscall.ECONNREFUSED)}
+	own := &liqo0x.AuthError{URL: "https://10.0.0.5:31443", Refusal: liqo0x.Unreachable, Err: request(syscall.ECONNREFUSED)}
 	assert.Same(t, error(own), shortenRequestError(own))
 
 	plain := errors.New("nonce secret already exists with a different nonce")

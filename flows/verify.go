@@ -14,6 +14,7 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // Verification is what a consumer's credentials can do on the provider.
@@ -71,11 +72,11 @@ var legacyChecks = func() []accessCheck {
 	var cs []accessCheck
 	for _, sub := range []string{"", "status"} {
 		for _, verb := range crudVerbs {
-			cs = append(cs, accessCheck{verb: verb, group: kube.LegacyForeignClusters.Group, resource: "resourcerequests", subresource: sub, namespace: tenantNS})
+			cs = append(cs, accessCheck{verb: verb, group: liqo0x.ForeignClusters.Group, resource: "resourcerequests", subresource: sub, namespace: tenantNS})
 		}
 	}
 	return append(cs,
-		accessCheck{verb: "list", group: kube.LegacyForeignClusters.Group, resource: "resourcerequests", namespace: kube.DefaultLiqoNamespace},
+		accessCheck{verb: "list", group: liqo0x.ForeignClusters.Group, resource: "resourcerequests", namespace: kube.DefaultLiqoNamespace},
 		accessCheck{verb: "list", resource: "secrets"}, accessCheck{verb: "list", resource: "namespaces"},
 		accessCheck{verb: "create", resource: "pods", namespace: tenantNS},
 	)
@@ -121,7 +122,7 @@ func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Ve
 		return nil, fmt.Errorf("secret %s/%s has no %s annotation", s.Namespace, s.Name, kube.RemoteTenantNamespace)
 	}
 	cs := checks
-	if _, ok := s.Labels[kube.LegacyClientLabel]; ok {
+	if _, ok := s.Labels[liqo0x.ClientLabel]; ok {
 		// This tool's identity from a Liqo 0.x provider.
 		cs = legacyChecks
 	}

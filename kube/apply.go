@@ -35,10 +35,10 @@ type applier[T metav1.Object] interface {
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error)
 }
 
-// serverSideApply applies obj (which must carry apiVersion and kind) and
+// ServerSideApply applies obj (which must carry apiVersion and kind) and
 // reports whether the server changed it: a no-op apply keeps the
 // resourceVersion, so a second run reports Unchanged.
-func serverSideApply[T metav1.Object](ctx context.Context, client applier[T], kind string, obj metav1.Object) (Change, error) {
+func ServerSideApply[T metav1.Object](ctx context.Context, client applier[T], kind string, obj metav1.Object) (Change, error) {
 	change := Change{Object: kind + " " + obj.GetName()}
 	before, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
 	oldRV := ""

@@ -80,7 +80,7 @@ func (c *Cluster) Init(ctx context.Context, o InitOptions) (*InitResult, error) 
 		return err
 	}
 	ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: c.Namespace}}
-	if err := record(serverSideApply(ctx, c.Kube.CoreV1().Namespaces(), "Namespace", ns)); err != nil {
+	if err := record(ServerSideApply(ctx, c.Kube.CoreV1().Namespaces(), "Namespace", ns)); err != nil {
 		return nil, err
 	}
 	res.ClusterID = existingID
@@ -99,16 +99,16 @@ func (c *Cluster) Init(ctx context.Context, o InitOptions) (*InitResult, error) 
 		return nil, err
 	}
 	for _, crd := range crds {
-		if err := record(serverSideApply(ctx, c.APIExt.ApiextensionsV1().CustomResourceDefinitions(), "CustomResourceDefinition", crd)); err != nil {
+		if err := record(ServerSideApply(ctx, c.APIExt.ApiextensionsV1().CustomResourceDefinitions(), "CustomResourceDefinition", crd)); err != nil {
 			return nil, err
 		}
 	}
 	for _, role := range append(roles, peeringClusterRole) {
-		if err := record(serverSideApply(ctx, c.Kube.RbacV1().ClusterRoles(), "ClusterRole", role)); err != nil {
+		if err := record(ServerSideApply(ctx, c.Kube.RbacV1().ClusterRoles(), "ClusterRole", role)); err != nil {
 			return nil, err
 		}
 	}
-	if err := record(serverSideApply(ctx, c.Kube.RbacV1().Roles(c.Namespace), "Role", peeringRole)); err != nil {
+	if err := record(ServerSideApply(ctx, c.Kube.RbacV1().Roles(c.Namespace), "Role", peeringRole)); err != nil {
 		return nil, err
 	}
 	var established time.Time

@@ -87,14 +87,14 @@ func (e *ReachError) Error() string {
 		if e.Proxy != "" {
 			proxy = "the proxy " + e.Proxy
 		}
-		msg = fmt.Sprintf("cannot reach the API server %s through %s: %s", e.Server, proxy, rootCause(e.Err))
+		msg = fmt.Sprintf("cannot reach the API server %s through %s: %s", e.Server, proxy, RootCause(e.Err))
 	case e.Proxy != "":
-		msg = fmt.Sprintf("cannot use the API server %s through the proxy %s: %s: %s", e.Server, e.Proxy, e.Class, rootCause(e.Err))
-	case strings.Contains(rootCause(e.Err), string(e.Class)):
+		msg = fmt.Sprintf("cannot use the API server %s through the proxy %s: %s: %s", e.Server, e.Proxy, e.Class, RootCause(e.Err))
+	case strings.Contains(RootCause(e.Err), string(e.Class)):
 		// "connection refused" once, not "connection refused: connect: connection refused"
-		msg = fmt.Sprintf("cannot use the API server %s: %s", e.Server, rootCause(e.Err))
+		msg = fmt.Sprintf("cannot use the API server %s: %s", e.Server, RootCause(e.Err))
 	default:
-		msg = fmt.Sprintf("cannot use the API server %s: %s: %s", e.Server, e.Class, rootCause(e.Err))
+		msg = fmt.Sprintf("cannot use the API server %s: %s: %s", e.Server, e.Class, RootCause(e.Err))
 	}
 	if e.Hint != "" {
 		msg += " (" + e.Hint + ")"
@@ -113,9 +113,9 @@ func Reach(server string, err error) error {
 	return &ReachError{Server: server, Class: class, Hint: hint, Err: err}
 }
 
-// rootCause strips the "Get \"https://...\": dial tcp ...:" chain that
+// RootCause strips the "Get \"https://...\": dial tcp ...:" chain that
 // client-go builds, keeping the innermost message that still says something.
-func rootCause(err error) string {
+func RootCause(err error) string {
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
 		err = urlErr.Err

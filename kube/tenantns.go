@@ -69,7 +69,7 @@ func (c *Cluster) EnsureTenantNamespace(ctx context.Context, remoteClusterID str
 	if apierrors.IsAlreadyExists(err) {
 		// Someone created it between our lookup and create, or a namespace
 		// with that name exists without Liqo's labels.
-		return c.adoptTenantNamespace(ctx, remoteClusterID)
+		return c.AdoptTenantNamespace(ctx, remoteClusterID)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("unable to create tenant namespace: %w", err)
@@ -77,7 +77,10 @@ func (c *Cluster) EnsureTenantNamespace(ctx context.Context, remoteClusterID str
 	return ns, true, nil
 }
 
-func (c *Cluster) adoptTenantNamespace(ctx context.Context, remoteClusterID string) (*corev1.Namespace, bool, error) {
+// AdoptTenantNamespace takes the namespace named for remoteClusterID if it
+// already carries the tenant labels (a create lost a race), and refuses it
+// otherwise. Liqo 0.x's consumer (kube/liqo0x) uses it too.
+func (c *Cluster) AdoptTenantNamespace(ctx context.Context, remoteClusterID string) (*corev1.Namespace, bool, error) {
 	ns, err := c.Kube.CoreV1().Namespaces().Get(ctx, TenantNamespaceName(remoteClusterID), metav1.GetOptions{})
 	if err != nil {
 		return nil, false, fmt.Errorf("unable to create tenant namespace: %w", err)

@@ -55,8 +55,8 @@ var ErrWaitTimeout = errors.New("timed out waiting for the condition")
 // interval, §9.1).
 const PollInterval = time.Second
 
-// errWatchForbidden stops a watch the kubeconfig may not make.
-var errWatchForbidden = errors.New("watch forbidden")
+// ErrWatchForbidden stops a watch the kubeconfig may not make.
+var ErrWatchForbidden = errors.New("watch forbidden")
 
 // WaitFor watches the objects of lw until cond holds for one of them and
 // returns that object. It is event-driven: no polling, unless the
@@ -74,7 +74,7 @@ func WaitFor[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, what
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			w, err := inner.WatchWithContext(ctx, o)
 			if apierrors.IsForbidden(err) {
-				stop(errWatchForbidden)
+				stop(ErrWatchForbidden)
 			}
 			return w, err
 		},
@@ -89,7 +89,7 @@ func WaitFor[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, what
 		}
 		return cond(obj)
 	})
-	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(watchCtx), errWatchForbidden) {
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(watchCtx), ErrWatchForbidden) {
 		return pollFor(ctx, inner, what, cond)
 	}
 	if err != nil {

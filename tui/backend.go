@@ -351,7 +351,7 @@ type Failure struct {
 	Scope   handshake.Scope
 	Timeout bool
 	// Refusal is why a Liqo 0.x provider refused an identity request
-	// (kube.LegacyRefusal: "wrong-token", "already-issued", …), "" if not.
+	// (liqo0x.Refusal: "wrong-token", "already-issued", …), "" if not.
 	Refusal string
 	Err     error
 }

@@ -26,7 +26,7 @@ type gotoLegacyConfirmMsg struct {
 	data []byte
 }
 
-// Refusals of a Liqo 0.x provider (Failure.Refusal, kube.LegacyRefusal).
+// Refusals of a Liqo 0.x provider (Failure.Refusal, liqo0x.Refusal).
 const (
 	refusalAlreadyIssued = "already-issued"
 	refusalWrongToken    = "wrong-token"
@@ -168,7 +168,7 @@ func opApplyPeerInfo(s *session, art *Artifact, data []byte, o LegacyOptions) op
 // legacyTokenRe finds a Liqo 0.x token (64 random bytes as lowercase hex).
 var legacyTokenRe = regexp.MustCompile(`[0-9a-f]{128}`)
 
-// maskTokens masks every token in s as legacypeer.MaskToken does (first
+// maskTokens masks every token in s as peerinfo.MaskToken does (first
 // and last 4 characters): what the screens show until the admin reveals.
 func maskTokens(s string) string {
 	return legacyTokenRe.ReplaceAllStringFunc(s, func(t string) string {

@@ -16,7 +16,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // The peer info travels as ONE line, so that it survives a clipboard, a
@@ -32,7 +32,7 @@ const peerInfoSumLength = 8
 const peerInfoRemedy = "copy the whole line printed by `liqo-auth-tui generate peer-info` on the provider again"
 
 // EncodePeerInfo renders a valid peer info as its one-line artifact.
-func EncodePeerInfo(info *legacypeer.PeerInfo) (string, error) {
+func EncodePeerInfo(info *peerinfo.Info) (string, error) {
 	if err := ValidatePeerInfo(info); err != nil {
 		return "", err
 	}
@@ -51,7 +51,7 @@ func peerInfoSum(data []byte) string {
 // ParsePeerInfo reads a peer info as pasted or saved: blanks around it and
 // line breaks a terminal put inside it are dropped. A truncated or edited
 // line fails its checksum; another artifact pasted by mistake is named.
-func ParsePeerInfo(data []byte) (*legacypeer.PeerInfo, error) {
+func ParsePeerInfo(data []byte) (*peerinfo.Info, error) {
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("peer info input is %d KiB: a peer info is one line of a few hundred characters; is it the right file?", len(data)>>10)
 	}
@@ -78,7 +78,7 @@ func ParsePeerInfo(data []byte) (*legacypeer.PeerInfo, error) {
 	if err != nil || peerInfoSum(payload) != sum {
 		return nil, fmt.Errorf("peer info is truncated or was edited (checksum mismatch): %s", peerInfoRemedy)
 	}
-	info := &legacypeer.PeerInfo{}
+	info := &peerinfo.Info{}
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(info); err != nil {
@@ -129,7 +129,7 @@ func yamlKind(text string) string {
 }
 
 func isLegacyToken(s string) bool {
-	return len(s) == legacypeer.TokenLength && strings.IndexFunc(s, func(r rune) bool { return !isLowerHex(r) }) < 0
+	return len(s) == peerinfo.TokenLength && strings.IndexFunc(s, func(r rune) bool { return !isLowerHex(r) }) < 0
 }
 
 func isLowerHex(r rune) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' }
@@ -137,7 +137,7 @@ func isLowerHex(r rune) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= '
 // ValidatePeerInfo checks what a Liqo 0.x consumer would otherwise reject
 // late or never: a DNS-label cluster ID and name, an https auth URL, a
 // 128-character lowercase hex token, a supported release line.
-func ValidatePeerInfo(info *legacypeer.PeerInfo) error {
+func ValidatePeerInfo(info *peerinfo.Info) error {
 	if info == nil {
 		return errors.New("no peer info")
 	}
@@ -147,15 +147,15 @@ func ValidatePeerInfo(info *legacypeer.PeerInfo) error {
 	if errs := validation.IsDNS1123Label(info.ClusterName); len(errs) > 0 {
 		return fmt.Errorf("peer info: cluster name %q is not a DNS label (%s): fix CLUSTER_NAME of the provider's cluster-ID ConfigMap", info.ClusterName, errs[0])
 	}
-	if _, err := legacypeer.ValidateAuthURL(info.AuthURL); err != nil {
+	if _, err := peerinfo.ValidateAuthURL(info.AuthURL); err != nil {
 		return fmt.Errorf("peer info: %w", err)
 	}
 	if err := validateLegacyToken(info.Token); err != nil {
 		return err
 	}
 	switch info.Line {
-	case legacypeer.LineUnknown, legacypeer.V03, legacypeer.V04:
-	case legacypeer.V02:
+	case peerinfo.LineUnknown, peerinfo.V03, peerinfo.V04:
+	case peerinfo.V02:
 		return errors.New("peer info: the provider runs Liqo v0.2, whose ServiceAccount identities this tool does not support: upgrade the provider to Liqo v0.3 or later")
 	default:
 		return fmt.Errorf("peer info: unknown Liqo 0.x line %q: use the same version of liqo-auth-tui on both clusters", info.Line)
@@ -167,7 +167,7 @@ func ValidatePeerInfo(info *legacypeer.PeerInfo) error {
 // position of the first bad character.
 func validateLegacyToken(token string) error {
 	const how = "copy it again: a Liqo 0.x token is 128 lowercase hex characters (`kubectl -n liqo get secret auth-token -o jsonpath='{.data.token}' | base64 -d` on the provider)"
-	if len(token) != legacypeer.TokenLength {
+	if len(token) != peerinfo.TokenLength {
 		return fmt.Errorf("peer info: the token is %d characters long: %s", len(token), how)
 	}
 	if i := strings.IndexFunc(token, func(r rune) bool { return !isLowerHex(r) }); i >= 0 {

@@ -14,15 +14,15 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" +
 	"fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 
-func testPeerInfo() *legacypeer.PeerInfo {
-	return &legacypeer.PeerInfo{ClusterID: "4f1c2b8e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", ClusterName: "milan",
-		AuthURL: "https://10.0.0.5:30443", Token: testToken, Version: "v0.10.3", Line: legacypeer.V04}
+func testPeerInfo() *peerinfo.Info {
+	return &peerinfo.Info{ClusterID: "4f1c2b8e-1d2a-4c3b-9e8f-0a1b2c3d4e5f", ClusterName: "milan",
+		AuthURL: "https://10.0.0.5:30443", Token: testToken, Version: "v0.10.3", Line: peerinfo.V04}
 }
 
 func encodedPeerInfo(t *testing.T) string {
@@ -57,7 +57,7 @@ func TestPeerInfoRoundTrip(t *testing.T) {
 		assert.Equal(t, testPeerInfo(), info, name)
 	}
 	disabled := testPeerInfo()
-	disabled.AuthenticationDisabled, disabled.Line, disabled.Version = true, legacypeer.V03, ""
+	disabled.AuthenticationDisabled, disabled.Line, disabled.Version = true, peerinfo.V03, ""
 	line, err := artifact.EncodePeerInfo(disabled)
 	require.NoError(t, err)
 	info, err := artifact.ParsePeerInfo([]byte(line))

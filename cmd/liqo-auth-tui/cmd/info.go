@@ -11,6 +11,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // InfoOptions print what the handshake knows about a cluster.
@@ -109,7 +110,7 @@ func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
 	fmt.Fprintf(w, "Authenticated as:\t%s %v\n", info.User, info.Groups)
 	generation := describeGeneration(info)
 	installed := yesNo[info.LiqoInstalled]
-	if info.Generation == kube.GenerationLegacy {
+	if info.Flavor == kube.FlavorLiqo0x {
 		// LiqoInstalled is about Liqo v1 (JSON keeps it so).
 		installed = generation
 	}
@@ -132,25 +133,25 @@ func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
 // describeGeneration is the "Liqo generation" line of info.
 func describeGeneration(info *kube.Info) string {
 	r := info.LiqoRelease
-	switch r.Generation {
-	case kube.GenerationV1:
+	switch r.Flavor {
+	case kube.FlavorV1:
 		return "v1"
-	case kube.GenerationOurs:
+	case kube.FlavorToolInit:
 		return "ours (liqo-auth-tui init, no Liqo)"
-	case kube.GenerationNone:
+	case kube.FlavorNone:
 		return "none"
-	case kube.GenerationLegacy:
+	case kube.FlavorLiqo0x:
 		version := r.Version
 		switch {
 		case version != "":
-		case r.Line != kube.LegacyLineUnknown:
+		case r.Line != peerinfo.LineUnknown:
 			version = string(r.Line) + " line, version not known"
 		case info.Restricted:
 			version = "version not visible to this user"
 		default:
 			version = "version not known (no liqo-auth image tag)"
 		}
-		if r.Line == kube.LegacyV02 {
+		if r.Line == peerinfo.V02 {
 			version += "; ServiceAccount-token identities: not supported, upgrade to v0.3.0 or later"
 		}
 		return "0.x (" + version + ")"

@@ -13,7 +13,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // LegacyFlags are the choices of a Liqo 0.x authentication, shared by
@@ -56,7 +56,7 @@ func (f LegacyFlags) check() error {
 		}
 	}
 	if f.AuthURL != "" {
-		if _, err := legacypeer.ValidateAuthURL(f.AuthURL); err != nil {
+		if _, err := peerinfo.ValidateAuthURL(f.AuthURL); err != nil {
 			return usagef("--auth-url: %v", err)
 		}
 	}
@@ -130,7 +130,7 @@ func (o *Options) onLocal(ctx context.Context, fn func(context.Context, *kube.Cl
 
 // peerInfoJSON is -o json: the fields, the line, liqoctl's command.
 type peerInfoJSON struct {
-	*kube.LegacyPeerInfo
+	*peerinfo.Info
 	PeerInfo       string `json:"peerInfo"`
 	LiqoctlCommand string `json:"liqoctlCommand"`
 }
@@ -223,7 +223,7 @@ func (o *ApplyPeerInfoOptions) Run(ctx context.Context) error {
 
 // read checks the flags and reads the peer info, before any cluster is
 // dialed.
-func (o *ApplyPeerInfoOptions) read() (*kube.LegacyPeerInfo, error) {
+func (o *ApplyPeerInfoOptions) read() (*peerinfo.Info, error) {
 	if err := o.Legacy.check(); err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func (o *ApplyPeerInfoOptions) read() (*kube.LegacyPeerInfo, error) {
 	return info, nil
 }
 
-func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *kube.Cluster, info *kube.LegacyPeerInfo) error {
+func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info) error {
 	res, err := flows.ApplyPeerInfo(ctx, consumer, info, o.Legacy.options(o.StepTimeout), o.Printer.sink)
 	if err != nil {
 		return err

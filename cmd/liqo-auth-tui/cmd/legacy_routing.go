@@ -12,6 +12,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // LegacySessionFlags are the root's Liqo 0.x flags for --batch.
@@ -31,7 +32,7 @@ func isLegacy(ctx context.Context, c *kube.Cluster) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return r.Generation == kube.GenerationLegacy, nil
+	return r.Flavor == kube.FlavorLiqo0x, nil
 }
 
 // runLegacy is authenticate against a provider running Liqo 0.x.
@@ -160,7 +161,7 @@ func consumerHoldsLegacy(ctx context.Context, consumer *kube.Cluster, providerID
 	secret, err := consumer.KubeconfigSecretFor(ctx, providerID)
 	switch {
 	case err == nil:
-		return secret.Labels[kube.LegacyClientLabel] == "true", nil
+		return secret.Labels[liqo0x.ClientLabel] == "true", nil
 	case !kube.IsNotFound(err):
 		return false, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 const legacyTestToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" +
@@ -20,8 +20,8 @@ const legacyTestToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456
 
 func legacyPeerInfoLine(t *testing.T) string {
 	t.Helper()
-	line, err := artifact.EncodePeerInfo(&kube.LegacyPeerInfo{ClusterID: "p1", ClusterName: "milan", AuthURL: "https://10.0.0.5:30443",
-		Token: legacyTestToken, Line: kube.LegacyV04})
+	line, err := artifact.EncodePeerInfo(&peerinfo.Info{ClusterID: "p1", ClusterName: "milan", AuthURL: "https://10.0.0.5:30443",
+		Token: legacyTestToken, Line: peerinfo.V04})
 	require.NoError(t, err)
 	return line
 }

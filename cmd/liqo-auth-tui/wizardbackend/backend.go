@@ -102,7 +102,7 @@ func (b *Backend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterIn
 	return &tui.ClusterInfo{Server: info.APIServer, Context: c.Context, User: info.User, Groups: info.Groups,
 		ClusterID: info.ClusterID, LiqoInstalled: info.LiqoInstalled, Controller: info.Controller, Restricted: info.Restricted,
 		KeyAlgorithm: info.KeyAlgorithm, KeyFingerprint: info.KeyFingerprint,
-		LiqoGeneration: string(info.Generation), LiqoVersion: info.Version, LiqoLine: string(info.Line),
+		LiqoGeneration: string(info.Flavor), LiqoVersion: info.Version, LiqoLine: string(info.Line),
 		LegacyAuthDisabled: info.AuthenticationDisabled}, nil
 }
 

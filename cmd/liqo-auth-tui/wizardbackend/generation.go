@@ -2,6 +2,7 @@ package wizardbackend
 
 import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -11,11 +12,11 @@ func (b *Backend) PairProblem(consumer, provider *tui.ClusterInfo) string {
 }
 
 func releaseOf(info *tui.ClusterInfo) kube.LiqoRelease {
-	g := kube.Generation(info.LiqoGeneration)
+	g := kube.LiqoFlavor(info.LiqoGeneration)
 	if g == "" {
-		g = kube.GenerationUnknown
+		g = kube.FlavorUnknown
 	}
-	return kube.LiqoRelease{Generation: g, Version: info.LiqoVersion, Line: kube.LegacyLine(info.LiqoLine)}
+	return kube.LiqoRelease{Flavor: g, Version: info.LiqoVersion, Line: peerinfo.Line(info.LiqoLine)}
 }
 
 // clusterName names a cluster in the one-line refusal: its ID, else its

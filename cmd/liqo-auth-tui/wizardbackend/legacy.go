@@ -8,7 +8,8 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -86,7 +87,7 @@ func (b *Backend) legacyOptions(o tui.LegacyOptions) flows.LegacyOptions {
 	return flows.LegacyOptions{Peer: o.Peer, Reissue: o.Reissue, InsecureSkipTLSVerify: true, StepTimeout: b.stepTimeout}
 }
 
-func peerInfoArtifact(info *kube.LegacyPeerInfo, forID string) (*tui.Artifact, error) {
+func peerInfoArtifact(info *peerinfo.Info, forID string) (*tui.Artifact, error) {
 	line, err := artifact.EncodePeerInfo(info)
 	if err != nil {
 		return nil, explainLegacy(err)
@@ -107,12 +108,12 @@ func legacyResult(r *flows.LegacyResult) *tui.LegacyResult {
 }
 
 // legacyHints say what to do about each refusal of a 0.x provider.
-var legacyHints = map[kube.LegacyRefusal]string{
-	kube.LegacyWrongToken: "copy the peer info again on the provider (it changes when Secret auth-token is re-created); nothing was written",
-	kube.LegacyAlreadyIssued: "a Liqo 0.x provider issues one identity per cluster ID: choose to reissue (with the provider's kubeconfig) " +
+var legacyHints = map[liqo0x.Refusal]string{
+	liqo0x.WrongToken: "copy the peer info again on the provider (it changes when Secret auth-token is re-created); nothing was written",
+	liqo0x.AlreadyIssued: "a Liqo 0.x provider issues one identity per cluster ID: choose to reissue (with the provider's kubeconfig) " +
 		"or ask its admin to delete Secret liqo-remote-certificate in this consumer's tenant namespace there",
-	kube.LegacyUnreachable:  "the consumer must reach the provider's auth URL: check the address and firewalls, or give the provider's auth URL (--auth-url)",
-	kube.LegacyIncompatible: "Liqo v0.3 and v0.4+ cannot authenticate each other: upgrade the v0.3 cluster to Liqo v0.4 or later",
+	liqo0x.Unreachable:  "the consumer must reach the provider's auth URL: check the address and firewalls, or give the provider's auth URL (--auth-url)",
+	liqo0x.Incompatible: "Liqo v0.3 and v0.4+ cannot authenticate each other: upgrade the v0.3 cluster to Liqo v0.4 or later",
 }
 
 // explainLegacy is explainErr plus the class of a 0.x provider's refusal
@@ -135,10 +136,10 @@ func explainLegacy(err error) error {
 	return f
 }
 
-func legacyRefusal(err error) kube.LegacyRefusal {
+func legacyRefusal(err error) liqo0x.Refusal {
 	var refused *flows.LegacyRefusedError
-	var authErr *kube.LegacyAuthError
-	var failure *kube.LegacyAuthFailure
+	var authErr *liqo0x.AuthError
+	var failure *liqo0x.AuthFailure
 	switch {
 	case errors.As(err, &refused):
 		return refused.Refusal

@@ -15,16 +15,16 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
 const legacyToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" +
 	"fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 
-func legacyInfo() *kube.LegacyPeerInfo {
-	return &kube.LegacyPeerInfo{ClusterID: "p1", ClusterName: "milan", AuthURL: "https://10.0.0.5:30443", Token: legacyToken, Line: kube.LegacyV04}
+func legacyInfo() *peerinfo.Info {
+	return &peerinfo.Info{ClusterID: "p1", ClusterName: "milan", AuthURL: "https://10.0.0.5:30443", Token: legacyToken, Line: peerinfo.V04}
 }
 
 // The artifact hands over the line; what the screen shows never holds the
@@ -41,7 +41,7 @@ func TestPeerInfoArtifact(t *testing.T) {
 	assert.True(t, a.Masked)
 	assert.False(t, a.Sensitive, "the line may go on the clipboard")
 	assert.NotContains(t, a.Preview, legacyToken)
-	assert.Contains(t, a.Preview, legacypeer.MaskToken(legacyToken))
+	assert.Contains(t, a.Preview, peerinfo.MaskToken(legacyToken))
 	assert.Equal(t, a.Preview, a.Shown())
 	assert.Equal(t, flows.LiqoctlPeerCommand(info), a.Equivalent)
 	assert.Equal(t, "p1", a.FromID)
@@ -72,14 +72,14 @@ func TestExplainLegacy(t *testing.T) {
 	}
 	cases := []struct {
 		err     error
-		refusal kube.LegacyRefusal
+		refusal liqo0x.Refusal
 		hint    string
 	}{
-		{step(&flows.LegacyRefusedError{Refusal: kube.LegacyWrongToken, Err: errors.New("refused the token")}), kube.LegacyWrongToken, "copy the peer info again"},
-		{step(&kube.LegacyAuthError{Status: 403, Refusal: kube.LegacyAlreadyIssued}), kube.LegacyAlreadyIssued, "reissue"},
-		{fmt.Errorf("wait: %w", &kube.LegacyAuthFailure{Refusal: kube.LegacyUnreachable}), kube.LegacyUnreachable, "auth URL"},
-		{step(&kube.LegacyAuthFailure{Refusal: kube.LegacyIncompatible}), kube.LegacyIncompatible, "upgrade the v0.3 cluster"},
-		{step(&kube.LegacyAuthFailure{Refusal: kube.LegacyOther}), kube.LegacyOther, ""},
+		{step(&flows.LegacyRefusedError{Refusal: liqo0x.WrongToken, Err: errors.New("refused the token")}), liqo0x.WrongToken, "copy the peer info again"},
+		{step(&liqo0x.AuthError{Status: 403, Refusal: liqo0x.AlreadyIssued}), liqo0x.AlreadyIssued, "reissue"},
+		{fmt.Errorf("wait: %w", &liqo0x.AuthFailure{Refusal: liqo0x.Unreachable}), liqo0x.Unreachable, "auth URL"},
+		{step(&liqo0x.AuthFailure{Refusal: liqo0x.Incompatible}), liqo0x.Incompatible, "upgrade the v0.3 cluster"},
+		{step(&liqo0x.AuthFailure{Refusal: liqo0x.OtherRefusal}), liqo0x.OtherRefusal, ""},
 	}
 	for _, c := range cases {
 		f := failure(t, explainLegacy(c.err))

@@ -18,7 +18,9 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // LegacyPeerInfo reads on a real 0.x provider what `liqoctl generate
@@ -27,25 +29,25 @@ import (
 func TestLegacyPeerInfoOnRealProvider(t *testing.T) {
 	provider := testLab.Clusters(t)[0]
 	ctx := legacyContext(t)
-	srv := liqolegacy.StartAuthServer(t, ctx, provider, providerID, providerName)
-	c, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
+	srv := realliqo0x.StartAuthServer(t, ctx, provider, providerID, providerName)
+	c, err := kube.NewCluster(provider.Config, realliqo0x.Namespace)
 	require.NoError(t, err)
 
-	info, err := c.LegacyPeerInfo(ctx, "")
+	info, err := liqo0x.On(c).PeerInfo(ctx, "")
 	require.NoError(t, err)
-	token, err := liqolegacy.AuthToken(ctx, provider.Config)
+	token, err := realliqo0x.AuthToken(ctx, provider.Config)
 	require.NoError(t, err)
 	assert.Equal(t, providerID, info.ClusterID)
 	assert.Equal(t, providerName, info.ClusterName)
 	assert.Equal(t, token, info.Token)
 	assert.Equal(t, srv.URL, info.AuthURL, "the override annotations, as liqoctl advertises them")
-	assert.Equal(t, kube.LegacyV04, info.Line, "v0.10.1's CRDs have peeringType")
+	assert.Equal(t, peerinfo.V04, info.Line, "v0.10.1's CRDs have peeringType")
 	assert.False(t, info.AuthenticationDisabled, "no Deployment in the lab: nothing says it is disabled")
 
-	info, err = c.LegacyPeerInfo(ctx, "https://auth.example.com:8443/")
+	info, err = liqo0x.On(c).PeerInfo(ctx, "https://auth.example.com:8443/")
 	require.NoError(t, err)
 	assert.Equal(t, "https://auth.example.com:8443", info.AuthURL)
-	_, err = c.LegacyPeerInfo(ctx, "http://auth.example.com")
+	_, err = liqo0x.On(c).PeerInfo(ctx, "http://auth.example.com")
 	require.ErrorContains(t, err, "not https")
 
 	// A cluster prepared by init runs no 0.x auth server: one line says so.
@@ -53,7 +55,7 @@ func TestLegacyPeerInfoOnRealProvider(t *testing.T) {
 	require.NoError(t, err)
 	_, err = plain.Init(ctx, kube.InitOptions{})
 	require.NoError(t, err)
-	_, err = plain.LegacyPeerInfo(ctx, "")
+	_, err = liqo0x.On(plain).PeerInfo(ctx, "")
 	require.ErrorContains(t, err, "not Liqo 0.x")
 }
 
@@ -62,32 +64,32 @@ func TestLegacyPeerInfoOnRealProvider(t *testing.T) {
 func TestLegacyCheckTokenCreatesNothing(t *testing.T) {
 	provider := testLab.Clusters(t)[0]
 	ctx := legacyContext(t)
-	srv := liqolegacy.StartAuthServer(t, ctx, provider, providerID, providerName)
-	open := liqolegacy.StartOpenAuthServer(t, provider, providerID, providerName)
-	token, err := liqolegacy.AuthToken(ctx, provider.Config)
+	srv := realliqo0x.StartAuthServer(t, ctx, provider, providerID, providerName)
+	open := realliqo0x.StartOpenAuthServer(t, provider, providerID, providerName)
+	token, err := realliqo0x.AuthToken(ctx, provider.Config)
 	require.NoError(t, err)
-	c, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
+	c, err := kube.NewCluster(provider.Config, realliqo0x.Namespace)
 	require.NoError(t, err)
 	before := providerObjects(t, ctx, c)
 
-	client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: srv.URL, InsecureSkipTLSVerify: true})
+	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: srv.URL, InsecureSkipTLSVerify: true})
 	require.NoError(t, err)
 	check, err := client.CheckToken(ctx, token)
 	require.NoError(t, err)
-	assert.Equal(t, kube.LegacyTokenAccepted, check)
-	check, err = client.CheckToken(ctx, strings.Repeat("0", kube.LegacyTokenLength))
+	assert.Equal(t, liqo0x.TokenAccepted, check)
+	check, err = client.CheckToken(ctx, strings.Repeat("0", peerinfo.TokenLength))
 	require.NoError(t, err)
-	assert.Equal(t, kube.LegacyTokenRefused, check)
+	assert.Equal(t, liqo0x.TokenRefused, check)
 	disabled, err := client.AuthenticationDisabled(ctx)
 	require.NoError(t, err)
 	assert.False(t, disabled)
 
-	openClient, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: open.URL, InsecureSkipTLSVerify: true})
+	openClient, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: open.URL, InsecureSkipTLSVerify: true})
 	require.NoError(t, err)
-	for _, tok := range []string{token, strings.Repeat("0", kube.LegacyTokenLength)} {
+	for _, tok := range []string{token, strings.Repeat("0", peerinfo.TokenLength)} {
 		check, err = openClient.CheckToken(ctx, tok)
 		require.NoError(t, err)
-		assert.Equal(t, kube.LegacyTokenAuthenticationDisabled, check)
+		assert.Equal(t, liqo0x.TokenAuthenticationDisabled, check)
 	}
 
 	assert.Equal(t, before, providerObjects(t, ctx, c), "the probes created nothing")
@@ -132,44 +134,44 @@ func TestToolAsLegacyConsumer(t *testing.T) {
 	cs := testLab.Clusters(t)
 	provider, plain := cs[0], cs[2]
 	ctx := legacyContext(t)
-	srv := liqolegacy.StartAuthServer(t, ctx, provider, providerID, providerName)
-	prov, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
+	srv := realliqo0x.StartAuthServer(t, ctx, provider, providerID, providerName)
+	prov, err := kube.NewCluster(provider.Config, realliqo0x.Namespace)
 	require.NoError(t, err)
 	cons, err := kube.NewCluster(plain.Config, "")
 	require.NoError(t, err)
 	initRes, err := cons.Init(ctx, kube.InitOptions{})
 	require.NoError(t, err)
 	me := initRes.ClusterID
-	t.Cleanup(func() { liqolegacy.CleanupPair(t, prov.Config, cons.Config, providerID, me) })
+	t.Cleanup(func() { realliqo0x.CleanupPair(t, prov.Config, cons.Config, providerID, me) })
 
-	client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: srv.URL, InsecureSkipTLSVerify: true})
+	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: srv.URL, InsecureSkipTLSVerify: true})
 	require.NoError(t, err)
 	ids, err := client.IDs(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, &kube.LegacyClusterIdentity{ClusterID: providerID, ClusterName: providerName}, ids)
+	assert.Equal(t, &liqo0x.ClusterIdentity{ClusterID: providerID, ClusterName: providerName}, ids)
 	assert.False(t, client.TLSVerified(), "the chart's certificate has no SAN: verification was skipped")
 
-	keyPEM, csrPEM, err := cons.LegacyPendingRequest(ctx, providerID, me)
+	keyPEM, csrPEM, err := liqo0x.On(cons).PendingRequest(ctx, providerID, me)
 	require.NoError(t, err)
-	again, csrAgain, err := cons.LegacyPendingRequest(ctx, providerID, me)
+	again, csrAgain, err := liqo0x.On(cons).PendingRequest(ctx, providerID, me)
 	require.NoError(t, err)
 	assert.Equal(t, keyPEM, again, "a re-run reuses the pending key")
 	assert.Equal(t, csrPEM, csrAgain, "and its CSR")
 
-	token, err := liqolegacy.AuthToken(ctx, provider.Config)
+	token, err := realliqo0x.AuthToken(ctx, provider.Config)
 	require.NoError(t, err)
-	resp, err := client.RequestIdentity(ctx, kube.LegacyIdentityRequest{ConsumerID: me, ConsumerName: "plain", Token: token, CSR: csrPEM})
+	resp, err := client.RequestIdentity(ctx, liqo0x.IdentityRequest{ConsumerID: me, ConsumerName: "plain", Token: token, CSR: csrPEM})
 	require.NoError(t, err)
 	assert.False(t, client.TLSVerified())
 	assert.Equal(t, provider.Config.Host, resp.APIServerURL)
-	assert.Equal(t, kube.LegacyTenantNamespaceName(kube.LegacyV04, me, "plain"), resp.Namespace)
+	assert.Equal(t, liqo0x.TenantNamespaceName(peerinfo.V04, me, "plain"), resp.Namespace)
 
-	kubeconfig, err := kube.LegacyKubeconfig(providerID, resp, keyPEM)
+	kubeconfig, err := liqo0x.Kubeconfig(providerID, resp, keyPEM)
 	require.NoError(t, err)
-	change, err := cons.StoreLegacyKubeconfig(ctx, providerID, resp.Namespace, kubeconfig)
+	change, err := liqo0x.On(cons).StoreKubeconfig(ctx, providerID, resp.Namespace, kubeconfig)
 	require.NoError(t, err)
 	assert.Equal(t, kube.Created, change.Action)
-	change, err = cons.StoreLegacyKubeconfig(ctx, providerID, resp.Namespace, kubeconfig)
+	change, err = liqo0x.On(cons).StoreKubeconfig(ctx, providerID, resp.Namespace, kubeconfig)
 	require.NoError(t, err)
 	assert.Equal(t, kube.Unchanged, change.Action, "storing again changes nothing")
 
@@ -177,8 +179,8 @@ func TestToolAsLegacyConsumer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, kube.TenantNamespaceName(providerID), secret.Namespace)
 	assert.Equal(t, resp.Namespace, secret.Annotations[kube.RemoteTenantNamespace])
-	assert.Equal(t, "true", secret.Labels[kube.LegacyClientLabel])
-	_, err = cons.Kube.CoreV1().Secrets(secret.Namespace).Get(ctx, kube.LegacyPendingSecretPrefix+providerID, metav1.GetOptions{})
+	assert.Equal(t, "true", secret.Labels[liqo0x.ClientLabel])
+	_, err = cons.Kube.CoreV1().Secrets(secret.Namespace).Get(ctx, liqo0x.PendingSecretPrefix+providerID, metav1.GetOptions{})
 	assert.True(t, kube.IsNotFound(err), "the pending request is gone once the kubeconfig is stored: %v", err)
 
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data[kube.KubeconfigField])
@@ -194,33 +196,33 @@ func TestToolAsLegacyConsumer(t *testing.T) {
 	assert.Contains(t, groups, "liqo.io")
 
 	// The provider issues one identity per cluster ID: the same CSR and a new one are both refused.
-	_, newCSR, err := cons.LegacyPendingRequest(ctx, providerID, me)
+	_, newCSR, err := liqo0x.On(cons).PendingRequest(ctx, providerID, me)
 	require.NoError(t, err)
 	for _, csr := range [][]byte{csrPEM, newCSR} {
-		_, err = client.RequestIdentity(ctx, kube.LegacyIdentityRequest{ConsumerID: me, ConsumerName: "plain", Token: token, CSR: csr})
-		var authErr *kube.LegacyAuthError
+		_, err = client.RequestIdentity(ctx, liqo0x.IdentityRequest{ConsumerID: me, ConsumerName: "plain", Token: token, CSR: csr})
+		var authErr *liqo0x.AuthError
 		require.True(t, errors.As(err, &authErr), "%v", err)
-		assert.Equal(t, kube.LegacyAlreadyIssued, authErr.Refusal)
+		assert.Equal(t, liqo0x.AlreadyIssued, authErr.Refusal)
 		assert.Equal(t, 403, authErr.Status)
-		assert.Contains(t, err.Error(), kube.LegacyClusterIDLabel+"="+me)
+		assert.Contains(t, err.Error(), liqo0x.ClusterIDLabel+"="+me)
 		assert.NotContains(t, err.Error(), token)
 	}
 
 	// A wrong token never appears in what the error says.
-	wrong := strings.Repeat("ab", kube.LegacyTokenLength/2)
-	_, err = client.RequestIdentity(ctx, kube.LegacyIdentityRequest{ConsumerID: me, ConsumerName: "plain", Token: wrong, CSR: newCSR})
-	var authErr *kube.LegacyAuthError
+	wrong := strings.Repeat("ab", peerinfo.TokenLength/2)
+	_, err = client.RequestIdentity(ctx, liqo0x.IdentityRequest{ConsumerID: me, ConsumerName: "plain", Token: wrong, CSR: newCSR})
+	var authErr *liqo0x.AuthError
 	require.True(t, errors.As(err, &authErr), "%v", err)
-	assert.Equal(t, kube.LegacyWrongToken, authErr.Refusal)
+	assert.Equal(t, liqo0x.WrongToken, authErr.Refusal)
 	assert.NotContains(t, err.Error(), wrong)
 	assert.NotContains(t, authErr.Body, wrong)
 
-	ns, storedCSR, cert, err := prov.LegacyIssuedCertificate(ctx, me)
+	ns, storedCSR, cert, err := liqo0x.On(prov).IssuedCertificate(ctx, me)
 	require.NoError(t, err)
 	assert.Equal(t, resp.Namespace, ns)
 	assert.Equal(t, csrPEM, storedCSR, "the provider stored the pending CSR")
 	assert.Equal(t, resp.Certificate, cert)
-	_, _, _, err = prov.LegacyIssuedCertificate(ctx, "never-issued")
+	_, _, _, err = liqo0x.On(prov).IssuedCertificate(ctx, "never-issued")
 	assert.True(t, kube.IsNotFound(err), "%v", err)
 }
 

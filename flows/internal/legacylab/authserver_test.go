@@ -26,7 +26,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 )
 
 // The real Liqo v0.10.1 auth server, run by the harness on a lab cluster,
@@ -38,12 +38,12 @@ import (
 func TestRealAuthServerIssuesIdentity(t *testing.T) {
 	provider := testLab.Clusters(t)[0]
 	ctx := legacyContext(t)
-	addr := liqolegacy.FreeAddress(t)
+	addr := realliqo0x.FreeAddress(t)
 	start := time.Now()
-	require.NoError(t, liqolegacy.Install(ctx, provider.Config, liqolegacy.InstallOptions{
+	require.NoError(t, realliqo0x.Install(ctx, provider.Config, realliqo0x.InstallOptions{
 		ClusterID: providerID, ClusterName: providerName, AuthAddress: addr}))
 	installed := time.Since(start)
-	srv := liqolegacy.StartAuthService(t, provider.KubeconfigPath, liqolegacy.AuthOptions{
+	srv := realliqo0x.StartAuthService(t, provider.KubeconfigPath, realliqo0x.AuthOptions{
 		ClusterID: providerID, ClusterName: providerName, Address: addr, APIServerAddress: provider.Config.Host})
 	t.Logf("timing: install %s, auth server serving after %s", installed.Round(time.Millisecond), (time.Since(start) - installed).Round(time.Millisecond))
 
@@ -56,7 +56,7 @@ func TestRealAuthServerIssuesIdentity(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	assert.JSONEq(t, `{"clusterId":"`+providerID+`","clusterName":"`+providerName+`"}`, body)
 
-	token, err := liqolegacy.AuthToken(ctx, provider.Config)
+	token, err := realliqo0x.AuthToken(ctx, provider.Config)
 	require.NoError(t, err)
 	assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{128}$`), token, "the auth-token the server created")
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 )
 
 // liqoctlPeer is what `liqoctl peer out-of-band` took from start to
@@ -30,12 +30,12 @@ const liqoctlPeer = "1.3–1.7 s"
 func BenchmarkLegacyAuthenticate(b *testing.B) {
 	cs := testLab.Clusters(b)
 	ctx := b.Context()
-	liqolegacy.StartCluster(b, ctx, cs[0], providerID, providerName, false)
+	realliqo0x.StartCluster(b, ctx, cs[0], providerID, providerName, false)
 	provider := mustCluster(b, cs[0])
 	results := map[string][]time.Duration{}
 
 	b.Run("liqo-consumer", func(b *testing.B) {
-		liqolegacy.StartCluster(b, ctx, cs[1], consumerID, consumerName, true)
+		realliqo0x.StartCluster(b, ctx, cs[1], consumerID, consumerName, true)
 		results["liqo-consumer"] = benchAuthenticate(b, mustCluster(b, cs[1]), provider)
 	})
 	b.Run("tool-consumer", func(b *testing.B) {
@@ -47,7 +47,7 @@ func BenchmarkLegacyAuthenticate(b *testing.B) {
 	})
 
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "\nLiqo %s authentication, start of AuthenticateLegacy → authenticated consumer\n", liqolegacy.LiqoVersion)
+	fmt.Fprintf(w, "\nLiqo %s authentication, start of AuthenticateLegacy → authenticated consumer\n", realliqo0x.LiqoVersion)
 	fmt.Fprintln(w, "consumer\truns\tp50\tmax\tliqoctl peer out-of-band (§10)")
 	for _, path := range []string{"liqo-consumer", "tool-consumer"} {
 		if ds := results[path]; len(ds) > 0 {

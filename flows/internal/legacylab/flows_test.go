@@ -20,7 +20,8 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // recorder is a Sink that keeps every event of a flow, so that tests can
@@ -92,8 +93,8 @@ func legacyOptions() flows.LegacyOptions {
 func startProvider(t *testing.T, ctx context.Context) (*lab.Cluster, *kube.Cluster) {
 	t.Helper()
 	provider := testLab.Clusters(t)[0]
-	liqolegacy.StartAuthServer(t, ctx, provider, providerID, providerName)
-	prov, err := kube.NewCluster(provider.Config, liqolegacy.Namespace)
+	realliqo0x.StartAuthServer(t, ctx, provider, providerID, providerName)
+	prov, err := kube.NewCluster(provider.Config, realliqo0x.Namespace)
 	require.NoError(t, err)
 	return provider, prov
 }
@@ -103,23 +104,23 @@ func startProvider(t *testing.T, ctx context.Context) (*lab.Cluster, *kube.Clust
 // authentication leaves is removed on both sides when the test ends.
 type toolPair struct {
 	provider, consumer *kube.Cluster
-	server             *liqolegacy.AuthServer
+	server             *realliqo0x.AuthServer
 	consumerID         string
 }
 
 func startToolPair(t *testing.T, ctx context.Context) *toolPair {
 	t.Helper()
 	cs := testLab.Clusters(t)
-	srv := liqolegacy.StartAuthServer(t, ctx, cs[0], providerID, providerName)
-	prov, err := kube.NewCluster(cs[0].Config, liqolegacy.Namespace)
+	srv := realliqo0x.StartAuthServer(t, ctx, cs[0], providerID, providerName)
+	prov, err := kube.NewCluster(cs[0].Config, realliqo0x.Namespace)
 	require.NoError(t, err)
 	cons, err := kube.NewCluster(cs[2].Config, "")
 	require.NoError(t, err)
 	initRes, err := cons.Init(ctx, kube.InitOptions{})
 	require.NoError(t, err)
 	p := &toolPair{provider: prov, consumer: cons, server: srv, consumerID: initRes.ClusterID}
-	t.Cleanup(func() { liqolegacy.CleanupPair(t, prov.Config, cons.Config, providerID, p.consumerID) })
-	require.Empty(t, liqolegacy.TenantNamespaces(t, ctx, prov.Config, p.consumerID), "the provider must start without a tenant namespace for %s", p.consumerID)
+	t.Cleanup(func() { realliqo0x.CleanupPair(t, prov.Config, cons.Config, providerID, p.consumerID) })
+	require.Empty(t, realliqo0x.TenantNamespaces(t, ctx, prov.Config, p.consumerID), "the provider must start without a tenant namespace for %s", p.consumerID)
 	_, err = cons.KubeconfigSecretFor(ctx, providerID)
 	require.True(t, kube.IsNotFound(err), "the consumer must start without an identity for the provider: %v", err)
 	return p
@@ -169,7 +170,7 @@ func TestLegacyFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	assert.Contains(t, res.Groups, "liqo.io")
 	assert.Nil(t, res.Kubeconfig, "the identity stays in Liqo's Secret")
 	assert.WithinDuration(t, time.Now().AddDate(1, 0, 0), res.NotAfter, 48*time.Hour)
-	assert.Regexp(t, `^liqo-tenant-`+consumerName+`-[0-9a-f]{6}$`, strings.Join(liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), ","),
+	assert.Regexp(t, `^liqo-tenant-`+consumerName+`-[0-9a-f]{6}$`, strings.Join(realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID), ","),
 		"one tenant namespace on the provider")
 	rec.requireNoToken(t, p.info.Token)
 
@@ -179,7 +180,7 @@ func TestLegacyFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	assert.Contains(t, v.Groups, "liqo.io")
 	assert.Len(t, v.Allowed, 14, "liqo-remote-peering-basic's ResourceRequests checked, granted: %v", v.Denied)
 	assert.Len(t, v.Denied, 4, "and nothing more: %v", v.Allowed)
-	assert.Equal(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID)[0], v.TenantNamespace)
+	assert.Equal(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID)[0], v.TenantNamespace)
 
 	again := &recorder{}
 	res2, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), again.sink)
@@ -189,13 +190,13 @@ func TestLegacyFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	assert.True(t, again.has("does NOT send the token"), "the run says the token was not sent: %q", again.texts())
 
 	tokenSecret := func() *corev1.Secret {
-		s, err := p.consumer.Kube.CoreV1().Secrets(liqolegacy.Namespace).Get(ctx, kube.LegacyRemoteTokenPrefix+providerID, metav1.GetOptions{})
+		s, err := p.consumer.Kube.CoreV1().Secrets(realliqo0x.Namespace).Get(ctx, liqo0x.RemoteTokenPrefix+providerID, metav1.GetOptions{})
 		require.NoError(t, err)
 		return s
 	}
 	before := tokenSecret()
 	wrong := *p.info
-	wrong.Token = liqolegacy.WrongToken(t)
+	wrong.Token = realliqo0x.WrongToken(t)
 	withWrong := &recorder{}
 	res3, err := flows.ApplyPeerInfo(ctx, p.consumer, &wrong, legacyOptions(), withWrong.sink)
 	require.NoError(t, err)
@@ -234,7 +235,7 @@ func TestLegacyFlowManualBetweenLiqoClusters(t *testing.T) {
 	assert.False(t, res.AlreadyAuthenticated)
 	assert.Equal(t, consumerID, res.User)
 	assert.Contains(t, res.Groups, "liqo.io")
-	assert.Len(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), 1)
+	assert.Len(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID), 1)
 	rec.requireNoToken(t, info.Token)
 }
 
@@ -254,11 +255,11 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 	assert.Equal(t, p.consumerID, res.User)
 	assert.Contains(t, res.Groups, "liqo.io")
 	require.NotEmpty(t, res.Kubeconfig)
-	user, groups := liqolegacy.WhoAmI(t, ctx, liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config))
+	user, groups := realliqo0x.WhoAmI(t, ctx, realliqo0x.IdentityConfig(t, res.Kubeconfig, p.provider.Config))
 	assert.Equal(t, p.consumerID, user, "the kubeconfig authenticates as the consumer's cluster ID")
 	assert.Contains(t, groups, "liqo.io")
-	assert.Len(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), 1)
-	token, err := liqolegacy.AuthToken(ctx, p.provider.Config)
+	assert.Len(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), 1)
+	token, err := realliqo0x.AuthToken(ctx, p.provider.Config)
 	require.NoError(t, err)
 	rec.requireNoToken(t, token)
 
@@ -276,7 +277,7 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 	assert.Equal(t, 1, csrsOf(t, ctx, p.provider, p.consumerID), "no new identity")
 
 	t.Run("manual", func(t *testing.T) {
-		liqolegacy.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, p.consumerID)
+		realliqo0x.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, p.consumerID)
 		rec := &recorder{}
 		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", rec.sink)
 		require.NoError(t, err)
@@ -288,22 +289,22 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, res.ByTool)
 		assert.False(t, res.AlreadyAuthenticated)
-		user, groups := liqolegacy.WhoAmI(t, ctx, liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config))
+		user, groups := realliqo0x.WhoAmI(t, ctx, realliqo0x.IdentityConfig(t, res.Kubeconfig, p.provider.Config))
 		assert.Equal(t, p.consumerID, user)
 		assert.Contains(t, groups, "liqo.io")
 		rec.requireNoToken(t, info.Token)
 	})
 
 	t.Run("interrupted after the request was sent", func(t *testing.T) {
-		liqolegacy.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, p.consumerID)
+		realliqo0x.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, p.consumerID)
 		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
 		require.NoError(t, err)
 		// An earlier run sent its pending CSR, and the answer was lost.
-		_, csrPEM, err := p.consumer.LegacyPendingRequest(ctx, providerID, p.consumerID)
+		_, csrPEM, err := liqo0x.On(p.consumer).PendingRequest(ctx, providerID, p.consumerID)
 		require.NoError(t, err)
-		client, err := kube.NewLegacyAuthClient(kube.LegacyAuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true})
+		client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true})
 		require.NoError(t, err)
-		lost, err := client.RequestIdentity(ctx, kube.LegacyIdentityRequest{ConsumerID: p.consumerID,
+		lost, err := client.RequestIdentity(ctx, liqo0x.IdentityRequest{ConsumerID: p.consumerID,
 			ConsumerName: flows.DefaultLegacyClusterName(p.consumerID), Token: info.Token, CSR: csrPEM})
 		require.NoError(t, err)
 
@@ -313,13 +314,13 @@ func TestLegacyFlowToolConsumer(t *testing.T) {
 		res, err := flows.ApplyPeerInfo(ctx, p.consumer, info, o, rec.sink)
 		require.NoError(t, err)
 		assert.True(t, rec.has("completing with it"), "%q", rec.texts())
-		cfg := liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
+		cfg := realliqo0x.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
 		assert.Equal(t, strings.TrimSpace(string(lost.Certificate)), strings.TrimSpace(string(cfg.CertData)), "the certificate the provider issued to the lost request")
-		user, _ := liqolegacy.WhoAmI(t, ctx, cfg)
+		user, _ := realliqo0x.WhoAmI(t, ctx, cfg)
 		assert.Equal(t, p.consumerID, user)
-		assert.Equal(t, []string{lost.Namespace}, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID))
+		assert.Equal(t, []string{lost.Namespace}, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID))
 		assert.Equal(t, 1, csrsOf(t, ctx, p.provider, p.consumerID), "no new identity")
-		_, err = p.consumer.Kube.CoreV1().Secrets(kube.TenantNamespaceName(providerID)).Get(ctx, kube.LegacyPendingSecretPrefix+providerID, metav1.GetOptions{})
+		_, err = p.consumer.Kube.CoreV1().Secrets(kube.TenantNamespaceName(providerID)).Get(ctx, liqo0x.PendingSecretPrefix+providerID, metav1.GetOptions{})
 		assert.True(t, kube.IsNotFound(err), "the pending request is gone: %v", err)
 	})
 }
@@ -342,15 +343,15 @@ func TestLegacyFlowWrongToken(t *testing.T) {
 		ctx := legacyContext(t)
 		p := startLegacyPair(t, ctx)
 		wrong := *p.info
-		wrong.Token = liqolegacy.WrongToken(t)
+		wrong.Token = realliqo0x.WrongToken(t)
 		rec := &recorder{}
 		start := time.Now()
 		_, err := flows.ApplyPeerInfo(ctx, p.consumer, &wrong, legacyOptions(), rec.sink)
 		check(t, err, time.Since(start), wrong.Token)
 		rec.requireNoToken(t, wrong.Token)
-		assert.Empty(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "no tenant namespace on the provider")
+		assert.Empty(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "no tenant namespace on the provider")
 		assert.Zero(t, csrsOf(t, ctx, p.provider, consumerID), "no CSR on the provider")
-		_, err = p.consumer.Kube.CoreV1().Secrets(liqolegacy.Namespace).Get(ctx, kube.LegacyRemoteTokenPrefix+providerID, metav1.GetOptions{})
+		_, err = p.consumer.Kube.CoreV1().Secrets(realliqo0x.Namespace).Get(ctx, liqo0x.RemoteTokenPrefix+providerID, metav1.GetOptions{})
 		assert.True(t, kube.IsNotFound(err), "no token Secret on the consumer: %v", err)
 		_, err = dynamicFC(t, ctx, p.consumer)
 		assert.True(t, kube.IsNotFound(err), "no ForeignCluster on the consumer: %v", err)
@@ -361,7 +362,7 @@ func TestLegacyFlowWrongToken(t *testing.T) {
 		p := startToolPair(t, ctx)
 		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
 		require.NoError(t, err)
-		info.Token = liqolegacy.WrongToken(t)
+		info.Token = realliqo0x.WrongToken(t)
 		providerBefore, consumerBefore := providerObjects(t, ctx, p.provider), providerObjects(t, ctx, p.consumer)
 		rec := &recorder{}
 		start := time.Now()
@@ -381,8 +382,8 @@ func TestLegacyFlowSecondRequestAndReissue(t *testing.T) {
 	p := startToolPair(t, ctx)
 	first, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), nil)
 	require.NoError(t, err)
-	firstCert := liqolegacy.IdentityConfig(t, first.Kubeconfig, p.provider.Config).CertData
-	issuedNS := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID)
+	firstCert := realliqo0x.IdentityConfig(t, first.Kubeconfig, p.provider.Config).CertData
+	issuedNS := realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID)
 	require.Len(t, issuedNS, 1)
 
 	// The consumer loses its identity; the provider keeps its record.
@@ -395,7 +396,7 @@ func TestLegacyFlowSecondRequestAndReissue(t *testing.T) {
 	t.Logf("manual mode: %v", err)
 	assert.Contains(t, err.Error(), "already issued")
 	assert.Contains(t, err.Error(), "liqo-remote-certificate")
-	assert.Contains(t, err.Error(), "kubectl get ns -l "+kube.LegacyClusterIDLabel+"="+p.consumerID, "the provider's namespace is found by its label")
+	assert.Contains(t, err.Error(), "kubectl get ns -l "+liqo0x.ClusterIDLabel+"="+p.consumerID, "the provider's namespace is found by its label")
 	assert.NotContains(t, err.Error(), info.Token)
 
 	_, err = flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), nil)
@@ -403,7 +404,7 @@ func TestLegacyFlowSecondRequestAndReissue(t *testing.T) {
 	t.Logf("automated mode: %v", err)
 	assert.Contains(t, err.Error(), "-n "+issuedNS[0]+" delete secret liqo-remote-certificate")
 	assert.Contains(t, err.Error(), "--reissue")
-	assert.Equal(t, issuedNS, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), "nothing deleted without --reissue")
+	assert.Equal(t, issuedNS, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), "nothing deleted without --reissue")
 
 	o := legacyOptions()
 	o.Reissue = true
@@ -411,12 +412,12 @@ func TestLegacyFlowSecondRequestAndReissue(t *testing.T) {
 	res, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", o, rec.sink)
 	require.NoError(t, err)
 	assert.True(t, rec.has("--reissue"), "the run says it deleted the old identity: %q", rec.texts())
-	cfg := liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
+	cfg := realliqo0x.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
 	assert.NotEqual(t, firstCert, cfg.CertData, "a new certificate")
-	_, _, issued, err := p.provider.LegacyIssuedCertificate(ctx, p.consumerID)
+	_, _, issued, err := liqo0x.On(p.provider).IssuedCertificate(ctx, p.consumerID)
 	require.NoError(t, err)
 	assert.Equal(t, strings.TrimSpace(string(issued)), strings.TrimSpace(string(cfg.CertData)))
-	user, _ := liqolegacy.WhoAmI(t, ctx, cfg)
+	user, _ := realliqo0x.WhoAmI(t, ctx, cfg)
 	assert.Equal(t, p.consumerID, user)
 	assert.NotContains(t, csrCertificatesOf(t, ctx, p.provider, p.consumerID), strings.TrimSpace(string(firstCert)), "the old CSR was deleted with the old identity")
 }
@@ -443,8 +444,8 @@ func TestLegacyFlowAuthenticationDisabled(t *testing.T) {
 	ctx := legacyContext(t)
 	p := startToolPair(t, ctx)
 	cs := testLab.Clusters(t)
-	open := liqolegacy.StartOpenAuthServer(t, cs[0], providerID, providerName)
-	liqolegacy.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
+	open := realliqo0x.StartOpenAuthServer(t, cs[0], providerID, providerName)
+	realliqo0x.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
 
 	rec := &recorder{}
 	info, err := flows.GeneratePeerInfo(ctx, p.provider, open.URL, rec.sink)
@@ -468,9 +469,9 @@ func TestLegacyFlowAuthenticationDisabled(t *testing.T) {
 func TestLegacyPeerInfoProbesAuthServerWithoutDeployment(t *testing.T) {
 	ctx := legacyContext(t)
 	provider, prov := startProvider(t, ctx)
-	_, err := prov.Kube.AppsV1().Deployments(liqolegacy.Namespace).Get(ctx, kube.LegacyAuthName, metav1.GetOptions{})
+	_, err := prov.Kube.AppsV1().Deployments(realliqo0x.Namespace).Get(ctx, kube.Liqo0xAuthName, metav1.GetOptions{})
 	require.True(t, kube.IsNotFound(err), "no liqo-auth Deployment: %v", err)
-	open := liqolegacy.StartOpenAuthServer(t, provider, providerID, providerName)
+	open := realliqo0x.StartOpenAuthServer(t, provider, providerID, providerName)
 	before := providerObjects(t, ctx, prov)
 
 	for _, c := range []struct {
@@ -479,7 +480,7 @@ func TestLegacyPeerInfoProbesAuthServerWithoutDeployment(t *testing.T) {
 	}{
 		{name: "authentication disabled", authURL: open.URL, disabled: true, checked: true},
 		{name: "authentication enabled", checked: true},
-		{name: "auth server not answering", authURL: "https://" + liqolegacy.FreeAddress(t)},
+		{name: "auth server not answering", authURL: "https://" + realliqo0x.FreeAddress(t)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &recorder{}
@@ -517,7 +518,7 @@ func TestLegacyFlowRefusesV1Consumer(t *testing.T) {
 	t.Cleanup(func() { assert.NoError(t, lc.Stop()) })
 	v1, err := kube.NewCluster(lc.Config, "")
 	require.NoError(t, err)
-	liqolegacy.ServeLiqoV1(t, ctx, v1.Config)
+	realliqo0x.ServeLiqoV1(t, ctx, v1.Config)
 
 	info, err := flows.GeneratePeerInfo(ctx, prov, "", nil)
 	require.NoError(t, err)

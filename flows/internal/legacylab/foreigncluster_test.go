@@ -16,14 +16,16 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // legacyPair is a provider and a consumer running Liqo v0.10.1, with the
 // provider's peer info as `generate peer-info` would gather it.
 type legacyPair struct {
 	provider, consumer *kube.Cluster
-	info               *kube.LegacyPeerInfo
+	info               *peerinfo.Info
 }
 
 // startLegacyPair starts Liqo on both lab clusters and removes, when the
@@ -32,17 +34,17 @@ type legacyPair struct {
 func startLegacyPair(t *testing.T, ctx context.Context) *legacyPair {
 	t.Helper()
 	cs := testLab.Clusters(t)
-	liqolegacy.StartCluster(t, ctx, cs[0], providerID, providerName, false)
-	liqolegacy.StartCluster(t, ctx, cs[1], consumerID, consumerName, true)
+	realliqo0x.StartCluster(t, ctx, cs[0], providerID, providerName, false)
+	realliqo0x.StartCluster(t, ctx, cs[1], consumerID, consumerName, true)
 	provider, err := kube.NewCluster(cs[0].Config, "")
 	require.NoError(t, err)
 	consumer, err := kube.NewCluster(cs[1].Config, "")
 	require.NoError(t, err)
-	token, err := liqolegacy.AuthToken(ctx, cs[0].Config)
+	token, err := realliqo0x.AuthToken(ctx, cs[0].Config)
 	require.NoError(t, err)
-	p := &legacyPair{provider: provider, consumer: consumer, info: &kube.LegacyPeerInfo{
-		ClusterID: providerID, ClusterName: providerName, AuthURL: liqolegacy.AuthURL(t, ctx, cs[0].Config), Token: token,
-		Version: liqolegacy.LiqoVersion, Line: kube.LegacyV04,
+	p := &legacyPair{provider: provider, consumer: consumer, info: &peerinfo.Info{
+		ClusterID: providerID, ClusterName: providerName, AuthURL: realliqo0x.AuthURL(t, ctx, cs[0].Config), Token: token,
+		Version: realliqo0x.LiqoVersion, Line: peerinfo.V04,
 	}}
 	// Registered after startLiqo: runs first, while Liqo still runs. Also
 	// run now: a test that authenticated without cleaning up (the liqoctl-like
@@ -55,7 +57,7 @@ func startLegacyPair(t *testing.T, ctx context.Context) *legacyPair {
 
 // cleanup deletes both sides' leftovers by label, without the code under test.
 func (p *legacyPair) cleanup(t *testing.T) {
-	liqolegacy.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, consumerID)
+	realliqo0x.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, consumerID)
 }
 
 // requireClean fails unless neither side holds anything of an earlier
@@ -64,9 +66,9 @@ func (p *legacyPair) requireClean(t *testing.T, ctx context.Context) {
 	t.Helper()
 	fc, err := dynamicFC(t, ctx, p.consumer)
 	require.True(t, kube.IsNotFound(err), "the consumer must start without a ForeignCluster for the provider: %v", fc)
-	_, err = p.consumer.LegacyIdentityFor(ctx, providerID)
+	_, err = liqo0x.On(p.consumer).IdentityFor(ctx, providerID)
 	require.True(t, kube.IsNotFound(err), "the consumer must start without an identity for the provider: %v", err)
-	require.Empty(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "the provider must start without a tenant namespace for the consumer")
+	require.Empty(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "the provider must start without a tenant namespace for the consumer")
 }
 
 // dynamicFC is the consumer's ForeignCluster for the provider.
@@ -74,7 +76,7 @@ func dynamicFC(t *testing.T, ctx context.Context, c *kube.Cluster) (*unstructure
 	t.Helper()
 	dc, err := dynamic.NewForConfig(c.Config)
 	require.NoError(t, err)
-	return dc.Resource(kube.LegacyForeignClusters).Get(ctx, providerName, metav1.GetOptions{})
+	return dc.Resource(liqo0x.ForeignClusters).Get(ctx, providerName, metav1.GetOptions{})
 }
 
 func changeOf(changes []kube.Change, object string) kube.Action {
@@ -95,12 +97,12 @@ func TestLegacyApplyPeerAuthenticates(t *testing.T) {
 	p := startLegacyPair(t, ctx)
 
 	start := time.Now()
-	changes, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
+	changes, err := liqo0x.On(p.consumer).ApplyPeer(ctx, p.info, liqo0x.PeerOptions{})
 	require.NoError(t, err)
-	secretObj, fcObj := "Secret liqo/"+kube.LegacyRemoteTokenPrefix+providerID, "ForeignCluster "+providerName
+	secretObj, fcObj := "Secret liqo/"+liqo0x.RemoteTokenPrefix+providerID, "ForeignCluster "+providerName
 	assert.Equal(t, []kube.Change{{Object: secretObj, Action: kube.Created}, {Object: fcObj, Action: kube.Created}}, changes,
 		"the token Secret first, then the ForeignCluster")
-	st, err := p.consumer.WaitLegacyAuthenticated(ctx, providerID)
+	st, err := liqo0x.On(p.consumer).WaitAuthenticated(ctx, providerID)
 	require.NoError(t, err)
 	t.Logf("timing: ApplyLegacyPeer → AuthenticationStatus Established in %s", time.Since(start).Round(time.Millisecond))
 	assert.Equal(t, "Established", st.Status)
@@ -116,22 +118,22 @@ func TestLegacyApplyPeerAuthenticates(t *testing.T) {
 	assert.Equal(t, "No", spec["outgoingPeeringEnabled"], "authentication only")
 	assert.Equal(t, true, spec["insecureSkipTLSVerify"])
 
-	id, err := p.consumer.LegacyIdentityFor(ctx, providerID)
+	id, err := liqo0x.On(p.consumer).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
 	assert.Equal(t, st.LocalTenantNamespace, id.Namespace)
 	assert.Regexp(t, `^liqo-identity-`, id.Name)
 	assert.Equal(t, st.RemoteTenantNamespace, id.RemoteNamespace)
 	assert.Equal(t, p.provider.Config.Host, id.APIServerURL)
 	assert.WithinDuration(t, time.Now().AddDate(1, 0, 0), id.NotAfter, 48*time.Hour, "Kubernetes signs for one year by default")
-	user, groups := liqolegacy.WhoAmI(t, ctx, id.Config) // the stored identity reaches the provider
+	user, groups := realliqo0x.WhoAmI(t, ctx, id.Config) // the stored identity reaches the provider
 	assert.Equal(t, consumerID, user)
 	assert.Contains(t, groups, "liqo.io")
 
-	again, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
+	again, err := liqo0x.On(p.consumer).ApplyPeer(ctx, p.info, liqo0x.PeerOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []kube.Change{{Object: secretObj, Action: kube.Unchanged}, {Object: fcObj, Action: kube.Unchanged}}, again)
 
-	peering, err := p.consumer.LegacyPeeringActive(ctx, providerID)
+	peering, err := liqo0x.On(p.consumer).PeeringActive(ctx, providerID)
 	require.NoError(t, err)
 	assert.Empty(t, peering, "an authentication-only ForeignCluster does not peer")
 }
@@ -144,34 +146,34 @@ func TestLegacyWrongTokenThenCorrected(t *testing.T) {
 	p := startLegacyPair(t, ctx)
 
 	wrong := *p.info
-	wrong.Token = liqolegacy.WrongToken(t)
+	wrong.Token = realliqo0x.WrongToken(t)
 	start := time.Now()
-	_, err := p.consumer.ApplyLegacyPeer(ctx, &wrong, kube.LegacyPeerOptions{})
+	_, err := liqo0x.On(p.consumer).ApplyPeer(ctx, &wrong, liqo0x.PeerOptions{})
 	require.NoError(t, err)
 	waitCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	_, err = p.consumer.WaitLegacyAuthenticated(waitCtx, providerID)
+	_, err = liqo0x.On(p.consumer).WaitAuthenticated(waitCtx, providerID)
 	elapsed := time.Since(start)
 	require.Error(t, err)
 	t.Logf("timing: wrong token reported in %s: %v", elapsed.Round(time.Millisecond), err)
-	var failure *kube.LegacyAuthFailure
+	var failure *liqo0x.AuthFailure
 	require.True(t, errors.As(err, &failure), "a refusal, not a timeout: %v", err)
-	assert.Equal(t, kube.LegacyWrongToken, failure.Refusal)
+	assert.Equal(t, liqo0x.WrongToken, failure.Refusal)
 	assert.Less(t, elapsed, 10*time.Second)
 	assert.NotContains(t, err.Error(), wrong.Token)
 	assert.Contains(t, err.Error(), "refused the token")
 	assert.NotContains(t, err.Error(), "\n")
-	assert.Empty(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "a wrong token creates nothing on the provider")
+	assert.Empty(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "a wrong token creates nothing on the provider")
 
 	start = time.Now()
-	changes, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
+	changes, err := liqo0x.On(p.consumer).ApplyPeer(ctx, p.info, liqo0x.PeerOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, kube.Updated, changeOf(changes, "Secret liqo/"+kube.LegacyRemoteTokenPrefix+providerID))
+	assert.Equal(t, kube.Updated, changeOf(changes, "Secret liqo/"+liqo0x.RemoteTokenPrefix+providerID))
 	assert.Equal(t, kube.Updated, changeOf(changes, "ForeignCluster "+providerName), "the reconcile label is bumped")
 	fc, err := dynamicFC(t, ctx, p.consumer)
 	require.NoError(t, err)
-	assert.NotEmpty(t, fc.GetLabels()[kube.LegacyReconcileLabel])
-	st, err := p.consumer.WaitLegacyAuthenticated(ctx, providerID)
+	assert.NotEmpty(t, fc.GetLabels()[liqo0x.ReconcileLabel])
+	st, err := liqo0x.On(p.consumer).WaitAuthenticated(ctx, providerID)
 	require.NoError(t, err)
 	t.Logf("timing: corrected token → Established in %s (Liqo's error backoff reached ~80 s in §10)", time.Since(start).Round(time.Millisecond))
 	assert.Equal(t, "Established", st.Status)
@@ -184,34 +186,34 @@ func TestLegacyWrongTokenThenCorrected(t *testing.T) {
 func TestLegacyApplyPeerRefusesWritingNothing(t *testing.T) {
 	cs := testLab.Clusters(t)
 	ctx := legacyContext(t)
-	require.NoError(t, liqolegacy.Install(ctx, cs[1].Config, liqolegacy.InstallOptions{
-		ClusterID: consumerID, ClusterName: consumerName, AuthAddress: liqolegacy.FreeAddress(t)}))
+	require.NoError(t, realliqo0x.Install(ctx, cs[1].Config, realliqo0x.InstallOptions{
+		ClusterID: consumerID, ClusterName: consumerName, AuthAddress: realliqo0x.FreeAddress(t)}))
 	consumer, err := kube.NewCluster(cs[1].Config, "")
 	require.NoError(t, err)
 	token := strings.Repeat("0123456789abcdef", 8)
 
-	own := &kube.LegacyPeerInfo{ClusterID: consumerID, ClusterName: consumerName, AuthURL: "https://127.0.0.1:4443", Token: token}
-	_, err = consumer.ApplyLegacyPeer(ctx, own, kube.LegacyPeerOptions{})
+	own := &peerinfo.Info{ClusterID: consumerID, ClusterName: consumerName, AuthURL: "https://127.0.0.1:4443", Token: token}
+	_, err = liqo0x.On(consumer).ApplyPeer(ctx, own, liqo0x.PeerOptions{})
 	require.ErrorContains(t, err, "this cluster's own")
-	_, err = consumer.Kube.CoreV1().Secrets("liqo").Get(ctx, kube.LegacyRemoteTokenPrefix+consumerID, metav1.GetOptions{})
+	_, err = consumer.Kube.CoreV1().Secrets("liqo").Get(ctx, liqo0x.RemoteTokenPrefix+consumerID, metav1.GetOptions{})
 	assert.True(t, kube.IsNotFound(err), "no token Secret written: %v", err)
 
 	dc, err := dynamic.NewForConfig(consumer.Config)
 	require.NoError(t, err)
-	fcs := dc.Resource(kube.LegacyForeignClusters)
+	fcs := dc.Resource(liqo0x.ForeignClusters)
 	inBand := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "discovery.liqo.io/v1alpha1", "kind": "ForeignCluster",
-		"metadata": map[string]any{"name": "in-band-provider", "labels": map[string]any{kube.LegacyClusterIDLabel: providerID}},
+		"metadata": map[string]any{"name": "in-band-provider", "labels": map[string]any{liqo0x.ClusterIDLabel: providerID}},
 		"spec": map[string]any{"peeringType": "InBand", "clusterIdentity": map[string]any{"clusterID": providerID, "clusterName": providerName},
 			"foreignAuthUrl": "https://127.0.0.1:4443"},
 	}}
 	_, err = fcs.Create(ctx, inBand, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = fcs.Delete(context.Background(), "in-band-provider", metav1.DeleteOptions{}) })
-	info := &kube.LegacyPeerInfo{ClusterID: providerID, ClusterName: providerName, AuthURL: "https://127.0.0.1:4443", Token: token}
-	_, err = consumer.ApplyLegacyPeer(ctx, info, kube.LegacyPeerOptions{})
+	info := &peerinfo.Info{ClusterID: providerID, ClusterName: providerName, AuthURL: "https://127.0.0.1:4443", Token: token}
+	_, err = liqo0x.On(consumer).ApplyPeer(ctx, info, liqo0x.PeerOptions{})
 	require.ErrorContains(t, err, "peeringType InBand")
 	assert.NotContains(t, err.Error(), token)
-	_, err = consumer.Kube.CoreV1().Secrets("liqo").Get(ctx, kube.LegacyRemoteTokenPrefix+providerID, metav1.GetOptions{})
+	_, err = consumer.Kube.CoreV1().Secrets("liqo").Get(ctx, liqo0x.RemoteTokenPrefix+providerID, metav1.GetOptions{})
 	assert.True(t, kube.IsNotFound(err), "no token Secret written: %v", err)
 }

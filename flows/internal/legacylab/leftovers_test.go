@@ -12,7 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // What Liqo 0.x's authentication leaves on both sides (§10) is listed and
@@ -22,26 +23,26 @@ import (
 func TestLegacyLeftoversRemoved(t *testing.T) {
 	ctx := legacyContext(t)
 	p := startLegacyPair(t, ctx)
-	_, err := p.consumer.ApplyLegacyPeer(ctx, p.info, kube.LegacyPeerOptions{})
+	_, err := liqo0x.On(p.consumer).ApplyPeer(ctx, p.info, liqo0x.PeerOptions{})
 	require.NoError(t, err)
-	st, err := p.consumer.WaitLegacyAuthenticated(ctx, providerID)
+	st, err := liqo0x.On(p.consumer).WaitAuthenticated(ctx, providerID)
 	require.NoError(t, err)
-	id, err := p.consumer.LegacyIdentityFor(ctx, providerID)
+	id, err := liqo0x.On(p.consumer).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
 	asConsumer, err := kubernetes.NewForConfig(id.Config)
 	require.NoError(t, err)
-	require.True(t, liqolegacy.CanCreateResourceRequests(t, ctx, id.Config, st.RemoteTenantNamespace), "the identity works before the removal")
+	require.True(t, realliqo0x.CanCreateResourceRequests(t, ctx, id.Config, st.RemoteTenantNamespace), "the identity works before the removal")
 
-	remove, kept, err := p.consumer.LegacyConsumerLeftovers(ctx, providerID)
+	remove, kept, err := liqo0x.On(p.consumer).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
 	assert.Empty(t, kept, "this tool created the ForeignCluster")
-	assert.ElementsMatch(t, []kube.LegacyObject{
+	assert.ElementsMatch(t, []liqo0x.Object{
 		{Kind: "ForeignCluster", Name: providerName},
-		{Kind: "Secret", Namespace: "liqo", Name: kube.LegacyRemoteTokenPrefix + providerID},
+		{Kind: "Secret", Namespace: "liqo", Name: liqo0x.RemoteTokenPrefix + providerID},
 		{Kind: "Secret", Namespace: id.Namespace, Name: id.Name},
 		{Kind: "Namespace", Name: st.LocalTenantNamespace},
 	}, remove)
-	providerSide, err := p.provider.LegacyProviderLeftovers(ctx, consumerID)
+	providerSide, err := liqo0x.On(p.provider).ProviderLeftovers(ctx, consumerID)
 	require.NoError(t, err)
 	var csrs int
 	for _, o := range providerSide {
@@ -50,40 +51,40 @@ func TestLegacyLeftoversRemoved(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, csrs, "the CSR the provider signed for the consumer: %v", providerSide)
-	for _, want := range []kube.LegacyObject{
+	for _, want := range []liqo0x.Object{
 		{Kind: "Namespace", Name: st.RemoteTenantNamespace},
-		{Kind: "RoleBinding", Namespace: st.RemoteTenantNamespace, Name: kube.LegacyBasicBindingName},
+		{Kind: "RoleBinding", Namespace: st.RemoteTenantNamespace, Name: liqo0x.BasicBindingName},
 		{Kind: "Secret", Namespace: st.RemoteTenantNamespace, Name: "liqo-remote-certificate"},
-		{Kind: "Secret", Namespace: "liqo", Name: kube.LegacyRemoteTokenPrefix + consumerID}, // originClusterToken (§2.4 step 7)
+		{Kind: "Secret", Namespace: "liqo", Name: liqo0x.RemoteTokenPrefix + consumerID}, // originClusterToken (§2.4 step 7)
 	} {
 		assert.Contains(t, providerSide, want)
 	}
-	assert.Equal(t, "Secret liqo/"+kube.LegacyRemoteTokenPrefix+providerID, kube.LegacyObject{Kind: "Secret", Namespace: "liqo", Name: kube.LegacyRemoteTokenPrefix + providerID}.String())
+	assert.Equal(t, "Secret liqo/"+liqo0x.RemoteTokenPrefix+providerID, liqo0x.Object{Kind: "Secret", Namespace: "liqo", Name: liqo0x.RemoteTokenPrefix + providerID}.String())
 
-	changes, err := p.consumer.DeleteLegacyObjects(ctx, remove)
+	changes, err := liqo0x.On(p.consumer).DeleteObjects(ctx, remove)
 	require.NoError(t, err)
 	assert.Equal(t, "ForeignCluster "+providerName+" deleted", changes[0].String(), "the ForeignCluster first: Liqo asks for no new identity")
-	changes, err = p.provider.DeleteLegacyObjects(ctx, providerSide)
+	changes, err = liqo0x.On(p.provider).DeleteObjects(ctx, providerSide)
 	require.NoError(t, err)
 	for _, ch := range changes {
 		assert.Equal(t, kube.Deleted, ch.Action, ch.Object)
 	}
 
-	remove, kept, err = p.consumer.LegacyConsumerLeftovers(ctx, providerID)
+	remove, kept, err = liqo0x.On(p.consumer).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
 	assert.Empty(t, remove)
 	assert.Empty(t, kept)
-	providerSide2, err := p.provider.LegacyProviderLeftovers(ctx, consumerID)
+	providerSide2, err := liqo0x.On(p.provider).ProviderLeftovers(ctx, consumerID)
 	require.NoError(t, err)
 	assert.Empty(t, providerSide2)
-	again, err := p.provider.DeleteLegacyObjects(ctx, providerSide)
+	again, err := liqo0x.On(p.provider).DeleteObjects(ctx, providerSide)
 	require.NoError(t, err, "deleting again is harmless")
 	for _, ch := range again {
 		assert.Equal(t, kube.Unchanged, ch.Action, ch.Object)
 	}
 
 	// The old certificate: still a valid client certificate, granted nothing.
-	assert.False(t, liqolegacy.CanCreateResourceRequests(t, ctx, id.Config, st.RemoteTenantNamespace))
+	assert.False(t, realliqo0x.CanCreateResourceRequests(t, ctx, id.Config, st.RemoteTenantNamespace))
 	rules, err := asConsumer.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{
 		Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: st.RemoteTenantNamespace}}, metav1.CreateOptions{})
 	require.NoError(t, err)

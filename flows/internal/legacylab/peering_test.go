@@ -21,7 +21,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 )
 
 var foreignClusters = schema.GroupVersionResource{Group: "discovery.liqo.io", Version: "v1alpha1", Resource: "foreignclusters"}
@@ -35,22 +35,22 @@ func TestRealLiqoPairAuthenticates(t *testing.T) {
 	provider, consumer := cs[0], cs[1]
 	ctx := legacyContext(t)
 	start := time.Now()
-	liqolegacy.StartCluster(t, ctx, provider, providerID, providerName, false)
-	liqolegacy.StartCluster(t, ctx, consumer, consumerID, consumerName, true)
+	realliqo0x.StartCluster(t, ctx, provider, providerID, providerName, false)
+	realliqo0x.StartCluster(t, ctx, consumer, consumerID, consumerName, true)
 	// Registered after startLiqo: runs while Liqo still runs (its finalizer).
 	pair := &legacyPair{provider: mustCluster(t, provider), consumer: mustCluster(t, consumer)}
 	t.Cleanup(func() { pair.cleanup(t) })
-	t.Logf("timing: both clusters installed and Liqo %s running in %s", liqolegacy.LiqoVersion, time.Since(start).Round(time.Millisecond))
+	t.Logf("timing: both clusters installed and Liqo %s running in %s", realliqo0x.LiqoVersion, time.Since(start).Round(time.Millisecond))
 
-	token, err := liqolegacy.AuthToken(ctx, provider.Config)
+	token, err := realliqo0x.AuthToken(ctx, provider.Config)
 	require.NoError(t, err)
-	providerAuth := liqolegacy.AuthURL(t, ctx, provider.Config)
+	providerAuth := realliqo0x.AuthURL(t, ctx, provider.Config)
 
 	// As liqoctl peer out-of-band: the token Secret first, then the ForeignCluster.
 	kc, err := kubernetes.NewForConfig(consumer.Config)
 	require.NoError(t, err)
-	_, err = kc.CoreV1().Secrets(liqolegacy.Namespace).Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "remote-token-" + providerID, Namespace: liqolegacy.Namespace,
+	_, err = kc.CoreV1().Secrets(realliqo0x.Namespace).Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "remote-token-" + providerID, Namespace: realliqo0x.Namespace,
 			Labels: map[string]string{"discovery.liqo.io/cluster-id": providerID, "discovery.liqo.io/auth-token": ""}},
 		StringData: map[string]string{"token": token},
 	}, metav1.CreateOptions{})

@@ -12,7 +12,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 )
 
 // The v1 handshake refuses clusters that run Liqo 0.x, saying so, before it
@@ -20,10 +20,10 @@ import (
 func TestV1HandshakeRefusesLiqo0x(t *testing.T) {
 	cs := testLab.Clusters(t)
 	ctx := legacyContext(t)
-	require.NoError(t, liqolegacy.Install(ctx, cs[0].Config, liqolegacy.InstallOptions{
-		ClusterID: providerID, ClusterName: providerName, AuthAddress: liqolegacy.FreeAddress(t)}))
-	require.NoError(t, liqolegacy.Install(ctx, cs[1].Config, liqolegacy.InstallOptions{
-		ClusterID: consumerID, ClusterName: consumerName, AuthAddress: liqolegacy.FreeAddress(t)}))
+	require.NoError(t, realliqo0x.Install(ctx, cs[0].Config, realliqo0x.InstallOptions{
+		ClusterID: providerID, ClusterName: providerName, AuthAddress: realliqo0x.FreeAddress(t)}))
+	require.NoError(t, realliqo0x.Install(ctx, cs[1].Config, realliqo0x.InstallOptions{
+		ClusterID: consumerID, ClusterName: consumerName, AuthAddress: realliqo0x.FreeAddress(t)}))
 	provider, err := kube.NewCluster(cs[0].Config, "")
 	require.NoError(t, err)
 	consumer, err := kube.NewCluster(cs[1].Config, "")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // A consumer running Liqo 0.x that lost its identity (its Secret deleted)
@@ -29,7 +30,7 @@ func TestLiqoConsumerReissue(t *testing.T) {
 	_, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", o, nil)
 	require.NoError(t, err)
 
-	id, err := p.consumer.LegacyIdentityFor(ctx, providerID)
+	id, err := liqo0x.On(p.consumer).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
 	require.NoError(t, p.consumer.Kube.CoreV1().Secrets(id.Namespace).Delete(ctx, id.Name, metav1.DeleteOptions{}))
 
@@ -41,14 +42,14 @@ func TestLiqoConsumerReissue(t *testing.T) {
 	t.Logf("timing: manual refusal after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	var refused *flows.LegacyRefusedError
 	require.True(t, errors.As(err, &refused), "%T: %v", err, err)
-	assert.Equal(t, kube.LegacyAlreadyIssued, refused.Refusal)
+	assert.Equal(t, liqo0x.AlreadyIssued, refused.Refusal)
 	assert.Contains(t, err.Error(), kube.RemoteCertSecretName, "names the provider's object")
 
 	// Automated mode: seen on the provider before anything is written.
 	_, err = flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", o, nil)
 	require.Error(t, err)
 	require.True(t, errors.As(err, &refused), "%T: %v", err, err)
-	assert.Equal(t, kube.LegacyAlreadyIssued, refused.Refusal)
+	assert.Equal(t, liqo0x.AlreadyIssued, refused.Refusal)
 	assert.Contains(t, err.Error(), kube.RemoteCertSecretName, "names the provider's object")
 	assert.Contains(t, err.Error(), "--reissue")
 	assert.NotContains(t, err.Error(), p.info.Token)
@@ -60,7 +61,7 @@ func TestLiqoConsumerReissue(t *testing.T) {
 	require.NoError(t, err)
 	t.Logf("timing: reissued and authenticated in %s", time.Since(start).Round(time.Millisecond))
 	assert.Equal(t, consumerID, res.User)
-	again, err := p.consumer.LegacyIdentityFor(ctx, providerID)
+	again, err := liqo0x.On(p.consumer).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
 	assert.NotEqual(t, id.Name, again.Name, "a new identity Secret")
 }

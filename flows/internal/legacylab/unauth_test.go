@@ -16,7 +16,8 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // requireAuthorizedForNothing is `kubectl auth can-i --list -n namespace`
@@ -33,12 +34,12 @@ func requireAuthorizedForNothing(t *testing.T, ctx context.Context, old *rest.Co
 		assert.NotContains(t, r.Resources, "resourcerequests", "rule %+v left to the old identity", r)
 		assert.NotContains(t, r.APIGroups, "discovery.liqo.io", "rule %+v left to the old identity", r)
 	}
-	assert.False(t, liqolegacy.CanCreateResourceRequests(t, ctx, old, namespace), "create resourcerequests.discovery.liqo.io in %s is denied", namespace)
+	assert.False(t, realliqo0x.CanCreateResourceRequests(t, ctx, old, namespace), "create resourcerequests.discovery.liqo.io in %s is denied", namespace)
 }
 
 func requireAuthorized(t *testing.T, old *rest.Config, namespace string) {
 	t.Helper()
-	require.True(t, liqolegacy.CanCreateResourceRequests(t, t.Context(), old, namespace), "the identity may create ResourceRequests in %s", namespace)
+	require.True(t, realliqo0x.CanCreateResourceRequests(t, t.Context(), old, namespace), "the identity may create ResourceRequests in %s", namespace)
 }
 
 // Unauthenticating a pair whose consumer runs Liqo 0.x: nothing is deleted
@@ -50,7 +51,7 @@ func TestLegacyUnauthenticateLiqoConsumer(t *testing.T) {
 	p := startLegacyPair(t, ctx)
 	_, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), nil)
 	require.NoError(t, err)
-	id, err := p.consumer.LegacyIdentityFor(ctx, providerID)
+	id, err := liqo0x.On(p.consumer).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
 	old := id.Config
 	tenant := id.RemoteNamespace
@@ -73,12 +74,12 @@ func TestLegacyUnauthenticateLiqoConsumer(t *testing.T) {
 	assert.True(t, res.Deleted)
 	assert.Equal(t, consumerID, res.ConsumerID)
 	assert.Equal(t, providerID, res.ProviderID)
-	assert.Contains(t, res.ConsumerRemove, kube.LegacyObject{Kind: "Secret", Namespace: id.Namespace, Name: id.Name})
-	assert.Contains(t, res.ConsumerRemove, kube.LegacyObject{Kind: "ForeignCluster", Name: providerName})
-	assert.Contains(t, res.ProviderRemove, kube.LegacyObject{Kind: "Namespace", Name: tenant})
-	assert.Contains(t, res.ProviderRemove, kube.LegacyObject{Kind: "Secret", Namespace: tenant, Name: "liqo-remote-certificate"})
+	assert.Contains(t, res.ConsumerRemove, liqo0x.Object{Kind: "Secret", Namespace: id.Namespace, Name: id.Name})
+	assert.Contains(t, res.ConsumerRemove, liqo0x.Object{Kind: "ForeignCluster", Name: providerName})
+	assert.Contains(t, res.ProviderRemove, liqo0x.Object{Kind: "Namespace", Name: tenant})
+	assert.Contains(t, res.ProviderRemove, liqo0x.Object{Kind: "Secret", Namespace: tenant, Name: "liqo-remote-certificate"})
 	assert.Empty(t, res.Left, "both sides given: nothing left to others")
-	for _, o := range append(append([]kube.LegacyObject{}, res.ConsumerRemove...), res.ProviderRemove...) {
+	for _, o := range append(append([]liqo0x.Object{}, res.ConsumerRemove...), res.ProviderRemove...) {
 		assert.True(t, rec.has(o.String()), "the run names each deletion (%s): %q", o, rec.texts())
 	}
 	requireGone(t, ctx, p.consumer, p.provider, providerID, consumerID)
@@ -100,8 +101,8 @@ func TestLegacyUnauthenticateToolConsumer(t *testing.T) {
 	p := startToolPair(t, ctx)
 	res, err := flows.AuthenticateLegacy(ctx, p.consumer, p.provider, "", legacyOptions(), nil)
 	require.NoError(t, err)
-	old := liqolegacy.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
-	tenants := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID)
+	old := realliqo0x.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
+	tenants := realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID)
 	require.Len(t, tenants, 1)
 	requireAuthorized(t, old, tenants[0])
 
@@ -114,15 +115,15 @@ func TestLegacyUnauthenticateToolConsumer(t *testing.T) {
 	assert.Empty(t, un.ProviderRemove)
 	_, err = p.consumer.KubeconfigSecretFor(ctx, providerID)
 	assert.True(t, kube.IsNotFound(err), "the kubeconfig Secret is gone: %v", err)
-	remove, kept, err := p.consumer.LegacyConsumerLeftovers(ctx, providerID)
+	remove, kept, err := liqo0x.On(p.consumer).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
 	assert.Empty(t, remove)
 	assert.Empty(t, kept)
 	left := strings.Join(un.Left, "\n")
-	assert.Contains(t, left, "kubectl delete namespace -l "+kube.LegacyClusterIDLabel+"="+p.consumerID, "the command that removes the provider's side")
+	assert.Contains(t, left, "kubectl delete namespace -l "+liqo0x.ClusterIDLabel+"="+p.consumerID, "the command that removes the provider's side")
 	assert.Contains(t, left, "kubectl get csr")
-	assert.True(t, rec.has("kubectl delete namespace -l "+kube.LegacyClusterIDLabel+"="+p.consumerID), "the run says it: %q", rec.texts())
-	assert.Equal(t, tenants, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), "the provider was not touched")
+	assert.True(t, rec.has("kubectl delete namespace -l "+liqo0x.ClusterIDLabel+"="+p.consumerID), "the run says it: %q", rec.texts())
+	assert.Equal(t, tenants, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID), "the provider was not touched")
 	requireAuthorized(t, old, tenants[0]) // why the provider's side matters
 
 	again, err := flows.UnauthenticateLegacy(ctx, oneSided, nil)
@@ -135,7 +136,7 @@ func TestLegacyUnauthenticateToolConsumer(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, un.Deleted)
 	assert.Empty(t, un.ConsumerRemove)
-	assert.Contains(t, un.ProviderRemove, kube.LegacyObject{Kind: "Namespace", Name: tenants[0]})
+	assert.Contains(t, un.ProviderRemove, liqo0x.Object{Kind: "Namespace", Name: tenants[0]})
 	requireGone(t, ctx, p.consumer, p.provider, providerID, p.consumerID)
 	requireAuthorizedForNothing(t, ctx, old, tenants[0])
 
@@ -149,13 +150,13 @@ func TestLegacyUnauthenticateToolConsumer(t *testing.T) {
 // requireGone fails unless neither side lists anything authentication left.
 func requireGone(t *testing.T, ctx context.Context, consumer, provider *kube.Cluster, provID, consID string) {
 	t.Helper()
-	remove, kept, err := consumer.LegacyConsumerLeftovers(ctx, provID)
+	remove, kept, err := liqo0x.On(consumer).ConsumerLeftovers(ctx, provID)
 	require.NoError(t, err)
 	assert.Empty(t, remove, "left on the consumer")
 	assert.Empty(t, kept, "kept on the consumer")
-	left, err := provider.LegacyProviderLeftovers(ctx, consID)
+	left, err := liqo0x.On(provider).ProviderLeftovers(ctx, consID)
 	require.NoError(t, err)
 	assert.Empty(t, left, "left on the provider")
-	assert.Empty(t, liqolegacy.TenantNamespaces(t, ctx, provider.Config, consID))
+	assert.Empty(t, realliqo0x.TenantNamespaces(t, ctx, provider.Config, consID))
 	assert.Zero(t, csrsOf(t, ctx, provider, consID))
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqopeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqov1"
 )
 
 // sliceTimeout bounds one handshake plus one ResourceSlice against real
@@ -45,7 +45,7 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 
 	// What a Liqo consumer runs besides its controller-manager, and our
 	// provider's controllers as liqo-auth-controller runs them.
-	liqopeer.StartReplicator(t, cs[0].KubeconfigPath, liqopeer.ReplicatorOptions{ClusterID: liqoID})
+	realliqov1.StartReplicator(t, cs[0].KubeconfigPath, realliqov1.ReplicatorOptions{ClusterID: liqoID})
 	liqotest.RunOurManager(t, ctx, provider, controller.Options{Provider: true, APIServerOverride: cs[1].Config.Host})
 
 	// The slice, as `liqoctl create resourceslice` makes it.

@@ -21,7 +21,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqopeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqov1"
 )
 
 // testTimeout bounds one test: a handshake and a ResourceSlice, then the
@@ -93,7 +93,7 @@ func TestOurProviderRenewsLiqoConsumer(t *testing.T) {
 	provider := liqotest.OurCluster(t, ctx, cs[1], ourID)
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 	require.NoError(t, err)
-	liqopeer.StartReplicator(t, cs[0].KubeconfigPath, liqopeer.ReplicatorOptions{ClusterID: liqoID})
+	realliqov1.StartReplicator(t, cs[0].KubeconfigPath, realliqov1.ReplicatorOptions{ClusterID: liqoID})
 	liqotest.RunOurManager(t, ctx, provider, controller.Options{Provider: true, APIServerOverride: cs[1].Config.Host})
 
 	consNS := kube.TenantNamespaceName(ourID)

@@ -19,7 +19,7 @@ import (
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqopeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqov1"
 )
 
 // LiqoManager is the field manager of what liqo-peer writes (client-go
@@ -37,8 +37,8 @@ const ReplicatorManager = "crd-replicator"
 func LiqoCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, id string, provider, consumer bool) *kube.Cluster {
 	t.Helper()
 	ns := "liqo-" + id
-	require.NoError(t, liqopeer.Install(ctx, lc.Config, ns, id))
-	liqopeer.Start(t, lc.KubeconfigPath, liqopeer.Options{
+	require.NoError(t, realliqov1.Install(ctx, lc.Config, ns, id))
+	realliqov1.Start(t, lc.KubeconfigPath, realliqov1.Options{
 		ClusterID: id, Namespace: ns, Provider: provider, Consumer: consumer,
 		APIServerOverride: lc.Config.Host,
 	})

@@ -17,7 +17,9 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // badCase is one bad peer info or bad flag given to apply peer-info.
@@ -37,7 +39,7 @@ type badCase struct {
 
 // badCases is the corpus: each must exit non-zero with one line (and at
 // most one of remedy), echo no token, and write nothing anywhere.
-func badCases(t *testing.T, good *kube.LegacyPeerInfo, line, ownID string) []badCase {
+func badCases(t *testing.T, good *peerinfo.Info, line, ownID string) []badCase {
 	t.Helper()
 	nonce, err := authcrypto.NewNonce()
 	require.NoError(t, err)
@@ -52,12 +54,12 @@ func badCases(t *testing.T, good *kube.LegacyPeerInfo, line, ownID string) []bad
 	} else {
 		edited[i] = 'A'
 	}
-	with := func(edit func(*kube.LegacyPeerInfo)) *kube.LegacyPeerInfo {
+	with := func(edit func(*peerinfo.Info)) *peerinfo.Info {
 		c := *good
 		edit(&c)
 		return &c
 	}
-	fields := func(info *kube.LegacyPeerInfo) map[string]any {
+	fields := func(info *peerinfo.Info) map[string]any {
 		return map[string]any{"clusterID": info.ClusterID, "clusterName": info.ClusterName, "authURL": info.AuthURL,
 			"token": info.Token, "line": string(info.Line)}
 	}
@@ -80,19 +82,19 @@ func badCases(t *testing.T, good *kube.LegacyPeerInfo, line, ownID string) []bad
 		{name: "garbage", peerInfo: string(garbage)},
 		{name: "too large", peerInfo: strings.Repeat("A", artifact.MaxSize+1)},
 		{name: "unknown field", peerInfo: encodeUnchecked(t, unknownField)},
-		{name: "token 127 hex", peerInfo: encodeUnchecked(t, fields(with(func(i *kube.LegacyPeerInfo) { i.Token = i.Token[1:] })))},
-		{name: "token upper-case hex", peerInfo: encodeUnchecked(t, fields(with(func(i *kube.LegacyPeerInfo) { i.Token = strings.ToUpper(i.Token) })))},
-		{name: "token not hex", peerInfo: encodeUnchecked(t, fields(with(func(i *kube.LegacyPeerInfo) { i.Token = strings.Repeat("z", 128) })))},
-		{name: "http auth URL", peerInfo: encodeUnchecked(t, fields(with(func(i *kube.LegacyPeerInfo) {
+		{name: "token 127 hex", peerInfo: encodeUnchecked(t, fields(with(func(i *peerinfo.Info) { i.Token = i.Token[1:] })))},
+		{name: "token upper-case hex", peerInfo: encodeUnchecked(t, fields(with(func(i *peerinfo.Info) { i.Token = strings.ToUpper(i.Token) })))},
+		{name: "token not hex", peerInfo: encodeUnchecked(t, fields(with(func(i *peerinfo.Info) { i.Token = strings.Repeat("z", 128) })))},
+		{name: "http auth URL", peerInfo: encodeUnchecked(t, fields(with(func(i *peerinfo.Info) {
 			i.AuthURL = strings.Replace(i.AuthURL, "https://", "http://", 1)
 		})))},
-		{name: "cluster ID not a DNS label", peerInfo: encodeUnchecked(t, fields(with(func(i *kube.LegacyPeerInfo) { i.ClusterID = "Not_A_Cluster" })))},
-		{name: "the consumer's own cluster ID", dials: true, peerInfo: encode(t, with(func(i *kube.LegacyPeerInfo) { i.ClusterID = ownID }))},
-		{name: "v0.3 peer info for a v0.4+ consumer", dials: true, liqoOnly: true, peerInfo: encode(t, with(func(i *kube.LegacyPeerInfo) {
-			i.Line, i.Version = kube.LegacyV03, "v0.3.2"
+		{name: "cluster ID not a DNS label", peerInfo: encodeUnchecked(t, fields(with(func(i *peerinfo.Info) { i.ClusterID = "Not_A_Cluster" })))},
+		{name: "the consumer's own cluster ID", dials: true, peerInfo: encode(t, with(func(i *peerinfo.Info) { i.ClusterID = ownID }))},
+		{name: "v0.3 peer info for a v0.4+ consumer", dials: true, liqoOnly: true, peerInfo: encode(t, with(func(i *peerinfo.Info) {
+			i.Line, i.Version = peerinfo.V03, "v0.3.2"
 		}))},
-		{name: "unreachable auth URL", dials: true, peerInfo: encode(t, with(func(i *kube.LegacyPeerInfo) {
-			i.AuthURL = "https://" + liqolegacy.FreeAddress(t)
+		{name: "unreachable auth URL", dials: true, peerInfo: encode(t, with(func(i *peerinfo.Info) {
+			i.AuthURL = "https://" + realliqo0x.FreeAddress(t)
 		}))},
 		{name: "missing file", args: []string{"apply", "peer-info", "-f", "/nonexistent/peer-info", "--kubeconfig", "CONSUMER"}},
 		{name: "bad --foreign-cluster-name", args: []string{"apply", "peer-info", "-f", "FILE", "--kubeconfig", "CONSUMER", "--foreign-cluster-name", "Bad_Name"}},
@@ -162,7 +164,7 @@ func testBadInput(t *testing.T, ctx context.Context, p *legacyLab, consumer *lab
 			if c.name == "unreachable auth URL" && consumer == p.consumer {
 				// Liqo tried and failed: what this run created is removed.
 				assert.Contains(t, r.err, "Removed what this run created")
-				assert.Contains(t, r.err, kube.LegacyRemoteTokenPrefix+providerID)
+				assert.Contains(t, r.err, liqo0x.RemoteTokenPrefix+providerID)
 			}
 			assert.Equal(t, consBefore, snapshot(t, ctx, cons), "nothing left on the consumer")
 		})

@@ -21,6 +21,8 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // client is an admin client of a lab cluster.
@@ -62,7 +64,7 @@ func snapshot(t *testing.T, ctx context.Context, c *kube.Cluster) []string {
 	}
 	dc, err := dynamic.NewForConfig(c.Config)
 	require.NoError(t, err)
-	fcs, err := dc.Resource(kube.LegacyForeignClusters).List(ctx, metav1.ListOptions{})
+	fcs, err := dc.Resource(liqo0x.ForeignClusters).List(ctx, metav1.ListOptions{})
 	if !kube.IsNotFound(err) {
 		require.NoError(t, err)
 		for i := range fcs.Items {
@@ -74,7 +76,7 @@ func snapshot(t *testing.T, ctx context.Context, c *kube.Cluster) []string {
 }
 
 // peerInfoOf reads a peer info file generate peer-info wrote.
-func peerInfoOf(t *testing.T, path string) *kube.LegacyPeerInfo {
+func peerInfoOf(t *testing.T, path string) *peerinfo.Info {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -84,7 +86,7 @@ func peerInfoOf(t *testing.T, path string) *kube.LegacyPeerInfo {
 }
 
 // encode is artifact.EncodePeerInfo of info (which must be valid).
-func encode(t *testing.T, info *kube.LegacyPeerInfo) string {
+func encode(t *testing.T, info *peerinfo.Info) string {
 	t.Helper()
 	line, err := artifact.EncodePeerInfo(info)
 	require.NoError(t, err)

@@ -14,7 +14,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 )
 
 // legacyLab is the provider and the consumer running Liqo v0.10.1 and the
@@ -57,10 +57,10 @@ func startLegacyLab(t *testing.T) *legacyLab {
 	cs := testLab.Clusters(t)
 	start := time.Now()
 	// One bounded context each: on a busy machine one start takes most of one.
-	liqolegacy.StartCluster(t, labtest.Context(t), cs[0], providerID, providerName, false)
-	liqolegacy.StartCluster(t, labtest.Context(t), cs[1], consumerID, consumerName, true)
+	realliqo0x.StartCluster(t, labtest.Context(t), cs[0], providerID, providerName, false)
+	realliqo0x.StartCluster(t, labtest.Context(t), cs[1], consumerID, consumerName, true)
 	ctx := labtest.Context(t)
-	t.Logf("timing: Liqo %s running on provider and consumer in %s", liqolegacy.LiqoVersion, time.Since(start).Round(time.Millisecond))
+	t.Logf("timing: Liqo %s running on provider and consumer in %s", realliqo0x.LiqoVersion, time.Since(start).Round(time.Millisecond))
 	p := &legacyLab{provider: cs[0], consumer: cs[1], plain: cs[2], prov: client(t, cs[0]), cons: client(t, cs[1]), pl: client(t, cs[2])}
 	// Registered after StartCluster: they run while Liqo still runs. Also
 	// run now: nothing of an earlier run may decide what these tests see.
@@ -70,7 +70,7 @@ func startLegacyLab(t *testing.T) *legacyLab {
 	p.cleanTool(t)()
 	init := runOK(t, "init", "--kubeconfig", p.plain.KubeconfigPath, "--cluster-id", plainID)
 	require.Contains(t, init.err, plainID)
-	token, err := liqolegacy.AuthToken(ctx, cs[0].Config)
+	token, err := realliqo0x.AuthToken(ctx, cs[0].Config)
 	require.NoError(t, err)
 	p.token = token
 	return p
@@ -78,12 +78,12 @@ func startLegacyLab(t *testing.T) *legacyLab {
 
 // cleanLiqo removes what an authentication between the Liqo pair left.
 func (p *legacyLab) cleanLiqo(t *testing.T) func() {
-	return func() { liqolegacy.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, consumerID) }
+	return func() { realliqo0x.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, consumerID) }
 }
 
 // cleanTool removes what this tool's authentication of "plain" left.
 func (p *legacyLab) cleanTool(t *testing.T) func() {
-	return func() { liqolegacy.CleanupPair(t, p.provider.Config, p.plain.Config, providerID, plainID) }
+	return func() { realliqo0x.CleanupPair(t, p.provider.Config, p.plain.Config, providerID, plainID) }
 }
 
 // generate runs generate peer-info on the provider into a file.

@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/legacypeer"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // The manual path between two Liqo 0.x clusters, command by command:
@@ -36,15 +36,15 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *legacyL
 	assert.True(t, strings.HasSuffix(line, "\n"))
 	assert.Empty(t, gen.out, "the peer info went to the file")
 	assert.NotContains(t, gen.all(), p.token, "the token is masked")
-	assert.Contains(t, gen.err, legacypeer.MaskToken(p.token))
+	assert.Contains(t, gen.err, peerinfo.MaskToken(p.token))
 	assert.Contains(t, gen.err, "liqoctl peer out-of-band "+providerName, "liqoctl's equivalent")
 	assert.Contains(t, gen.err, "apply peer-info -f "+file, "the consumer's next command")
 	info := peerInfoOf(t, file)
 	assert.Equal(t, providerID, info.ClusterID)
 	assert.Equal(t, providerName, info.ClusterName)
-	assert.Equal(t, liqolegacy.AuthURL(t, ctx, p.provider.Config), info.AuthURL)
+	assert.Equal(t, realliqo0x.AuthURL(t, ctx, p.provider.Config), info.AuthURL)
 	assert.Equal(t, p.token, info.Token)
-	assert.Equal(t, kube.LegacyV04, info.Line)
+	assert.Equal(t, peerinfo.V04, info.Line)
 
 	t.Run("json", func(t *testing.T) {
 		r := runOK(t, "generate", "peer-info", "--kubeconfig", p.provider.KubeconfigPath, "-o", "json")
@@ -68,7 +68,7 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *legacyL
 	assert.Contains(t, apply.err, "Established")
 	assert.Contains(t, apply.err, "verify --remote-cluster-id "+providerID)
 	assert.NotContains(t, apply.all(), p.token)
-	tenants := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID)
+	tenants := realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID)
 	require.Len(t, tenants, 1)
 
 	v := runOK(t, "verify", "--remote-cluster-id", providerID, "--kubeconfig", p.consumer.KubeconfigPath)
@@ -77,9 +77,9 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *legacyL
 	assert.NotContains(t, v.all(), p.token)
 	requireVerifyShowsLegacyPermissions(t, v, tenants[0])
 
-	id, err := p.cons.LegacyIdentityFor(ctx, providerID)
+	id, err := liqo0x.On(p.cons).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
-	require.True(t, liqolegacy.CanCreateResourceRequests(t, ctx, id.Config, tenants[0]), "the identity is authorized")
+	require.True(t, realliqo0x.CanCreateResourceRequests(t, ctx, id.Config, tenants[0]), "the identity is authorized")
 
 	t.Run("unauthenticate without --yes off a terminal", func(t *testing.T) {
 		provBefore, consBefore := snapshot(t, ctx, p.prov), snapshot(t, ctx, p.cons)
@@ -95,21 +95,21 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *legacyL
 	t.Logf("timing: unauthenticate --yes in %s", un.elapsed.Round(time.Millisecond))
 	assert.Contains(t, un.err, "authorized for nothing")
 	requireNothingLeft(t, ctx, p)
-	assert.False(t, liqolegacy.CanCreateResourceRequests(t, ctx, id.Config, tenants[0]), "the old certificate is authorized for nothing")
+	assert.False(t, realliqo0x.CanCreateResourceRequests(t, ctx, id.Config, tenants[0]), "the old certificate is authorized for nothing")
 }
 
 // requireNothingLeft checks both sides hold nothing of the pair's
 // authentication, by what the tool itself lists.
 func requireNothingLeft(t *testing.T, ctx context.Context, p *legacyLab) {
 	t.Helper()
-	remove, kept, err := p.cons.LegacyConsumerLeftovers(ctx, providerID)
+	remove, kept, err := liqo0x.On(p.cons).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
 	assert.Empty(t, remove, "the consumer holds nothing of provider %s", providerID)
 	assert.Empty(t, kept)
-	left, err := p.prov.LegacyProviderLeftovers(ctx, consumerID)
+	left, err := liqo0x.On(p.prov).ProviderLeftovers(ctx, consumerID)
 	require.NoError(t, err)
 	assert.Empty(t, left, "the provider holds nothing of consumer %s", consumerID)
-	assert.Empty(t, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID))
+	assert.Empty(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID))
 }
 
 // The automated path between two Liqo 0.x clusters: authenticate with both
@@ -122,39 +122,39 @@ func testAutomatedBetweenLiqoClusters(t *testing.T, ctx context.Context, p *lega
 	t.Logf("timing: authenticate (Liqo 0.x consumer) in %s (liqoctl peer out-of-band: 1.3–1.7 s)", r.elapsed.Round(time.Millisecond))
 	assert.Contains(t, r.err, "is authenticated with provider "+providerID)
 	assert.NotContains(t, r.all(), p.token)
-	tenants := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID)
+	tenants := realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID)
 	require.Len(t, tenants, 1)
 
 	again := runOK(t, "authenticate", "--kubeconfig", p.consumer.KubeconfigPath, "--remote-kubeconfig", p.provider.KubeconfigPath)
 	assert.Contains(t, again.err, "already authenticated")
 	assert.Contains(t, again.err, "NOT sent")
 	assert.NotContains(t, again.all(), p.token)
-	assert.Equal(t, tenants, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "no new identity")
+	assert.Equal(t, tenants, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "no new identity")
 
-	id, err := p.cons.LegacyIdentityFor(ctx, providerID)
+	id, err := liqo0x.On(p.cons).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
 
 	consumerSide := runOK(t, "unauthenticate", "--yes", "--one-sided", "--remote-cluster-id", providerID, "--kubeconfig", p.consumer.KubeconfigPath)
 	requireOneSidedHint(t, consumerSide, consumerID)
-	remove, _, err := p.cons.LegacyConsumerLeftovers(ctx, providerID)
+	remove, _, err := liqo0x.On(p.cons).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
 	assert.Empty(t, remove)
-	assert.Equal(t, tenants, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "one-sided: the provider untouched")
-	require.True(t, liqolegacy.CanCreateResourceRequests(t, ctx, id.Config, tenants[0]), "the identity is authorized")
+	assert.Equal(t, tenants, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "one-sided: the provider untouched")
+	require.True(t, realliqo0x.CanCreateResourceRequests(t, ctx, id.Config, tenants[0]), "the identity is authorized")
 	requireNoFalseAllClear(t, consumerSide)
 
 	runOK(t, "unauthenticate", "--yes", "--one-sided", "--remote-cluster-id", consumerID, "--remote-kubeconfig", p.provider.KubeconfigPath)
 	requireNothingLeft(t, ctx, p)
-	assert.False(t, liqolegacy.CanCreateResourceRequests(t, ctx, id.Config, tenants[0]), "the old certificate is authorized for nothing")
+	assert.False(t, realliqo0x.CanCreateResourceRequests(t, ctx, id.Config, tenants[0]), "the old certificate is authorized for nothing")
 }
 
 // requireOneSidedHint: unauthenticate --one-sided on the consumer says what
 // is left on the provider and how its admin removes it.
 func requireOneSidedHint(t *testing.T, r result, consumerID string) {
 	t.Helper()
-	assert.Contains(t, r.err, "kubectl delete namespace -l "+kube.LegacyClusterIDLabel+"="+consumerID, "the provider's tenant namespace and how to delete it")
-	assert.Contains(t, r.err, kube.LegacyRemoteTokenPrefix+consumerID)
-	assert.Contains(t, r.err, kube.LegacyRemoteTenantCSRLabel, "its CSRs")
+	assert.Contains(t, r.err, "kubectl delete namespace -l "+liqo0x.ClusterIDLabel+"="+consumerID, "the provider's tenant namespace and how to delete it")
+	assert.Contains(t, r.err, liqo0x.RemoteTokenPrefix+consumerID)
+	assert.Contains(t, r.err, liqo0x.RemoteTenantCSRLabel, "its CSRs")
 }
 
 // requireNoFalseAllClear: after cleaning the consumer only, the provider

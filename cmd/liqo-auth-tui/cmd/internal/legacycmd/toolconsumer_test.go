@@ -17,7 +17,8 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // This tool as the 0.x consumer of "plain": apply peer-info writes the
@@ -35,27 +36,27 @@ func testToolConsumerKubeconfigOut(t *testing.T, ctx context.Context, p *legacyL
 	requireMode(t, out)
 	kubeconfig, err := os.ReadFile(out)
 	require.NoError(t, err)
-	cfg := liqolegacy.IdentityConfig(t, kubeconfig, p.provider.Config)
-	user, groups := liqolegacy.WhoAmI(t, ctx, cfg)
+	cfg := realliqo0x.IdentityConfig(t, kubeconfig, p.provider.Config)
+	user, groups := realliqo0x.WhoAmI(t, ctx, cfg)
 	assert.Equal(t, plainID, user, "--kubeconfig-out authenticates as the consumer's cluster ID")
 	assert.Contains(t, groups, "liqo.io")
-	tenants := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, plainID)
+	tenants := realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, plainID)
 	require.Len(t, tenants, 1)
-	require.True(t, liqolegacy.CanCreateResourceRequests(t, ctx, cfg, tenants[0]), "the identity is authorized")
+	require.True(t, realliqo0x.CanCreateResourceRequests(t, ctx, cfg, tenants[0]), "the identity is authorized")
 
 	v := runOK(t, "verify", "--remote-cluster-id", providerID, "--kubeconfig", p.plain.KubeconfigPath)
 	assert.Contains(t, v.out, "Authenticated as:    "+plainID+" [liqo.io")
 	requireVerifyShowsLegacyPermissions(t, v, tenants[0])
 
 	runOK(t, "unauthenticate", "--yes", "--kubeconfig", p.plain.KubeconfigPath, "--remote-kubeconfig", p.provider.KubeconfigPath)
-	remove, kept, err := p.pl.LegacyConsumerLeftovers(ctx, providerID)
+	remove, kept, err := liqo0x.On(p.pl).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
 	assert.Empty(t, remove)
 	assert.Empty(t, kept)
-	left, err := p.prov.LegacyProviderLeftovers(ctx, plainID)
+	left, err := liqo0x.On(p.prov).ProviderLeftovers(ctx, plainID)
 	require.NoError(t, err)
 	assert.Empty(t, left)
-	assert.False(t, liqolegacy.CanCreateResourceRequests(t, ctx, cfg, tenants[0]), "the old certificate is authorized for nothing")
+	assert.False(t, realliqo0x.CanCreateResourceRequests(t, ctx, cfg, tenants[0]), "the old certificate is authorized for nothing")
 }
 
 // --batch --role consumer --peer-info-file is the same consumer step;
@@ -67,15 +68,15 @@ func testToolConsumerBatch(t *testing.T, ctx context.Context, p *legacyLab) {
 	r := runOK(t, "--batch", "--role", "consumer", "--remote-cluster-id", providerID, "--peer-info-file", file, "--kubeconfig", p.plain.KubeconfigPath)
 	assert.Contains(t, r.err, "Consumer "+plainID+" is authenticated with provider "+providerID)
 	assert.NotContains(t, r.all(), p.token)
-	tenants := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, plainID)
+	tenants := realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, plainID)
 	require.Len(t, tenants, 1)
 
 	un := runOK(t, "unauthenticate", "--yes", "--one-sided", "--remote-cluster-id", providerID, "--kubeconfig", p.plain.KubeconfigPath)
 	requireOneSidedHint(t, un, plainID)
-	remove, _, err := p.pl.LegacyConsumerLeftovers(ctx, providerID)
+	remove, _, err := liqo0x.On(p.pl).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
 	assert.Empty(t, remove)
-	assert.Equal(t, tenants, liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, plainID), "one-sided: the provider untouched")
+	assert.Equal(t, tenants, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, plainID), "one-sided: the provider untouched")
 	requireNoFalseAllClear(t, un)
 }
 
@@ -89,7 +90,7 @@ func testWrongToken(t *testing.T, ctx context.Context, p *legacyLab, consumer *l
 	}
 	file, _ := generate(t, p.provider)
 	info := peerInfoOf(t, file)
-	info.Token = liqolegacy.WrongToken(t)
+	info.Token = realliqo0x.WrongToken(t)
 	wrong := writeFile(t, "wrong-token", encode(t, info)+"\n")
 	provBefore, consBefore := snapshot(t, ctx, p.prov), snapshot(t, ctx, cons)
 
@@ -114,7 +115,7 @@ func testSecondRequest(t *testing.T, ctx context.Context, p *legacyLab) {
 	t.Cleanup(p.cleanTool(t))
 	file, _ := generate(t, p.provider)
 	runOK(t, "apply", "peer-info", "-f", file, "--kubeconfig", p.plain.KubeconfigPath)
-	tenants := liqolegacy.TenantNamespaces(t, ctx, p.provider.Config, plainID)
+	tenants := realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, plainID)
 	require.Len(t, tenants, 1)
 	require.NoError(t, p.pl.Kube.CoreV1().Secrets(kube.TenantNamespaceName(providerID)).Delete(ctx,
 		kube.KubeconfigSecretName(kube.ControlPlaneIdentityName(providerID)), metav1.DeleteOptions{}))
@@ -126,7 +127,7 @@ func testSecondRequest(t *testing.T, ctx context.Context, p *legacyLab) {
 	require.Len(t, errs, 1, "one line: %s", r.err)
 	assert.Contains(t, errs[0], "liqo-remote-certificate", "names the provider's object")
 	if !strings.Contains(errs[0], tenants[0]) {
-		assert.Contains(t, errs[0], kube.LegacyClusterIDLabel+"="+plainID, "names the provider's namespace, or how to find it")
+		assert.Contains(t, errs[0], liqo0x.ClusterIDLabel+"="+plainID, "names the provider's namespace, or how to find it")
 	}
 	assert.Contains(t, errs[0], "--reissue")
 	assert.NotContains(t, r.all(), p.token)
@@ -145,8 +146,8 @@ func testSecondRequest(t *testing.T, ctx context.Context, p *legacyLab) {
 // info warn loudly, and so does apply.
 func testAuthenticationDisabled(t *testing.T, ctx context.Context, p *legacyLab) {
 	t.Cleanup(p.cleanTool(t))
-	open := liqolegacy.StartOpenAuthServer(t, p.provider, providerID, providerName)
-	liqolegacy.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
+	open := realliqo0x.StartOpenAuthServer(t, p.provider, providerID, providerName)
+	realliqo0x.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
 
 	file, gen := generate(t, p.provider, "--auth-url", open.URL)
 	requireWarning(t, gen, flows.AuthenticationDisabledWarning(open.URL))

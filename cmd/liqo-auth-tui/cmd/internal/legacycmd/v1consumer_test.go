@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqolegacy"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 )
 
 // A consumer running Liqo v1 cannot authenticate with a Liqo 0.x provider:
@@ -16,7 +16,7 @@ import (
 // and write nothing on either side. It runs last: the CRD makes "plain" a
 // Liqo v1 cluster for good.
 func testV1ConsumerRefused(t *testing.T, ctx context.Context, p *legacyLab) {
-	liqolegacy.ServeLiqoV1(t, ctx, p.plain.Config)
+	realliqo0x.ServeLiqoV1(t, ctx, p.plain.Config)
 	file, _ := generate(t, p.provider)
 
 	for _, args := range [][]string{

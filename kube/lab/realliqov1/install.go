@@ -1,0 +1,91 @@
+package realliqov1
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
+)
+
+// What Liqo's Helm chart names (templates/liqo-clusterid-configmap.yaml and
+// _helpers.tpl, release "liqo", tag v1.2.0): this project's code must find
+// Liqo's objects by these, so they are written here as Liqo writes them.
+const (
+	ClusterIDConfigMapName = "liqo-clusterid-configmap"
+	clusterIDKey           = "CLUSTER_ID"
+)
+
+// chartLabels are the labels the chart puts on the component name of module.
+func chartLabels(name, module string) map[string]string {
+	return liqoproc.ChartLabels(LiqoVersion, name, module)
+}
+
+// Install makes the cluster look as Liqo's Helm chart leaves it, as far as
+// the authentication module goes: all of Liqo's CRDs (its controllers'
+// REST mapper needs every Liqo group; the ForeignCluster CRD is what this
+// project's kube.Cluster.LiqoInstalled looks for), the Liqo namespace, the
+// cluster-ID ConfigMap and the ClusterRoles the Tenant controller binds.
+// The authentication-keys Secret is left to liqo-peer, which creates it as
+// liqo-controller-manager does. Idempotent; a different existing cluster ID
+// is an error.
+func Install(ctx context.Context, cfg *rest.Config, namespace, clusterID string) error {
+	if err := InstallCRDs(ctx, cfg); err != nil {
+		return err
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	dir, err := Dir()
+	if err != nil {
+		return err
+	}
+	roles, err := build.ReadManifests(filepath.Join(dir, "clusterroles"))
+	if err != nil {
+		return err
+	}
+	for name, body := range roles {
+		if _, err := kc.RbacV1().ClusterRoles().Patch(ctx, name, types.ApplyPatchType, body, build.ApplyOptions()); err != nil {
+			return fmt.Errorf("applying Liqo's ClusterRole %s: %w", name, err)
+		}
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
+	if _, err := kc.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", namespace, err)
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: ClusterIDConfigMapName, Namespace: namespace,
+			Labels: chartLabels("clusterid-configmap", "clusterid-configmap")},
+		Data: map[string]string{clusterIDKey: clusterID},
+	}
+	_, err = kc.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		old, getErr := kc.CoreV1().ConfigMaps(namespace).Get(ctx, cm.Name, metav1.GetOptions{})
+		if getErr != nil {
+			return getErr
+		}
+		if old.Data[clusterIDKey] != clusterID {
+			return fmt.Errorf("namespace %s already holds cluster ID %q, not %q", namespace, old.Data[clusterIDKey], clusterID)
+		}
+		return nil
+	}
+	return err
+}
+
+// InstallCRDs applies Liqo's own CRDs (from the chart's liqo-crds
+// subchart) and waits until the API server serves them all.
+func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
+	dir, err := Dir()
+	if err != nil {
+		return err
+	}
+	return build.ApplyCRDs(ctx, cfg, filepath.Join(dir, "crds"))
+}
