@@ -1,6 +1,3 @@
-// Package kube holds what the tool knows about Kubernetes and Liqo: names,
-// labels and lookups of the Liqo authentication objects, clients, the
-// cluster identity and key pair, CSR issuance and RBAC.
 package kube
 
 // Names, labels and keys shared with real Liqo v1.x (protocol spec §1–§8, §14).

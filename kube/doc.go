@@ -1,0 +1,20 @@
+// Package kube holds what the tool knows about Kubernetes and Liqo v1, one
+// concern per file-name prefix (the handshake's methods all hang on *Cluster,
+// so the concerns share one package):
+//
+//	client_*     connecting (kubeconfig, proxy), reach errors, waits and
+//	             watches, server-side apply
+//	names*.go    Liqo's names, labels and keys, byte for byte
+//	keys_*       the cluster ID and the authentication key pair
+//	handshake_*  the handshake's objects: nonce, tenant namespace, Tenant,
+//	             Identity and its kubeconfig, CSR and certificate,
+//	             ResourceSlice
+//	rbac_*       tenant RBAC, the peering user, access checks
+//	install_*    `init` and the controller's install
+//	detect_*     which Liqo a cluster runs (LiqoFlavor) and the probe
+//	advertise_*  the API server address a peer is given
+//
+// Elsewhere: Liqo 0.x's token authentication is kube/liqo0x (its
+// client-free peer info kube/liqo0x/peerinfo), the controller
+// kube/controller, the real control planes of the tests kube/lab.
+package kube
