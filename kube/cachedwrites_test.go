@@ -3,7 +3,10 @@
 package kube_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,7 +41,7 @@ func TestCreateCertificateSecret(t *testing.T) {
 
 	_, err = c.CreateCertificateSecret(ctx, ns.Name, consumer, newCSR(t, consumer), []byte("cert-3"))
 	require.ErrorIs(t, err, kube.ErrStoredCSRMismatch)
-	cached, err := c.CachedCertificate(ctx, ns.Name, csr)
+	cached, err := c.CachedCertificateIn(ctx, ns.Name, kube.RemoteCertSecretName, csr)
 	require.NoError(t, err)
 	assert.Equal(t, []byte("cert-2"), cached)
 
@@ -112,11 +115,11 @@ func TestTenantCertificateCache(t *testing.T) {
 	require.NoError(t, err)
 	csr := newCSR(t, consumer)
 
-	cached, err := c.CachedCertificate(ctx, ns.Name, csr)
+	cached, err := c.CachedCertificateIn(ctx, ns.Name, kube.RemoteCertSecretName, csr)
 	require.NoError(t, err)
 	assert.Nil(t, cached, "nothing cached yet")
 
-	cert, issued, err := c.TenantCertificate(ctx, ns.Name, consumer, csr, kube.TenantCertificateOptions{})
+	cert, issued, err := tenantCertificate(ctx, c, ns.Name, consumer, csr, false)
 	require.NoError(t, err)
 	assert.True(t, issued)
 	parsed, err := authcrypto.ParseCertificatePEM(cert)
@@ -128,11 +131,11 @@ func TestTenantCertificateCache(t *testing.T) {
 	assert.Equal(t, csr, s.Data[kube.RemoteCertCSRField])
 	assert.Equal(t, cert, s.Data[kube.RemoteCertCertificateField])
 
-	again, issued, err := c.TenantCertificate(ctx, ns.Name, consumer, csr, kube.TenantCertificateOptions{})
+	again, issued, err := tenantCertificate(ctx, c, ns.Name, consumer, csr, false)
 	require.NoError(t, err)
 	assert.False(t, issued, "served from the cache")
 	assert.Equal(t, cert, again)
-	ch, err := c.StoreCertificate(ctx, ns.Name, consumer, csr, cert)
+	ch, err := c.StoreCertificateIn(ctx, ns.Name, kube.RemoteCertSecretName, consumer, csr, cert)
 	require.NoError(t, err)
 	assert.Equal(t, kube.Unchanged, ch.Action)
 
@@ -140,15 +143,39 @@ func TestTenantCertificateCache(t *testing.T) {
 	require.NoError(t, err)
 	otherCSR, err := authcrypto.NewCSR(otherKey, consumer)
 	require.NoError(t, err)
-	_, _, err = c.TenantCertificate(ctx, ns.Name, consumer, otherCSR, kube.TenantCertificateOptions{})
+	_, _, err = tenantCertificate(ctx, c, ns.Name, consumer, otherCSR, false)
 	require.ErrorIs(t, err, kube.ErrStoredCSRMismatch)
 	assert.Contains(t, err.Error(), "delete secret "+ns.Name+"/liqo-remote-certificate on the provider")
 
-	renewed, issued, err := c.TenantCertificate(ctx, ns.Name, consumer, csr, kube.TenantCertificateOptions{Renew: true})
+	renewed, issued, err := tenantCertificate(ctx, c, ns.Name, consumer, csr, true)
 	require.NoError(t, err)
 	assert.True(t, issued)
 	assert.NotEqual(t, cert, renewed)
-	cached, err = c.CachedCertificate(ctx, ns.Name, csr)
+	cached, err = c.CachedCertificateIn(ctx, ns.Name, kube.RemoteCertSecretName, csr)
 	require.NoError(t, err)
 	assert.Equal(t, renewed, cached)
+}
+
+// tenantCertificate is the provider's certificate for a consumer's CSR as
+// the cache serves it: the cached one unless renew, else one issued through
+// the Kubernetes CSR API and then cached. issued tells whether it is new.
+func tenantCertificate(ctx context.Context, c *kube.Cluster, tenantNamespace, consumerID string, csr []byte, renew bool) (cert []byte, issued bool, err error) {
+	if !renew {
+		if cert, err = c.CachedCertificateIn(ctx, tenantNamespace, kube.RemoteCertSecretName, csr); err != nil || cert != nil {
+			return cert, false, err
+		}
+	}
+	issueCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cert, err = c.IssueCertificate(issueCtx, kube.CSRRequest{
+		PEM: csr, GenerateName: kube.IdentityCSRGenerateName, Labels: map[string]string{kube.RemoteTenantCSRLabel: "true"},
+		Reason: kube.IdentityApprovalReason, Message: kube.IdentityApprovalMessage,
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("issuing the certificate of cluster %s: %w", consumerID, err)
+	}
+	if _, err := c.StoreCertificateIn(ctx, tenantNamespace, kube.RemoteCertSecretName, consumerID, csr, cert); err != nil {
+		return nil, false, err
+	}
+	return cert, true, nil
 }

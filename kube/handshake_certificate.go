@@ -32,17 +32,12 @@ const (
 // CSR of the same consumer: it re-installed with new keys but kept its ID.
 var ErrStoredCSRMismatch = errors.New("the stored and the provided CSR do not match")
 
-// CachedCertificate returns the certificate the provider stored for a
-// consumer's CSR in its tenant namespace (§6.3 step 1): nil when there is
-// none (or the Secret lacks a key), ErrStoredCSRMismatch when it was issued
-// for another CSR.
-func (c *Cluster) CachedCertificate(ctx context.Context, tenantNamespace string, csr []byte) ([]byte, error) {
-	return c.CachedCertificateIn(ctx, tenantNamespace, RemoteCertSecretName, csr)
-}
-
-// CachedCertificateIn is CachedCertificate with the cache Secret named:
-// liqo-remote-certificate for the control plane, ResourceSliceCertSecretName
-// for a ResourceSlice.
+// CachedCertificateIn returns the certificate the provider stored for a
+// consumer's CSR in its tenant namespace (§6.3 step 1), in cache Secret
+// secretName (RemoteCertSecretName for the control plane,
+// ResourceSliceCertSecretName for a ResourceSlice): nil when there is none
+// (or the Secret lacks a key), ErrStoredCSRMismatch when it was issued for
+// another CSR.
 func (c *Cluster) CachedCertificateIn(ctx context.Context, tenantNamespace, secretName string, csr []byte) ([]byte, error) {
 	s, err := c.Kube.CoreV1().Secrets(tenantNamespace).Get(ctx, secretName, metav1.GetOptions{})
 	if IsNotFound(err) {
@@ -70,14 +65,9 @@ func CertificateFromSecret(s *corev1.Secret, csr []byte) ([]byte, error) {
 	return cert, nil
 }
 
-// StoreCertificate creates or updates the certificate cache Secret of a
-// consumer (label remote-cluster-id, data csr + certificate, no owner).
-func (c *Cluster) StoreCertificate(ctx context.Context, tenantNamespace, consumerID string, csr, cert []byte) (Change, error) {
-	return c.StoreCertificateIn(ctx, tenantNamespace, RemoteCertSecretName, consumerID, csr, cert)
-}
-
-// StoreCertificateIn is StoreCertificate with the cache Secret named (see
-// CachedCertificateIn).
+// StoreCertificateIn creates or updates the certificate cache Secret
+// secretName of a consumer (label remote-cluster-id, data csr +
+// certificate, no owner; names as in CachedCertificateIn).
 func (c *Cluster) StoreCertificateIn(ctx context.Context, tenantNamespace, secretName, consumerID string, csr, cert []byte) (Change, error) {
 	secrets := c.Kube.CoreV1().Secrets(tenantNamespace)
 	ch := Change{Object: "Secret " + tenantNamespace + "/" + secretName}
@@ -159,52 +149,6 @@ func (c *Cluster) UpdateCertificateSecret(ctx context.Context, tenantNamespace, 
 	}
 	s, _, err := c.updateCertificateSecret(ctx, current, consumerID, csr, cert)
 	return s, err
-}
-
-// TenantCertificateOptions tune TenantCertificate.
-type TenantCertificateOptions struct {
-	// Renew skips the cache and always issues a new certificate.
-	Renew bool
-	// KeepCSR leaves the CertificateSigningRequest object in place.
-	KeepCSR bool
-	// Timeout bounds the wait for the signer; 0 = 30s, like Liqo.
-	Timeout time.Duration
-	// SecretName is the cache Secret; "" = liqo-remote-certificate (the
-	// control plane), ResourceSliceCertSecretName(slice) for a slice.
-	SecretName string
-}
-
-// TenantCertificate returns the control-plane certificate for a consumer's
-// CSR (§6.3), or a ResourceSlice's with o.SecretName: the cached one, or a
-// new one issued through the Kubernetes CSR API and then cached. issued
-// tells whether a new certificate was made.
-func (c *Cluster) TenantCertificate(ctx context.Context, tenantNamespace, consumerID string, csr []byte, o TenantCertificateOptions) (cert []byte, issued bool, err error) {
-	secretName := o.SecretName
-	if secretName == "" {
-		secretName = RemoteCertSecretName
-	}
-	if !o.Renew {
-		if cert, err = c.CachedCertificateIn(ctx, tenantNamespace, secretName, csr); err != nil || cert != nil {
-			return cert, false, err
-		}
-	}
-	timeout := o.Timeout
-	if timeout == 0 {
-		timeout = 30 * time.Second
-	}
-	issueCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cert, err = c.IssueCertificate(issueCtx, CSRRequest{
-		PEM: csr, GenerateName: IdentityCSRGenerateName, Labels: map[string]string{RemoteTenantCSRLabel: "true"},
-		Reason: IdentityApprovalReason, Message: IdentityApprovalMessage, KeepObject: o.KeepCSR,
-	})
-	if err != nil {
-		return nil, false, fmt.Errorf("issuing the certificate of cluster %s: %w", consumerID, err)
-	}
-	if _, err := c.StoreCertificateIn(ctx, tenantNamespace, secretName, consumerID, csr, cert); err != nil {
-		return nil, false, err
-	}
-	return cert, true, nil
 }
 
 // cacheSecretName names a cache Secret in messages (one made up in a test

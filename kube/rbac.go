@@ -216,16 +216,6 @@ func deleteIfPresent(ctx context.Context, del func(context.Context, string, meta
 	return ch, nil
 }
 
-// BindTenant creates all the RBAC of §6.5 for an accepted Tenant.
-func (c *Cluster) BindTenant(ctx context.Context, t *authv1beta1.Tenant, tenantNamespace string, roles *TenantClusterRoles) ([]Change, error) {
-	changes, err := c.BindTenantNamespace(ctx, t, tenantNamespace, roles.ControlPlane)
-	if err != nil {
-		return changes, err
-	}
-	cw, err := c.BindTenantClusterWide(ctx, t.Spec.ClusterID, roles.ClusterWide)
-	return append(changes, cw...), err
-}
-
 // UnbindTenant deletes all the RBAC of §6.5 of a consumer (what draining a
 // Tenant does). roles may be nil: Liqo's default ClusterRoles are assumed.
 func (c *Cluster) UnbindTenant(ctx context.Context, consumerID, tenantNamespace string, roles *TenantClusterRoles) ([]Change, error) {

@@ -3,6 +3,7 @@
 package kube_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +13,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
@@ -38,13 +40,13 @@ func TestBindAndUnbindTenant(t *testing.T) {
 	tenant, _, err := c.ApplyTenant(ctx, forged)
 	require.NoError(t, err)
 
-	changes, err := c.BindTenant(ctx, tenant, ns.Name, roles)
+	changes, err := bindTenant(ctx, c, tenant, ns.Name, roles)
 	require.NoError(t, err)
 	assert.Equal(t, []kube.Change{
 		{Object: "RoleBinding " + ns.Name + "/liqo-binding-liqo-remote-controlplane", Action: kube.Created},
 		{Object: "ClusterRoleBinding liqo-binding-liqo-virtual-kubelet-remote-clusterwide-" + consumer, Action: kube.Created},
 	}, changes)
-	changes, err = c.BindTenant(ctx, tenant, ns.Name, roles)
+	changes, err = bindTenant(ctx, c, tenant, ns.Name, roles)
 	require.NoError(t, err)
 	for _, ch := range changes {
 		assert.Equal(t, kube.Unchanged, ch.Action, ch.Object)
@@ -75,4 +77,14 @@ func TestBindAndUnbindTenant(t *testing.T) {
 	for _, ch := range changes {
 		assert.Equal(t, kube.Unchanged, ch.Action, ch.Object)
 	}
+}
+
+// bindTenant creates all the RBAC of §6.5 for an accepted Tenant.
+func bindTenant(ctx context.Context, c *kube.Cluster, t *authv1beta1.Tenant, tenantNamespace string, roles *kube.TenantClusterRoles) ([]kube.Change, error) {
+	changes, err := c.BindTenantNamespace(ctx, t, tenantNamespace, roles.ControlPlane)
+	if err != nil {
+		return changes, err
+	}
+	cw, err := c.BindTenantClusterWide(ctx, t.Spec.ClusterID, roles.ClusterWide)
+	return append(changes, cw...), err
 }

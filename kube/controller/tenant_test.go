@@ -168,7 +168,7 @@ func TestCertificateRenewedPastTwoThirds(t *testing.T) {
 	ns := tn.Namespace
 
 	old := selfSigned(t, cs.key, cs.id, time.Now().Add(-3*time.Hour), time.Now().Add(time.Hour))
-	_, err := p.StoreCertificate(ctx, ns, cs.id, tn.Spec.CSR, old)
+	_, err := p.StoreCertificateIn(ctx, ns, kube.RemoteCertSecretName, cs.id, tn.Spec.CSR, old)
 	require.NoError(t, err)
 	tn.Status.AuthParams.SignedCRT = old
 	_, err = p.Liqo.Tenants(ns).UpdateStatus(ctx, tn, metav1.UpdateOptions{})
