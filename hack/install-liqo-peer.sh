@@ -2,7 +2,7 @@
 # Builds liqo-peer (REAL Liqo v1.2.0 authentication reconcilers, hack/liqo-peer)
 # and Liqo's own crd-replicator into a per-user cache, with Liqo's CRDs and
 # the ClusterRoles its Tenant controller binds (rendered as Liqo's Helm chart
-# renders them), for the interoperability tests (kube/lab/liqopeer).
+# renders them), for the interoperability tests (kube/lab/realliqov1).
 # Prints the folder on stdout; progress goes to stderr. A completion stamp
 # holding a hash of hack/liqo-peer and of this script makes a second run a
 # no-op; a change to either rebuilds.

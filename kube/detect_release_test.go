@@ -77,7 +77,7 @@ func TestPairProblem(t *testing.T) {
 		v05     = LiqoRelease{Flavor: FlavorLiqo0x, Version: "v0.5.0", Line: peerinfo.V04}
 		v03     = LiqoRelease{Flavor: FlavorLiqo0x, Version: "v0.3.2", Line: peerinfo.V03}
 		v02     = LiqoRelease{Flavor: FlavorLiqo0x, Line: peerinfo.V02}
-		legacy  = LiqoRelease{Flavor: FlavorLiqo0x} // version unknown (restricted user)
+		liqo0x  = LiqoRelease{Flavor: FlavorLiqo0x} // version unknown (restricted user)
 	)
 	for _, tc := range []struct {
 		name               string
@@ -92,13 +92,13 @@ func TestPairProblem(t *testing.T) {
 		{"0.x provider, consumer prepared by init", ours, v03, ""},
 		{"same 0.x line", v05, v010, ""},
 		{"v0.3 pair", v03, v03, ""},
-		{"0.x line unknown: the handshake tells", legacy, v010, ""},
+		{"0.x line unknown: the handshake tells", liqo0x, v010, ""},
 		{"generation unknown: the handshake tells", unknown, v010, ""},
 		{"v1 consumer, 0.x provider", v1, v010,
 			"consumer a runs Liqo v1, provider b runs Liqo 0.x (v0.10.3): they authenticate differently; upgrade b to Liqo v1, or authenticate from a consumer without Liqo (this tool then acts as the 0.x consumer)"},
 		{"0.x consumer, v1 provider", v010, v1,
 			"consumer a runs Liqo 0.x (v0.10.3), provider b runs Liqo v1: they authenticate differently; upgrade a to Liqo v1"},
-		{"0.x consumer, provider prepared by init", legacy, ours,
+		{"0.x consumer, provider prepared by init", liqo0x, ours,
 			"consumer a runs Liqo 0.x, provider b runs liqo-auth-tui's authentication (init), no Liqo: they authenticate differently; upgrade a to Liqo v1"},
 		{"0.x consumer, provider without Liqo", v03, none,
 			"consumer a runs Liqo 0.x (v0.3.2), provider b runs no Liqo: Liqo 0.x authenticates only with a Liqo 0.x authentication server; install Liqo 0.x (the same line) on b or upgrade a to Liqo v1"},

@@ -1,5 +1,5 @@
 // Package liqoproc holds what the harnesses that run real Liqo binaries
-// (liqopeer, liqolegacy) share: finding a cached build folder, applying the
+// (realliqov1, realliqo0x) share: finding a cached build folder, applying the
 // build's CRDs, and running its binaries with their logs in t.Log. It never
 // links Liqo: it only reads files and execs.
 package liqoproc

@@ -420,7 +420,7 @@ func ServeLiqoV1(t testing.TB, ctx context.Context, cfg *rest.Config) {
 	if err := os.WriteFile(filepath.Join(dir, "foreignclusters.yaml"), []byte(v1ForeignClusterCRD), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := (liqoproc.Build{Label: "Liqo v1", FieldManager: "liqolegacy-test"}).ApplyCRDs(ctx, cfg, dir); err != nil {
+	if err := (liqoproc.Build{Label: "Liqo v1", FieldManager: "realliqo0x-test"}).ApplyCRDs(ctx, cfg, dir); err != nil {
 		t.Fatal(err)
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
