@@ -331,7 +331,7 @@ func tokenCheckResult(check kube.LegacyTokenCheck, info *kube.LegacyPeerInfo, re
 	case kube.LegacyTokenAuthenticationDisabled:
 		res.AuthenticationDisabled = true
 		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
-			Message: AuthenticationDisabledWarning(info.AuthURL)})
+			Message: handshake.AuthenticationDisabledWarning})
 	}
 	return nil
 }

@@ -63,13 +63,19 @@ type ClusterInfo struct {
 	// Restricted: the user may not read the keys or the controller's Lease
 	// (a peering user, §9.4); KeyFingerprint and Controller are unknown.
 	Restricted bool
-	// LiqoGeneration is the authentication the cluster runs: "v1", "0.x",
-	// "ours" (init, no Liqo), "none" or "unknown"; "" = not told.
-	LiqoGeneration string
-	// LiqoVersion is a 0.x cluster's release (its liqo-auth image tag) and
-	// LiqoLine its identity-request family ("v0.2", "v0.3", "v0.4+"); ""
-	// when unknown.
-	LiqoVersion, LiqoLine string
+	// LiqoGeneration, LiqoVersion and LiqoLine are the backend's words for
+	// the Liqo release the cluster runs, handed back to PairProblem; the
+	// wizard shows Generation and decides on Liqo0x and Unsupported.
+	LiqoGeneration, LiqoVersion, LiqoLine string
+	// Generation says which Liqo generation the cluster runs, in the words
+	// `info` prints too ("" = not told).
+	Generation string
+	// Liqo0x: the cluster runs Liqo 0.x, whose token authentication
+	// replaces the v1 handshake.
+	Liqo0x bool
+	// Unsupported is why the tool cannot authenticate with this Liqo 0.x
+	// cluster on its own (v0.2), "" when it can.
+	Unsupported string
 	// LegacyAuthDisabled: a 0.x cluster's auth server accepts any token.
 	LegacyAuthDisabled bool
 }
@@ -132,6 +138,9 @@ type Artifact struct {
 	// Equivalent is the same hand-off as a liqoctl command, for admins who
 	// prefer it ("" = none); it carries what Data carries.
 	Equivalent string
+	// MaskedEquivalent is Equivalent with its credential masked, shown
+	// until the admin reveals it.
+	MaskedEquivalent string
 }
 
 // Shown is the text that may appear on screen or on the clipboard.
@@ -350,10 +359,10 @@ type Failure struct {
 	Hint    string
 	Scope   handshake.Scope
 	Timeout bool
-	// Refusal is why a Liqo 0.x provider refused an identity request
-	// (kube.LegacyRefusal: "wrong-token", "already-issued", …), "" if not.
-	Refusal string
-	Err     error
+	// AlreadyIssued: a Liqo 0.x provider refused because it already issued
+	// this consumer's one identity; reissuing it may help.
+	AlreadyIssued bool
+	Err           error
 }
 
 func (f *Failure) Error() string { return f.Reason }

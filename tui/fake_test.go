@@ -118,7 +118,24 @@ func (f *fakeBackend) Probe(_ context.Context, c ClusterRef) (*ClusterInfo, erro
 		return nil, errors.New("cannot use the API server https://nowhere:6443: DNS: no such host (check the server address in the kubeconfig and your DNS)")
 	}
 	cp := *info
+	fakeGeneration(&cp)
 	return &cp, nil
+}
+
+// fakeGeneration fills what the real backend works out from a release
+// (flows.GenerationLine and friends) in words of the fake's own, so that
+// the tests set only LiqoGeneration, LiqoVersion and LiqoLine.
+func fakeGeneration(info *ClusterInfo) {
+	info.Liqo0x = info.LiqoGeneration == "0.x"
+	switch {
+	case info.Liqo0x:
+		info.Generation = "Liqo 0.x (" + orDefault(info.LiqoVersion, "fake version") + ")"
+	case info.LiqoGeneration != "":
+		info.Generation = "generation " + info.LiqoGeneration
+	}
+	if info.Liqo0x && info.LiqoLine == "v0.2" {
+		info.Unsupported = "this cluster runs Liqo " + info.LiqoVersion + ": not supported (fake)"
+	}
 }
 
 func (f *fakeBackend) PairProblem(consumer, provider *ClusterInfo) string {

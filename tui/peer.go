@@ -245,24 +245,17 @@ func resume(s *session, st handshake.Stage) tea.Cmd {
 	if st.Started() {
 		s.banner = "Resuming: the cluster says " + st.Describe() + "."
 	}
-	switch s.selfRole() {
-	case handshake.RoleProvider:
-		switch st {
-		case handshake.StageGenerateIdentity:
-			return runOp(opGenerateIdentity(s))
-		default: // new or nonce created: (re)create the nonce; it is idempotent
-			return runOp(opCreateNonce(s))
-		}
-	default:
-		switch st {
-		case handshake.StageAuthenticated:
-			return runOp(opVerify(s, s.self(), s.peerID))
-		case handshake.StageAwaitIdentity:
-			return runOp(opGenerateTenant(s, ""))
-		default:
-			return navigate(gotoReceiveMsg{kind: handshake.KindNonce})
-		}
+	switch st.Next(s.selfRole()) {
+	case handshake.NextGenerateIdentity:
+		return runOp(opGenerateIdentity(s))
+	case handshake.NextCreateNonce:
+		return runOp(opCreateNonce(s))
+	case handshake.NextVerify:
+		return runOp(opVerify(s, s.self(), s.peerID))
+	case handshake.NextGenerateTenant:
+		return runOp(opGenerateTenant(s, ""))
 	}
+	return navigate(gotoReceiveMsg{kind: handshake.KindNonce})
 }
 
 func (p *peerScreen) View(width, height int) string {

@@ -21,9 +21,32 @@ type SliceRequest struct {
 	CreateVirtualNode       bool
 }
 
+// The fields of a SliceRequest, as a FieldError names them (the wizard's
+// form shows the reason beside the field).
+const (
+	FieldSliceName = "name"
+	FieldProvider  = "provider"
+	FieldClass     = "class"
+	FieldCPU       = "cpu"
+	FieldMemory    = "memory"
+	FieldPods      = "pods"
+)
+
+// FieldError is a field of a request that the API server or Liqo would
+// refuse: which field, and why in one line.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Reason }
+
+// quantityExample shows a valid amount of each resource.
+var quantityExample = map[string]string{FieldCPU: "4 or 500m", FieldMemory: "8Gi or 512Mi", FieldPods: "110"}
+
 // CheckSliceRequest validates a request without a cluster: its name,
-// class and quantities, and its provider ID when set. --batch checks it
-// before the handshake, so that a bad request writes nothing.
+// class and quantities, and its provider ID when set. Both front-ends call
+// it before anything is written; a refusal is a *FieldError.
 func CheckSliceRequest(req SliceRequest) error {
 	if req.ProviderID == "" {
 		req.ProviderID = "placeholder"
@@ -33,36 +56,44 @@ func CheckSliceRequest(req SliceRequest) error {
 }
 
 // CheckedSlice validates the request alone and returns the class and the
-// resources (nil: none asked) of the slice it asks for.
+// resources (nil: none asked) of the slice it asks for. The name is a
+// DNS-1123 subdomain of at most 63 characters (it is also the value of the
+// liqo.io/resourceslice-name label of the slice's Identity), the class a
+// DNS-1123 subdomain, the amounts non-negative quantities, pods a whole
+// number.
 func CheckedSlice(req SliceRequest) (authv1beta1.ResourceSliceClass, corev1.ResourceList, error) {
 	if errs := validation.IsDNS1123Subdomain(req.Name); len(errs) > 0 || len(req.Name) > validation.LabelValueMaxLength {
-		return "", nil, fmt.Errorf("invalid ResourceSlice name %q: use at most 63 lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", req.Name)
+		return "", nil, &FieldError{Field: FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: "+
+			"at most 63 lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", req.Name)}
 	}
 	if err := authcrypto.ValidateClusterID(req.ProviderID); err != nil {
-		return "", nil, fmt.Errorf("--remote-cluster-id: %w", err)
+		return "", nil, &FieldError{Field: FieldProvider, Reason: "provider cluster ID: " + err.Error()}
 	}
 	class := req.Class
 	if class == "" {
 		class = string(authv1beta1.ResourceSliceClassDefault)
 	}
 	if errs := validation.IsDNS1123Subdomain(class); len(errs) > 0 {
-		return "", nil, fmt.Errorf("invalid class %q: %s", class, errs[0])
+		return "", nil, &FieldError{Field: FieldClass, Reason: fmt.Sprintf("%q is not a valid class: "+
+			"lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (empty = default)", class)}
 	}
 	resources := corev1.ResourceList{}
 	for _, q := range []struct {
 		name  corev1.ResourceName
-		flag  string
+		field string
 		value string
-	}{{corev1.ResourceCPU, "--cpu", req.CPU}, {corev1.ResourceMemory, "--memory", req.Memory}, {corev1.ResourcePods, "--pods", req.Pods}} {
+	}{{corev1.ResourceCPU, FieldCPU, req.CPU}, {corev1.ResourceMemory, FieldMemory, req.Memory}, {corev1.ResourcePods, FieldPods, req.Pods}} {
 		if q.value == "" {
 			continue
 		}
 		v, err := ParseQuantity(q.value)
-		if err != nil {
-			return "", nil, fmt.Errorf("%s %q is not a Kubernetes quantity (e.g. 2, 500m, 4Gi)", q.flag, q.value)
-		}
-		if v.Sign() < 0 {
-			return "", nil, fmt.Errorf("%s %q is negative", q.flag, q.value)
+		switch {
+		case err != nil:
+			return "", nil, &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. %s)", q.field, q.value, quantityExample[q.field])}
+		case v.Sign() < 0:
+			return "", nil, &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is negative", q.field, q.value)}
+		case q.field == FieldPods && v.MilliValue()%1000 != 0:
+			return "", nil, &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a whole number", q.field, q.value)}
 		}
 		resources[q.name] = v
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // AuthenticateOptions run the whole handshake with both kubeconfigs:
@@ -67,8 +66,8 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if legacy, err := isLegacy(ctx, provider); err != nil {
-		return scoped(handshake.Remote, err)
+	if legacy, err := flows.ClusterRunsLegacy(ctx, provider); err != nil {
+		return flows.Scoped(handshake.Remote, err)
 	} else if legacy {
 		return o.runLegacy(ctx, consumer, provider)
 	}
@@ -116,7 +115,7 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 	if err := o.LegacyUnauth.check(); err != nil {
 		return err
 	}
-	if _, err := kube.ParseProxyURL(o.Remote.ProxyURL); err != nil {
+	if err := flows.CheckProxyURL(o.Remote.ProxyURL); err != nil {
 		return usagef("--proxy-url: %v", err)
 	}
 	engine, err := o.Engine.options()
@@ -132,7 +131,7 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if legacy, err := legacyPair(ctx, consumer, provider); err != nil {
+	if legacy, err := flows.PairRunsLegacy(ctx, consumer, provider); err != nil {
 		return err
 	} else if legacy {
 		return o.runLegacyUnauth(ctx, consumer, provider)
@@ -142,23 +141,12 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 
 // connectBoth connects to the local (consumer) and remote (provider)
 // clusters, naming which one failed.
-func (o *Options) connectBoth(ctx context.Context, remote ClusterFlags) (consumer, provider *kube.Cluster, err error) {
+func (o *Options) connectBoth(ctx context.Context, remote ClusterFlags) (consumer, provider *flows.Cluster, err error) {
 	if consumer, err = o.connectReachable(ctx, o.Local); err != nil {
-		return nil, nil, scoped(handshake.Local, err)
+		return nil, nil, flows.Scoped(handshake.Local, err)
 	}
 	if provider, err = o.connectReachable(ctx, remote); err != nil {
-		return nil, nil, scoped(handshake.Remote, err)
+		return nil, nil, flows.Scoped(handshake.Remote, err)
 	}
 	return consumer, provider, nil
 }
-
-// scopedError prefixes an error with the cluster it is about.
-type scopedError struct {
-	scope handshake.Scope
-	err   error
-}
-
-func (e *scopedError) Error() string { return "(" + string(e.scope) + ") " + e.err.Error() }
-func (e *scopedError) Unwrap() error { return e.err }
-
-func scoped(s handshake.Scope, err error) error { return &scopedError{scope: s, err: err} }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // InstallOptions install or remove the in-cluster controller.
@@ -27,7 +27,7 @@ controller (ServiceAccount, least-privilege RBAC, a 2-replica Deployment) in the
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Install(cmd.Context()) },
 	}
-	ic.Flags().StringVar(&opts.Image, "image", kube.ControllerImage, "controller image")
+	ic.Flags().StringVar(&opts.Image, "image", flows.ControllerImage, "controller image")
 	install.AddCommand(ic)
 	uninstall := &cobra.Command{Use: "uninstall", Short: "Remove a component (controller)", Args: cobra.NoArgs}
 	uninstall.AddCommand(&cobra.Command{
@@ -41,17 +41,17 @@ controller (ServiceAccount, least-privilege RBAC, a 2-replica Deployment) in the
 
 // Install applies the controller manifests.
 func (o *InstallOptions) Install(ctx context.Context) error {
-	return o.change(ctx, func(ctx context.Context, c *kube.Cluster) ([]kube.Change, error) {
-		return c.InstallController(ctx, o.Image)
+	return o.change(ctx, func(ctx context.Context, c *flows.Cluster) ([]flows.Change, error) {
+		return flows.ApplyController(ctx, c, o.Image)
 	})
 }
 
 // Uninstall removes the controller.
 func (o *InstallOptions) Uninstall(ctx context.Context) error {
-	return o.change(ctx, func(ctx context.Context, c *kube.Cluster) ([]kube.Change, error) { return c.UninstallController(ctx) })
+	return o.change(ctx, flows.RemoveController)
 }
 
-func (o *InstallOptions) change(ctx context.Context, do func(context.Context, *kube.Cluster) ([]kube.Change, error)) error {
+func (o *InstallOptions) change(ctx context.Context, do func(context.Context, *flows.Cluster) ([]flows.Change, error)) error {
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	c, err := o.connectReachable(ctx, o.Local)

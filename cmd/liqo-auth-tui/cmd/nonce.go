@@ -9,7 +9,6 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // NonceOptions are the provider's nonce commands.
@@ -63,7 +62,7 @@ func (o *NonceOptions) Create(ctx context.Context) error {
 
 // create prints the nonce on stdout and the consumer's next command (the
 // --batch one with batch) on stderr.
-func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, batch bool) error {
+func (o *NonceOptions) create(ctx context.Context, provider *flows.Cluster, batch bool) error {
 	engine, err := o.Engine.options()
 	if err != nil {
 		return err
@@ -73,7 +72,7 @@ func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, batch
 		return err
 	}
 	fmt.Fprintln(o.Printer.Out, nonce)
-	own, err := provider.ClusterID(ctx)
+	own, err := flows.ClusterID(ctx, provider)
 	if err != nil {
 		return err
 	}

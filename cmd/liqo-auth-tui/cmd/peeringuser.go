@@ -10,7 +10,6 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // GeneratePeeringUserOptions: provider side, make the restricted kubeconfig
@@ -57,7 +56,7 @@ func (o *GeneratePeeringUserOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return usagef("--key-type: %v", err)
 	}
-	pu := kube.PeeringUserOptions{KeyType: keyType, APIServerOverride: o.APIServerOverride}
+	pu := flows.PeeringUserOptions{KeyType: keyType, APIServerOverride: o.APIServerOverride}
 	if o.CAFile != "" {
 		if pu.CAOverride, err = os.ReadFile(o.CAFile); err != nil {
 			return usagef("--ca-override-file: %v", err)
@@ -79,7 +78,7 @@ func (o *GeneratePeeringUserOptions) Run(ctx context.Context) error {
 	o.Printer.Info(handshake.NoScope, "Hand the kubeconfig privately (it holds the user's private key) to the admin of consumer %s", o.ConsumerID)
 	// The same next command as the wizard's hand-off shows.
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindPeeringUser, ReceiverID: o.ConsumerID,
-		File: o.OutputFile, SenderNamespace: provider.Namespace}.Line())
+		File: o.OutputFile, SenderNamespace: flows.NamespaceOf(provider)}.Line())
 	return nil
 }
 

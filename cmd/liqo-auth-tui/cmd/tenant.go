@@ -10,7 +10,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // GenerateTenantOptions: consumer side, sign the nonce and emit the Tenant.
@@ -65,7 +64,7 @@ func (o *GenerateTenantOptions) Run(ctx context.Context) error {
 
 // generate signs the nonce, writes the Tenant and tells the provider's
 // next command (the --batch one with batch).
-func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Cluster, batch bool) error {
+func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *flows.Cluster, batch bool) error {
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
@@ -166,7 +165,7 @@ func (o *ApplyTenantOptions) Run(ctx context.Context) error {
 }
 
 // apply validates and applies the Tenant file and waits for its status.
-func (o *ApplyTenantOptions) apply(ctx context.Context, provider *kube.Cluster) error {
+func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster) error {
 	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Tenant")
 	if err != nil {
 		return err

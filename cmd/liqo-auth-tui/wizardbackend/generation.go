@@ -1,21 +1,17 @@
 package wizardbackend
 
 import (
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
-// PairProblem applies kube.PairProblem to what the detect screen probed.
+// PairProblem is flows.PairProblem on what the detect screen probed.
 func (b *Backend) PairProblem(consumer, provider *tui.ClusterInfo) string {
-	return kube.PairProblem(clusterName(consumer), releaseOf(consumer), clusterName(provider), releaseOf(provider))
+	return flows.PairProblem(clusterName(consumer), releaseOf(consumer), clusterName(provider), releaseOf(provider))
 }
 
-func releaseOf(info *tui.ClusterInfo) kube.LiqoRelease {
-	g := kube.Generation(info.LiqoGeneration)
-	if g == "" {
-		g = kube.GenerationUnknown
-	}
-	return kube.LiqoRelease{Generation: g, Version: info.LiqoVersion, Line: kube.LegacyLine(info.LiqoLine)}
+func releaseOf(info *tui.ClusterInfo) flows.LiqoRelease {
+	return flows.ReleaseOf(info.LiqoGeneration, info.LiqoVersion, info.LiqoLine)
 }
 
 // clusterName names a cluster in the one-line refusal: its ID, else its

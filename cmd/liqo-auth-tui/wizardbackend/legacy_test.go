@@ -2,8 +2,6 @@ package wizardbackend
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,6 +42,8 @@ func TestPeerInfoArtifact(t *testing.T) {
 	assert.Contains(t, a.Preview, legacypeer.MaskToken(legacyToken))
 	assert.Equal(t, a.Preview, a.Shown())
 	assert.Equal(t, flows.LiqoctlPeerCommand(info), a.Equivalent)
+	assert.NotContains(t, a.MaskedEquivalent, legacyToken)
+	assert.Contains(t, a.MaskedEquivalent, legacypeer.MaskToken(legacyToken))
 	assert.Equal(t, "p1", a.FromID)
 	assert.Equal(t, "c1", a.ForID)
 	assert.Empty(t, a.Warning)
@@ -51,7 +51,7 @@ func TestPeerInfoArtifact(t *testing.T) {
 	info.AuthenticationDisabled = true
 	a, err = peerInfoArtifact(info, "")
 	require.NoError(t, err)
-	assert.Contains(t, a.Warning, "anyone who reaches https://10.0.0.5:30443 can peer")
+	assert.Equal(t, handshake.AuthenticationDisabledWarning, a.Warning)
 }
 
 func TestLegacyResultMapping(t *testing.T) {
@@ -62,36 +62,6 @@ func TestLegacyResultMapping(t *testing.T) {
 	assert.Equal(t, &tui.LegacyResult{ConsumerID: "c1", ProviderID: "p1", ByTool: true, AlreadyAuthenticated: true, IdentitySecret: "ns/s",
 		User: "c1", Groups: []string{"liqo.io"}, Issued: now, NotAfter: now.Add(time.Hour), TLSVerified: true, AuthenticationDisabled: true},
 		legacyResult(r))
-}
-
-// Each refusal of a 0.x provider reaches the wizard classified, with what
-// to do; other failures keep explainErr's explanation.
-func TestExplainLegacy(t *testing.T) {
-	step := func(err error) error {
-		return &flows.StepError{Step: "s", Scope: handshake.Local, Line: "Authentication failed: " + err.Error(), Err: err}
-	}
-	cases := []struct {
-		err     error
-		refusal kube.LegacyRefusal
-		hint    string
-	}{
-		{step(&flows.LegacyRefusedError{Refusal: kube.LegacyWrongToken, Err: errors.New("refused the token")}), kube.LegacyWrongToken, "copy the peer info again"},
-		{step(&kube.LegacyAuthError{Status: 403, Refusal: kube.LegacyAlreadyIssued}), kube.LegacyAlreadyIssued, "reissue"},
-		{fmt.Errorf("wait: %w", &kube.LegacyAuthFailure{Refusal: kube.LegacyUnreachable}), kube.LegacyUnreachable, "auth URL"},
-		{step(&kube.LegacyAuthFailure{Refusal: kube.LegacyIncompatible}), kube.LegacyIncompatible, "upgrade the v0.3 cluster"},
-		{step(&kube.LegacyAuthFailure{Refusal: kube.LegacyOther}), kube.LegacyOther, ""},
-	}
-	for _, c := range cases {
-		f := failure(t, explainLegacy(c.err))
-		assert.Equal(t, string(c.refusal), f.Refusal)
-		if c.hint != "" {
-			assert.Contains(t, f.Hint, c.hint)
-		}
-	}
-	f := failure(t, explainLegacy(step(context.DeadlineExceeded)))
-	assert.Empty(t, f.Refusal)
-	assert.True(t, f.Timeout)
-	assert.NoError(t, explainLegacy(nil))
 }
 
 // A bad paste is refused before any cluster is dialed, in one line.
