@@ -9,13 +9,13 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-// InstallOptions install or remove the in-cluster controller.
+// InstallOptions install or remove (uninstall.go) the in-cluster controller.
 type InstallOptions struct {
 	*Options
 	Image string
 }
 
-func newInstallCommands(o *Options) []*cobra.Command {
+func newInstallCommand(o *Options) *cobra.Command {
 	opts := &InstallOptions{Options: o}
 	install := &cobra.Command{Use: "install", Short: "Install a component (controller)", Args: cobra.NoArgs}
 	ic := &cobra.Command{
@@ -29,14 +29,7 @@ controller (ServiceAccount, least-privilege RBAC, a 2-replica Deployment) in the
 	}
 	ic.Flags().StringVar(&opts.Image, "image", flows.ControllerImage, "controller image")
 	install.AddCommand(ic)
-	uninstall := &cobra.Command{Use: "uninstall", Short: "Remove a component (controller)", Args: cobra.NoArgs}
-	uninstall.AddCommand(&cobra.Command{
-		Use:   "controller",
-		Short: "Remove the in-cluster controller (CRDs, cluster ID, keys and peerings stay)",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Uninstall(cmd.Context()) },
-	})
-	return []*cobra.Command{install, uninstall}
+	return install
 }
 
 // Install applies the controller manifests.
@@ -44,11 +37,6 @@ func (o *InstallOptions) Install(ctx context.Context) error {
 	return o.change(ctx, func(ctx context.Context, c *flows.Cluster) ([]flows.Change, error) {
 		return flows.ApplyController(ctx, c, o.Image)
 	})
-}
-
-// Uninstall removes the controller.
-func (o *InstallOptions) Uninstall(ctx context.Context) error {
-	return o.change(ctx, flows.RemoveController)
 }
 
 func (o *InstallOptions) change(ctx context.Context, do func(context.Context, *flows.Cluster) ([]flows.Change, error)) error {

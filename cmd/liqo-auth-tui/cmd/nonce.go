@@ -19,8 +19,7 @@ type NonceOptions struct {
 	Engine      EngineFlags
 }
 
-func newCreateCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "create", Short: "Create an object of the handshake (provider: nonce)", Args: cobra.NoArgs}
+func newCreateNonceCommand(o *Options) *cobra.Command {
 	opts := &NonceOptions{Options: o}
 	nonce := &cobra.Command{
 		Use:   "nonce",
@@ -31,12 +30,10 @@ func newCreateCommand(o *Options) *cobra.Command {
 	addRemoteClusterIDFlag(nonce, &opts.ConsumerID, "consumer")
 	addEngineFlags(nonce, &opts.Engine)
 	nonce.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	cmd.AddCommand(nonce)
-	return cmd
+	return nonce
 }
 
-func newGetCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "get", Short: "Read an object of the handshake (provider: nonce)", Args: cobra.NoArgs}
+func newGetNonceCommand(o *Options) *cobra.Command {
 	opts := &NonceOptions{Options: o}
 	nonce := &cobra.Command{
 		Use:   "nonce",
@@ -45,8 +42,7 @@ func newGetCommand(o *Options) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Get(cmd.Context()) },
 	}
 	addRemoteClusterIDFlag(nonce, &opts.ConsumerID, "consumer")
-	cmd.AddCommand(nonce)
-	return cmd
+	return nonce
 }
 
 // Create ensures the nonce and prints it.

@@ -113,8 +113,7 @@ type DeletePeeringUserOptions struct {
 	ConsumerID string
 }
 
-func newDeleteCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "delete", Short: "Delete what a generate command made on this cluster (provider: peering-user)", Args: cobra.NoArgs}
+func newDeletePeeringUserCommand(o *Options) *cobra.Command {
 	opts := &DeletePeeringUserOptions{Options: o}
 	peeringUser := &cobra.Command{
 		Use:   "peering-user",
@@ -127,8 +126,7 @@ expires. The tenant namespace and any peering made with it stay.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
 	}
 	addConsumerClusterIDFlag(peeringUser, &opts.ConsumerID)
-	cmd.AddCommand(peeringUser)
-	return cmd
+	return peeringUser
 }
 
 // Run deletes the peering user.

@@ -25,8 +25,7 @@ type GenerateTenantOptions struct {
 	Engine      EngineFlags
 }
 
-func newGenerateCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "generate", Short: "Generate an artifact of the handshake (consumer: tenant; provider: identity, peering-user)", Args: cobra.NoArgs}
+func newGenerateTenantCommand(o *Options) *cobra.Command {
 	t := &GenerateTenantOptions{Options: o}
 	tenant := &cobra.Command{
 		Use:   "tenant",
@@ -43,8 +42,7 @@ func newGenerateCommand(o *Options) *cobra.Command {
 	addOutputFlag(tenant, &t.Output)
 	addEngineFlags(tenant, &t.Engine)
 	tenant.Flags().DurationVar(&t.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	cmd.AddCommand(tenant, newGenerateIdentityCommand(o), newGeneratePeeringUserCommand(o))
-	return cmd
+	return tenant
 }
 
 // Run generates the Tenant.
@@ -132,8 +130,7 @@ type ApplyTenantOptions struct {
 	consumerID string
 }
 
-func newApplyCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "apply", Short: "Validate and apply an artifact (provider: tenant; consumer: identity)", Args: cobra.NoArgs}
+func newApplyTenantCommand(o *Options) *cobra.Command {
 	t := &ApplyTenantOptions{Options: o}
 	tenant := &cobra.Command{
 		Use:   "tenant",
@@ -146,8 +143,7 @@ func newApplyCommand(o *Options) *cobra.Command {
 	addOutputFlag(tenant, &t.Output)
 	addEngineFlags(tenant, &t.Engine)
 	tenant.Flags().DurationVar(&t.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	cmd.AddCommand(tenant, newApplyIdentityCommand(o))
-	return cmd
+	return tenant
 }
 
 // Run applies the Tenant.
