@@ -213,6 +213,10 @@ type Backend interface {
 	// Authenticate runs the automated flow (both clusters reachable).
 	Authenticate(ctx context.Context, consumer, provider ClusterRef, sink handshake.Sink) (*AuthResult, error)
 
+	// CheckClusterID refuses what is not a cluster ID, with the words the
+	// commands use for the same value (no network).
+	CheckClusterID(id string) error
+
 	// Provider, manual mode.
 	CreateNonce(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
 	CheckTenant(ctx context.Context, provider ClusterRef, data []byte) (*Artifact, error)

@@ -333,8 +333,18 @@ func (f *fakeBackend) renewedAt() time.Time {
 // optional fraction and suffix.
 var fakeQuantity = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$`)
 
+// fakeClusterID is the fake's idea of a cluster ID.
+var fakeClusterID = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+func (f *fakeBackend) CheckClusterID(id string) error {
+	if len(id) > 63 || !fakeClusterID.MatchString(id) {
+		return fmt.Errorf("%q is not a cluster ID (fake)", id)
+	}
+	return nil
+}
+
 func (f *fakeBackend) CheckSliceRequest(req SliceRequest) error {
-	if err := validateClusterID(req.Name); err != nil {
+	if err := f.CheckClusterID(req.Name); err != nil {
 		return &FieldError{Field: FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: lowercase letters, digits and '-'", req.Name)}
 	}
 	for _, q := range []struct{ field, v string }{{FieldCPU, req.CPU}, {FieldMemory, req.Memory}, {FieldPods, req.Pods}} {

@@ -25,6 +25,10 @@ func (b *Backend) CreateNonce(ctx context.Context, provider tui.ClusterRef, cons
 	return &tui.Artifact{Kind: handshake.KindNonce, Data: []byte(nonce + "\n"), FromID: own, ForID: consumerID}, nil
 }
 
+// CheckClusterID is flows.ValidateClusterID, the check of the commands'
+// cluster-ID flags.
+func (b *Backend) CheckClusterID(id string) error { return flows.ValidateClusterID(id) }
+
 func (b *Backend) CheckNonce(data []byte) (*tui.Artifact, error) {
 	nonce, err := artifact.ParseNonce(data)
 	if err != nil {
