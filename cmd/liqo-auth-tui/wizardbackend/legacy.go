@@ -27,19 +27,19 @@ func (b *Backend) PeerInfo(ctx context.Context, provider tui.ClusterRef, sink ha
 // CheckPeerInfo validates pasted peer info for consumer, writing nothing:
 // a peer info of the consumer itself is refused here.
 func (b *Backend) CheckPeerInfo(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
-	info, err := artifact.ParsePeerInfo(data)
+	c, err := b.connect(consumer)
+	if err != nil {
+		// A bad paste is said first; an unreachable consumer is for
+		// ApplyPeerInfo to explain.
+		info, perr := artifact.ParsePeerInfo(data)
+		if perr != nil {
+			return nil, explainErr(perr)
+		}
+		return peerInfoArtifact(info, "")
+	}
+	info, forID, err := flows.CheckPeerInfo(ctx, c, data)
 	if err != nil {
 		return nil, explainErr(err)
-	}
-	forID := ""
-	if c, err := b.connect(consumer); err == nil {
-		// No ID yet (a cluster without init) is for ApplyPeerInfo to explain.
-		if id, err := flows.ClusterID(ctx, c); err == nil {
-			if id == info.ClusterID {
-				return nil, explainErr(fmt.Errorf("the peer info is this cluster's own (cluster ID %s): apply it on the consumer, not on the provider", id))
-			}
-			forID = id
-		}
 	}
 	return peerInfoArtifact(info, forID)
 }
