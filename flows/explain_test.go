@@ -74,3 +74,11 @@ func TestExplainLegacyRefusals(t *testing.T) {
 	assert.False(t, e.AlreadyIssued)
 	assert.True(t, e.Timeout)
 }
+
+// kube words the v0.3/v0.4+ advice in its errors without importing
+// flows/handshake: the same sentence the hints use.
+func TestOneAdviceForV03AndV04(t *testing.T) {
+	assert.Equal(t, handshake.Liqo03And04Incompatible, kube.LegacyIncompatibleAdvice)
+	assert.Contains(t, (&kube.LegacyAuthFailure{ProviderID: "p", Refusal: kube.LegacyIncompatible}).Error(), handshake.Liqo03And04Incompatible)
+	assert.Contains(t, (&kube.LegacyAuthError{URL: "https://a", Refusal: kube.LegacyIncompatible}).Error(), handshake.Liqo03And04Incompatible)
+}

@@ -89,7 +89,7 @@ func requireLegacyProvider(r kube.LiqoRelease) error {
 	case r.Generation != kube.GenerationLegacy:
 		return fmt.Errorf("this cluster runs %s, not Liqo 0.x: peer info is for Liqo 0.x providers; authenticate with the nonce handshake (`liqo-auth-tui create nonce`) instead", r)
 	case r.Line == kube.LegacyV02:
-		return fmt.Errorf("this cluster runs %s, whose ServiceAccount identities this tool does not support: upgrade it to Liqo v0.3 or later", r)
+		return fmt.Errorf("this cluster runs %s: %s", r, handshake.Liqo02Unsupported)
 	}
 	return nil
 }

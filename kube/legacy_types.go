@@ -72,6 +72,12 @@ type LegacyPeerInfo = legacypeer.PeerInfo
 // LegacyRefusal is why a 0.x provider refused an identity request.
 type LegacyRefusal string
 
+// LegacyIncompatibleAdvice is what to do about a LegacyIncompatible
+// refusal: the words of handshake.Liqo03And04Incompatible, which kube may
+// not import (a flows test keeps them equal).
+const LegacyIncompatibleAdvice = "Liqo v0.3 and v0.4+ send identity requests in different formats and cannot authenticate each other: " +
+	"upgrade the v0.3 cluster to Liqo v0.4.0 or later (v0.10.3 is the last 0.x)"
+
 const (
 	// LegacyWrongToken: 401 `invalid token "…"` (§2.3).
 	LegacyWrongToken LegacyRefusal = "wrong-token"

@@ -195,7 +195,7 @@ func ValidatePeerInfo(info *legacypeer.PeerInfo) error {
 	switch info.Line {
 	case legacypeer.LineUnknown, legacypeer.V03, legacypeer.V04:
 	case legacypeer.V02:
-		return errors.New("peer info: the provider runs Liqo v0.2, whose ServiceAccount identities this tool does not support: upgrade the provider to Liqo v0.3 or later")
+		return errors.New("peer info: the provider runs Liqo v0.2: " + handshake.Liqo02Unsupported)
 	default:
 		return fmt.Errorf("peer info: unknown Liqo 0.x line %q: use the same version of liqo-auth-tui on both clusters", info.Line)
 	}
