@@ -237,7 +237,7 @@ type Backend interface {
 	// Consumer, resources (§10.1): after the handshake, the consumer asks
 	// the provider for resources with a ResourceSlice.
 	// CheckSliceRequest validates a request as the API server would (no
-	// network): the first bad field as a *FieldError.
+	// network): the first bad field as a *handshake.FieldError.
 	CheckSliceRequest(req SliceRequest) error
 	// RequestResources creates (or updates) the ResourceSlice on the
 	// consumer and waits for the provider's answer.
@@ -337,24 +337,6 @@ type SliceInfo struct {
 	// NotAfter is when the slice's certificate expires (zero if unknown).
 	NotAfter time.Time
 }
-
-// Fields of a SliceRequest, as FieldError names them.
-const (
-	FieldSliceName = "name"
-	FieldCPU       = "cpu"
-	FieldMemory    = "memory"
-	FieldPods      = "pods"
-	FieldClass     = "class"
-)
-
-// FieldError is a value a form may not submit: which field, and why in
-// one line.
-type FieldError struct {
-	Field  string
-	Reason string
-}
-
-func (e *FieldError) Error() string { return e.Reason }
 
 // Failure is an error the backend explained: the reason in one line and
 // what the admin can do about it.

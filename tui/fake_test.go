@@ -345,11 +345,11 @@ func (f *fakeBackend) CheckClusterID(id string) error {
 
 func (f *fakeBackend) CheckSliceRequest(req SliceRequest) error {
 	if err := f.CheckClusterID(req.Name); err != nil {
-		return &FieldError{Field: FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: lowercase letters, digits and '-'", req.Name)}
+		return &handshake.FieldError{Field: handshake.FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: lowercase letters, digits and '-'", req.Name)}
 	}
-	for _, q := range []struct{ field, v string }{{FieldCPU, req.CPU}, {FieldMemory, req.Memory}, {FieldPods, req.Pods}} {
+	for _, q := range []struct{ field, v string }{{handshake.FieldCPU, req.CPU}, {handshake.FieldMemory, req.Memory}, {handshake.FieldPods, req.Pods}} {
 		if q.v != "" && !fakeQuantity.MatchString(q.v) {
-			return &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. 4, 500m, 8Gi)", q.field, q.v)}
+			return &handshake.FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. 4, 500m, 8Gi)", q.field, q.v)}
 		}
 	}
 	return nil

@@ -23,6 +23,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
@@ -217,8 +218,8 @@ func FuzzDecodeIdentity(f *testing.F) {
 	})
 }
 
-var sliceFields = map[string]bool{artifact.FieldSliceName: true, artifact.FieldProvider: true, artifact.FieldClass: true,
-	artifact.FieldCPU: true, artifact.FieldMemory: true, artifact.FieldPods: true}
+var sliceFields = map[string]bool{handshake.FieldSliceName: true, handshake.FieldProvider: true, handshake.FieldClass: true,
+	handshake.FieldCPU: true, handshake.FieldMemory: true, handshake.FieldPods: true}
 
 // FuzzCheckSliceRequest: the flags of `create resourceslice` (and
 // --batch) and the wizard's ResourceSlice form, which share this check.
@@ -237,7 +238,7 @@ func FuzzCheckSliceRequest(f *testing.F) {
 		err := artifact.CheckSliceRequest(req)
 		if err != nil {
 			checkErrorLine(t, nil, err)
-			var fe *artifact.FieldError
+			var fe *handshake.FieldError
 			if !errors.As(err, &fe) || !sliceFields[fe.Field] {
 				t.Fatalf("refusal without a field of the request: %v", err)
 			}

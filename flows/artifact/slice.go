@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
@@ -21,32 +22,12 @@ type SliceRequest struct {
 	CreateVirtualNode       bool
 }
 
-// The fields of a SliceRequest, as a FieldError names them (the wizard's
-// form shows the reason beside the field).
-const (
-	FieldSliceName = "name"
-	FieldProvider  = "provider"
-	FieldClass     = "class"
-	FieldCPU       = "cpu"
-	FieldMemory    = "memory"
-	FieldPods      = "pods"
-)
-
-// FieldError is a field of a request that the API server or Liqo would
-// refuse: which field, and why in one line.
-type FieldError struct {
-	Field  string
-	Reason string
-}
-
-func (e *FieldError) Error() string { return e.Reason }
-
 // quantityExample shows a valid amount of each resource.
-var quantityExample = map[string]string{FieldCPU: "4 or 500m", FieldMemory: "8Gi or 512Mi", FieldPods: "110"}
+var quantityExample = map[string]string{handshake.FieldCPU: "4 or 500m", handshake.FieldMemory: "8Gi or 512Mi", handshake.FieldPods: "110"}
 
 // CheckSliceRequest validates a request without a cluster: its name,
 // class and quantities, and its provider ID when set. Both front-ends call
-// it before anything is written; a refusal is a *FieldError.
+// it before anything is written; a refusal is a *handshake.FieldError.
 func CheckSliceRequest(req SliceRequest) error {
 	if req.ProviderID == "" {
 		req.ProviderID = "placeholder"
@@ -63,18 +44,18 @@ func CheckSliceRequest(req SliceRequest) error {
 // number.
 func CheckedSlice(req SliceRequest) (authv1beta1.ResourceSliceClass, corev1.ResourceList, error) {
 	if errs := validation.IsDNS1123Subdomain(req.Name); len(errs) > 0 || len(req.Name) > validation.LabelValueMaxLength {
-		return "", nil, &FieldError{Field: FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: "+
+		return "", nil, &handshake.FieldError{Field: handshake.FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: "+
 			"at most 63 lowercase letters, digits, '-' and '.', starting and ending with a letter or digit", req.Name)}
 	}
 	if err := authcrypto.ValidateClusterID(req.ProviderID); err != nil {
-		return "", nil, &FieldError{Field: FieldProvider, Reason: "provider cluster ID: " + err.Error()}
+		return "", nil, &handshake.FieldError{Field: handshake.FieldProvider, Reason: "provider cluster ID: " + err.Error()}
 	}
 	class := req.Class
 	if class == "" {
 		class = string(authv1beta1.ResourceSliceClassDefault)
 	}
 	if errs := validation.IsDNS1123Subdomain(class); len(errs) > 0 {
-		return "", nil, &FieldError{Field: FieldClass, Reason: fmt.Sprintf("%q is not a valid class: "+
+		return "", nil, &handshake.FieldError{Field: handshake.FieldClass, Reason: fmt.Sprintf("%q is not a valid class: "+
 			"lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (empty = default)", class)}
 	}
 	resources := corev1.ResourceList{}
@@ -82,18 +63,18 @@ func CheckedSlice(req SliceRequest) (authv1beta1.ResourceSliceClass, corev1.Reso
 		name  corev1.ResourceName
 		field string
 		value string
-	}{{corev1.ResourceCPU, FieldCPU, req.CPU}, {corev1.ResourceMemory, FieldMemory, req.Memory}, {corev1.ResourcePods, FieldPods, req.Pods}} {
+	}{{corev1.ResourceCPU, handshake.FieldCPU, req.CPU}, {corev1.ResourceMemory, handshake.FieldMemory, req.Memory}, {corev1.ResourcePods, handshake.FieldPods, req.Pods}} {
 		if q.value == "" {
 			continue
 		}
 		v, err := ParseQuantity(q.value)
 		switch {
 		case err != nil:
-			return "", nil, &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. %s)", q.field, q.value, quantityExample[q.field])}
+			return "", nil, &handshake.FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. %s)", q.field, q.value, quantityExample[q.field])}
 		case v.Sign() < 0:
-			return "", nil, &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is negative", q.field, q.value)}
-		case q.field == FieldPods && v.MilliValue()%1000 != 0:
-			return "", nil, &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a whole number", q.field, q.value)}
+			return "", nil, &handshake.FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is negative", q.field, q.value)}
+		case q.field == handshake.FieldPods && v.MilliValue()%1000 != 0:
+			return "", nil, &handshake.FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a whole number", q.field, q.value)}
 		}
 		resources[q.name] = v
 	}

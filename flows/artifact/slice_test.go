@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // A huge "e<n>" exponent is refused at once: apimachinery would compute
@@ -42,20 +43,20 @@ func TestCheckSliceRequestNamesTheField(t *testing.T) {
 		edit       func(*artifact.SliceRequest)
 		field, msg string
 	}{
-		{"empty name", func(r *artifact.SliceRequest) { r.Name = "" }, artifact.FieldSliceName, `"" is not a valid ResourceSlice name`},
-		{"upper case", func(r *artifact.SliceRequest) { r.Name = "Pool" }, artifact.FieldSliceName, `"Pool" is not a valid ResourceSlice name: at most 63 lowercase`},
-		{"longer than a label", func(r *artifact.SliceRequest) { r.Name = strings.Repeat("a", 64) }, artifact.FieldSliceName, "is not a valid ResourceSlice name"},
-		{"provider", func(r *artifact.SliceRequest) { r.ProviderID = "Bad_ID" }, artifact.FieldProvider, "provider cluster ID: invalid cluster ID"},
-		{"class", func(r *artifact.SliceRequest) { r.Class = "my class" }, artifact.FieldClass, `"my class" is not a valid class`},
-		{"cpu", func(r *artifact.SliceRequest) { r.CPU = "lots" }, artifact.FieldCPU, `cpu: "lots" is not a quantity (e.g. 4 or 500m)`},
-		{"negative memory", func(r *artifact.SliceRequest) { r.Memory = "-1Gi" }, artifact.FieldMemory, `memory: "-1Gi" is negative`},
-		{"half a pod", func(r *artifact.SliceRequest) { r.Pods = "1500m" }, artifact.FieldPods, `pods: "1500m" is not a whole number`},
-		{"one and a half pods", func(r *artifact.SliceRequest) { r.Pods = "1.5" }, artifact.FieldPods, `pods: "1.5" is not a whole number`},
+		{"empty name", func(r *artifact.SliceRequest) { r.Name = "" }, handshake.FieldSliceName, `"" is not a valid ResourceSlice name`},
+		{"upper case", func(r *artifact.SliceRequest) { r.Name = "Pool" }, handshake.FieldSliceName, `"Pool" is not a valid ResourceSlice name: at most 63 lowercase`},
+		{"longer than a label", func(r *artifact.SliceRequest) { r.Name = strings.Repeat("a", 64) }, handshake.FieldSliceName, "is not a valid ResourceSlice name"},
+		{"provider", func(r *artifact.SliceRequest) { r.ProviderID = "Bad_ID" }, handshake.FieldProvider, "provider cluster ID: invalid cluster ID"},
+		{"class", func(r *artifact.SliceRequest) { r.Class = "my class" }, handshake.FieldClass, `"my class" is not a valid class`},
+		{"cpu", func(r *artifact.SliceRequest) { r.CPU = "lots" }, handshake.FieldCPU, `cpu: "lots" is not a quantity (e.g. 4 or 500m)`},
+		{"negative memory", func(r *artifact.SliceRequest) { r.Memory = "-1Gi" }, handshake.FieldMemory, `memory: "-1Gi" is negative`},
+		{"half a pod", func(r *artifact.SliceRequest) { r.Pods = "1500m" }, handshake.FieldPods, `pods: "1500m" is not a whole number`},
+		{"one and a half pods", func(r *artifact.SliceRequest) { r.Pods = "1.5" }, handshake.FieldPods, `pods: "1.5" is not a whole number`},
 	} {
 		req := valid
 		c.edit(&req)
 		err := artifact.CheckSliceRequest(req)
-		var fe *artifact.FieldError
+		var fe *handshake.FieldError
 		if assert.True(t, errors.As(err, &fe), c.name) {
 			assert.Equal(t, c.field, fe.Field, c.name)
 			assert.Contains(t, fe.Reason, c.msg, c.name)
