@@ -352,7 +352,7 @@ func tokenCheckResult(check kube.LegacyTokenCheck, info *kube.LegacyPeerInfo, re
 	case kube.LegacyTokenAuthenticationDisabled:
 		res.AuthenticationDisabled = true
 		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
-			Message: handshake.AuthenticationDisabledWarning})
+			Message: handshake.AuthenticationDisabledWarning(info.AuthURL)})
 	}
 	return nil
 }

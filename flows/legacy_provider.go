@@ -52,7 +52,7 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 	}
 	if info.AuthenticationDisabled {
 		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
-			Message: handshake.AuthenticationDisabledWarning})
+			Message: handshake.AuthenticationDisabledWarning(info.AuthURL)})
 	}
 	return info, nil
 }

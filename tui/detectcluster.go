@@ -59,7 +59,7 @@ func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, 
 			line(style(iconInfo + " " + info.Generation))
 		}
 		if info.LegacyAuthDisabled {
-			line(styleErr.Render(iconWarn + " " + handshake.AuthenticationDisabledWarning))
+			line(styleErr.Render(iconWarn + " " + handshake.AuthenticationDisabledWarning("")))
 		}
 		_, installed := d.s.installed[ref]
 		served := "no Liqo · no controller: the wizard serves it in-process (I installs one)"

@@ -24,7 +24,7 @@ func (m *summaryScreen) legacySummary(b *strings.Builder, row func(k, v string),
 	}
 	b.WriteString(styleOK.Render(title) + "\n")
 	if res.AuthenticationDisabled {
-		b.WriteString(warningBlock(handshake.AuthenticationDisabledWarning, width) + "\n")
+		b.WriteString(warningBlock(handshake.AuthenticationDisabledWarning(""), width) + "\n")
 	} else if s.peerInfo != nil && s.peerInfo.Warning != "" {
 		b.WriteString(warningBlock(s.peerInfo.Warning, width) + "\n")
 	}

@@ -81,7 +81,7 @@ func (o *InfoOptions) Run(ctx context.Context) error {
 	}
 	if info.AuthenticationDisabled {
 		// On stderr, so that -o json/yaml stays parseable.
-		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning)
+		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning(""))
 	}
 	if o.Output != "" {
 		return o.printObject(o.Output, info)

@@ -159,7 +159,7 @@ func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *flows.
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindPeerInfo, SenderID: info.ClusterID, ReceiverID: o.consumerID,
 		File: o.OutputFile, Batch: o.batch, Equivalent: masked}.Line())
 	if info.AuthenticationDisabled {
-		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning)
+		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning(info.AuthURL))
 	}
 	return nil
 }
@@ -266,7 +266,7 @@ func (o *Options) reportLegacy(res *flows.LegacyResult, f LegacyFlags) error {
 			res.ConsumerID, res.ProviderID, who, res.IdentitySecret, expires)
 	}
 	if res.AuthenticationDisabled {
-		o.Printer.Warn(handshake.Remote, "%s", handshake.AuthenticationDisabledWarning)
+		o.Printer.Warn(handshake.Remote, "%s", handshake.AuthenticationDisabledWarning(""))
 	}
 	o.Printer.Info(handshake.NoScope, "Check it with `liqo-auth-tui verify --remote-cluster-id %s`", res.ProviderID)
 	return nil

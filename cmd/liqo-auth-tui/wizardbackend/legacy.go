@@ -94,7 +94,7 @@ func peerInfoArtifact(info *flows.PeerInfo, forID string) (*tui.Artifact, error)
 		FromID:  info.ClusterID, ForID: forID, Equivalent: flows.LiqoctlPeerCommand(info),
 		MaskedEquivalent: flows.LiqoctlPeerCommand(flows.MaskedPeerInfo(info))}
 	if info.AuthenticationDisabled {
-		a.Warning = handshake.AuthenticationDisabledWarning
+		a.Warning = handshake.AuthenticationDisabledWarning(info.AuthURL)
 	}
 	return a, nil
 }

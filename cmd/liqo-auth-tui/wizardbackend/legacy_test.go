@@ -51,7 +51,7 @@ func TestPeerInfoArtifact(t *testing.T) {
 	info.AuthenticationDisabled = true
 	a, err = peerInfoArtifact(info, "")
 	require.NoError(t, err)
-	assert.Equal(t, handshake.AuthenticationDisabledWarning, a.Warning)
+	assert.Equal(t, handshake.AuthenticationDisabledWarning(info.AuthURL), a.Warning)
 }
 
 func TestLegacyResultMapping(t *testing.T) {

@@ -149,7 +149,7 @@ func testAuthenticationDisabled(t *testing.T, ctx context.Context, p *legacyLab)
 	liqolegacy.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
 
 	file, gen := generate(t, p.provider, "--auth-url", open.URL)
-	requireWarning(t, gen, handshake.AuthenticationDisabledWarning)
+	requireWarning(t, gen, handshake.AuthenticationDisabledWarning(open.URL))
 	assert.True(t, peerInfoOf(t, file).AuthenticationDisabled)
 
 	info := runOK(t, "info", "--kubeconfig", p.provider.KubeconfigPath)
