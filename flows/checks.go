@@ -2,6 +2,7 @@ package flows
 
 import (
 	"fmt"
+	"os"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -30,4 +31,18 @@ func ValidateForeignClusterName(name string) error {
 func ValidateAuthURL(s string) error {
 	_, err := legacypeer.ValidateAuthURL(s)
 	return err
+}
+
+// ReadCABundle reads the CA bundle a provider advertises instead of its
+// kubeconfig's (--ca-override-file, the wizard's CA file): a PEM
+// certificate, refused here rather than by the consumer later.
+func ReadCABundle(path string) ([]byte, error) {
+	ca, err := os.ReadFile(ExpandHome(path))
+	if err != nil {
+		return nil, fmt.Errorf("reading the CA file: %w", err)
+	}
+	if _, err := authcrypto.CertificateFingerprint(ca); err != nil {
+		return nil, fmt.Errorf("CA file %s: %w: give a PEM certificate", path, err)
+	}
+	return ca, nil
 }

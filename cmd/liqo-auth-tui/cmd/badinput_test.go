@@ -204,6 +204,10 @@ func TestBothFrontEndsGiveOneVerdictInOneWording(t *testing.T) {
 		return func() error { return b.CheckSliceRequest(req) }
 	}
 	checkID := func(id string) func() error { return func() error { return b.CheckClusterID(id) } }
+	notPEM := file("ca.txt", []byte("hello"))
+	advertise := func(edit tui.AdvertiseEdit) func() error {
+		return func() error { _, err := b.SetAdvertised(ctx, providerRef, consumer.id, edit, nil); return err }
+	}
 	applyTenant := func(data []byte) []string { return provider.args("apply", "tenant", "-f", file("t.yaml", data)) }
 	applyIdentity := func(data []byte) []string { return consumer.args("apply", "identity", "-f", file("i.yaml", data)) }
 	generateTenant := func(data []byte) []string {
@@ -252,6 +256,10 @@ func TestBothFrontEndsGiveOneVerdictInOneWording(t *testing.T) {
 		{"bad class", createSlice("s", "--class", "my class"), checkSlice(slice("s", "my class", "", "", ""))},
 		{"bad consumer ID", provider.args("generate", "peering-user", "--consumer-cluster-id", "Bad_ID"), checkID("Bad_ID")},
 		{"bad cluster ID", provider.args("init", "--cluster-id", "Bad_ID"), checkID("Bad_ID")},
+		{"CA file not PEM", provider.args("create", "nonce", "--remote-cluster-id", consumer.id, "--ca-override-file", notPEM),
+			advertise(tui.AdvertiseEdit{CAFile: notPEM})},
+		{"API server over plain http", provider.args("create", "nonce", "--remote-cluster-id", consumer.id, "--api-server-override", "http://plain.example"),
+			advertise(tui.AdvertiseEdit{APIServer: "http://plain.example"})},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +38,7 @@ func (f EngineFlags) options() (flows.EngineOptions, error) {
 		}
 	}
 	if f.CAFile != "" {
-		ca, err := os.ReadFile(f.CAFile)
+		ca, err := flows.ReadCABundle(f.CAFile)
 		if err != nil {
 			return o, usagef("--ca-override-file: %v", err)
 		}

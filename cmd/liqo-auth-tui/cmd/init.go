@@ -40,7 +40,7 @@ func (o *InitOptions) Run(ctx context.Context) error {
 		return &UsageError{Err: err}
 	}
 	if o.ClusterID != "" {
-		if err := authcrypto.ValidateClusterID(o.ClusterID); err != nil {
+		if err := flows.ValidateClusterID(o.ClusterID); err != nil {
 			return &UsageError{Err: err}
 		}
 	}

@@ -49,7 +49,7 @@ and the previous kubeconfig loses its permissions.`,
 
 // Run makes the peering user and writes its kubeconfig.
 func (o *GeneratePeeringUserOptions) Run(ctx context.Context) error {
-	if err := authcrypto.ValidateClusterID(o.ConsumerID); err != nil {
+	if err := flows.ValidateClusterID(o.ConsumerID); err != nil {
 		return usagef("--consumer-cluster-id: %v", err)
 	}
 	keyType, err := authcrypto.ParseKeyType(o.KeyType)
@@ -58,7 +58,7 @@ func (o *GeneratePeeringUserOptions) Run(ctx context.Context) error {
 	}
 	pu := flows.PeeringUserOptions{KeyType: keyType, APIServerOverride: o.APIServerOverride}
 	if o.CAFile != "" {
-		if pu.CAOverride, err = os.ReadFile(o.CAFile); err != nil {
+		if pu.CAOverride, err = flows.ReadCABundle(o.CAFile); err != nil {
 			return usagef("--ca-override-file: %v", err)
 		}
 	}
@@ -131,7 +131,7 @@ expires. The tenant namespace and any peering made with it stay.`,
 
 // Run deletes the peering user.
 func (o *DeletePeeringUserOptions) Run(ctx context.Context) error {
-	if err := authcrypto.ValidateClusterID(o.ConsumerID); err != nil {
+	if err := flows.ValidateClusterID(o.ConsumerID); err != nil {
 		return usagef("--consumer-cluster-id: %v", err)
 	}
 	ctx, cancel := o.withTimeout(ctx)

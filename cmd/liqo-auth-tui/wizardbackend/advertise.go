@@ -3,10 +3,7 @@ package wizardbackend
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
@@ -71,12 +68,9 @@ func (b *Backend) editedEngine(edit tui.AdvertiseEdit) (flows.EngineOptions, err
 		o.APIServerOverride = server
 	}
 	if edit.CAFile != "" {
-		ca, err := os.ReadFile(flows.ExpandHome(edit.CAFile))
+		ca, err := flows.ReadCABundle(edit.CAFile)
 		if err != nil {
-			return o, fmt.Errorf("reading the CA file: %w", err)
-		}
-		if _, err := authcrypto.CertificateFingerprint(ca); err != nil {
-			return o, fmt.Errorf("CA file %s: %w: give a PEM certificate", edit.CAFile, err)
+			return o, err
 		}
 		o.CAOverride = ca
 	}
