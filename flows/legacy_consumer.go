@@ -149,9 +149,30 @@ func checkLegacyConsumer(ctx context.Context, consumer *kube.Cluster, release ku
 		return "", err
 	}
 	if id == info.ClusterID {
-		return "", fmt.Errorf("the peer info is this cluster's own (cluster ID %s): apply it on the consumer, not on the provider", id)
+		return "", ownPeerInfoError(id)
 	}
 	return id, nil
+}
+
+// ownPeerInfoError refuses the peer info of the cluster it is applied on.
+func ownPeerInfoError(id string) error {
+	return fmt.Errorf("the peer info is this cluster's own (cluster ID %s): apply it on the consumer, not on the provider", id)
+}
+
+// CheckPeerInfo reads a pasted peer info for consumer, writing nothing: a
+// peer info of the consumer itself is refused. forID is the consumer's ID,
+// "" when it cannot be read yet (ApplyPeerInfo explains why).
+func CheckPeerInfo(ctx context.Context, consumer *Cluster, data []byte) (info *PeerInfo, forID string, err error) {
+	if info, err = artifact.ParsePeerInfo(data); err != nil {
+		return nil, "", err
+	}
+	if id, err := consumer.ClusterID(ctx); err == nil {
+		if id == info.ClusterID {
+			return nil, "", ownPeerInfoError(id)
+		}
+		forID = id
+	}
+	return info, forID, nil
 }
 
 // applyThroughLiqo drives the consumer's Liqo 0.x as `liqoctl peer
@@ -333,7 +354,7 @@ func tokenCheckResult(check liqo0x.TokenCheck, info *peerinfo.Info, res *LegacyR
 	case liqo0x.TokenAuthenticationDisabled:
 		res.AuthenticationDisabled = true
 		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
-			Message: AuthenticationDisabledWarning(info.AuthURL)})
+			Message: handshake.AuthenticationDisabledWarning(info.AuthURL)})
 	}
 	return nil
 }

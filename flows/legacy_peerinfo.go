@@ -25,10 +25,3 @@ func MaskedPeerInfo(info *peerinfo.Info) *peerinfo.Info {
 	c.Token = peerinfo.MaskToken(info.Token)
 	return &c
 }
-
-// AuthenticationDisabledWarning is the loud line every screen and command
-// shows for a provider that accepts any token.
-func AuthenticationDisabledWarning(authURL string) string {
-	return "authentication is DISABLED on this Liqo 0.x provider (--enable-authentication=false): anyone who reaches " + authURL +
-		" can peer with this cluster; enable it (Helm value auth.config.enableAuthentication=true) unless that is intended"
-}

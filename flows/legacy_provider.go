@@ -54,7 +54,7 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 	}
 	if info.AuthenticationDisabled {
 		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonLegacyAuthenticationDisabled,
-			Message: AuthenticationDisabledWarning(info.AuthURL)})
+			Message: handshake.AuthenticationDisabledWarning(info.AuthURL)})
 	}
 	return info, nil
 }
@@ -91,7 +91,7 @@ func requireLegacyProvider(r kube.LiqoRelease) error {
 	case r.Flavor != kube.FlavorLiqo0x:
 		return fmt.Errorf("this cluster runs %s, not Liqo 0.x: peer info is for Liqo 0.x providers; authenticate with the nonce handshake (`liqo-auth-tui create nonce`) instead", r)
 	case r.Line == peerinfo.V02:
-		return fmt.Errorf("this cluster runs %s, whose ServiceAccount identities this tool does not support: upgrade it to Liqo v0.3 or later", r)
+		return fmt.Errorf("this cluster runs %s: %s", r, handshake.Liqo02Unsupported)
 	}
 	return nil
 }

@@ -39,12 +39,12 @@ func TestCheckSliceRequestRefuses(t *testing.T) {
 		req  artifact.SliceRequest
 		want string
 	}{
-		{artifact.SliceRequest{Name: "Bad_Name", ProviderID: "p"}, `invalid ResourceSlice name "Bad_Name"`},
+		{artifact.SliceRequest{Name: "Bad_Name", ProviderID: "p"}, `"Bad_Name" is not a valid ResourceSlice name`},
 		{artifact.SliceRequest{Name: "a-name-much-too-long-to-be-a-label-value-on-the-identity-of-the-slice", ProviderID: "p"}, "at most 63"},
-		{artifact.SliceRequest{Name: "s", ProviderID: "P"}, "--remote-cluster-id"},
-		{artifact.SliceRequest{Name: "s", ProviderID: "p", Memory: "8GB!"}, `--memory "8GB!" is not a Kubernetes quantity`},
-		{artifact.SliceRequest{Name: "s", ProviderID: "p", CPU: "-1"}, `--cpu "-1" is negative`},
-		{artifact.SliceRequest{Name: "s", ProviderID: "p", Class: "No Spaces"}, `invalid class "No Spaces"`},
+		{artifact.SliceRequest{Name: "s", ProviderID: "P"}, "provider cluster ID"},
+		{artifact.SliceRequest{Name: "s", ProviderID: "p", Memory: "8GB!"}, `memory: "8GB!" is not a quantity`},
+		{artifact.SliceRequest{Name: "s", ProviderID: "p", CPU: "-1"}, `cpu: "-1" is negative`},
+		{artifact.SliceRequest{Name: "s", ProviderID: "p", Class: "No Spaces"}, `"No Spaces" is not a valid class`},
 	} {
 		_, err := checkSliceRequest(tc.req)
 		require.Error(t, err, tc.req)

@@ -63,13 +63,19 @@ type ClusterInfo struct {
 	// Restricted: the user may not read the keys or the controller's Lease
 	// (a peering user, §9.4); KeyFingerprint and Controller are unknown.
 	Restricted bool
-	// LiqoGeneration is the authentication the cluster runs: "v1", "0.x",
-	// "ours" (init, no Liqo), "none" or "unknown"; "" = not told.
-	LiqoGeneration string
-	// LiqoVersion is a 0.x cluster's release (its liqo-auth image tag) and
-	// LiqoLine its identity-request family ("v0.2", "v0.3", "v0.4+"); ""
-	// when unknown.
-	LiqoVersion, LiqoLine string
+	// LiqoFlavor, LiqoVersion and LiqoLine are the backend's words for
+	// the Liqo release the cluster runs, handed back to PairProblem; the
+	// wizard shows Generation and decides on Liqo0x and Unsupported.
+	LiqoFlavor, LiqoVersion, LiqoLine string
+	// FlavorLine says which Liqo (v1, 0.x, none) the cluster runs, in the words
+	// `info` prints too ("" = not told).
+	FlavorLine string
+	// Liqo0x: the cluster runs Liqo 0.x, whose token authentication
+	// replaces the v1 handshake.
+	Liqo0x bool
+	// Unsupported is why the tool cannot authenticate with this Liqo 0.x
+	// cluster on its own (v0.2), "" when it can.
+	Unsupported string
 	// LegacyAuthDisabled: a 0.x cluster's auth server accepts any token.
 	LegacyAuthDisabled bool
 }
@@ -132,6 +138,9 @@ type Artifact struct {
 	// Equivalent is the same hand-off as a liqoctl command, for admins who
 	// prefer it ("" = none); it carries what Data carries.
 	Equivalent string
+	// MaskedEquivalent is Equivalent with its credential masked, shown
+	// until the admin reveals it.
+	MaskedEquivalent string
 }
 
 // Shown is the text that may appear on screen or on the clipboard.
@@ -204,6 +213,10 @@ type Backend interface {
 	// Authenticate runs the automated flow (both clusters reachable).
 	Authenticate(ctx context.Context, consumer, provider ClusterRef, sink handshake.Sink) (*AuthResult, error)
 
+	// CheckClusterID refuses what is not a cluster ID, with the words the
+	// commands use for the same value (no network).
+	CheckClusterID(id string) error
+
 	// Provider, manual mode.
 	CreateNonce(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
 	CheckTenant(ctx context.Context, provider ClusterRef, data []byte) (*Artifact, error)
@@ -224,7 +237,7 @@ type Backend interface {
 	// Consumer, resources (§10.1): after the handshake, the consumer asks
 	// the provider for resources with a ResourceSlice.
 	// CheckSliceRequest validates a request as the API server would (no
-	// network): the first bad field as a *FieldError.
+	// network): the first bad field as a *handshake.FieldError.
 	CheckSliceRequest(req SliceRequest) error
 	// RequestResources creates (or updates) the ResourceSlice on the
 	// consumer and waits for the provider's answer.
@@ -325,24 +338,6 @@ type SliceInfo struct {
 	NotAfter time.Time
 }
 
-// Fields of a SliceRequest, as FieldError names them.
-const (
-	FieldSliceName = "name"
-	FieldCPU       = "cpu"
-	FieldMemory    = "memory"
-	FieldPods      = "pods"
-	FieldClass     = "class"
-)
-
-// FieldError is a value a form may not submit: which field, and why in
-// one line.
-type FieldError struct {
-	Field  string
-	Reason string
-}
-
-func (e *FieldError) Error() string { return e.Reason }
-
 // Failure is an error the backend explained: the reason in one line and
 // what the admin can do about it.
 type Failure struct {
@@ -350,10 +345,10 @@ type Failure struct {
 	Hint    string
 	Scope   handshake.Scope
 	Timeout bool
-	// Refusal is why a Liqo 0.x provider refused an identity request
-	// (liqo0x.Refusal: "wrong-token", "already-issued", …), "" if not.
-	Refusal string
-	Err     error
+	// AlreadyIssued: a Liqo 0.x provider refused because it already issued
+	// this consumer's one identity; reissuing it may help.
+	AlreadyIssued bool
+	Err           error
 }
 
 func (f *Failure) Error() string { return f.Reason }

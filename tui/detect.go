@@ -149,7 +149,7 @@ func (d *detectScreen) uncontrolled() []handshake.Scope {
 		}
 		// Liqo 0.x's own auth server serves it: no controller of ours;
 		// its flow needs none on the consumer either.
-		if s.legacyFlow() || info == nil || info.LiqoInstalled || info.LiqoGeneration == "0.x" || info.Controller || info.Restricted || !d.uses(side) {
+		if s.legacyFlow() || info == nil || info.LiqoInstalled || info.Liqo0x || info.Controller || info.Restricted || !d.uses(side) {
 			continue
 		}
 		if _, done := s.installed[s.ref(side)]; done {
@@ -199,7 +199,7 @@ func (d *detectScreen) name(side handshake.Scope) string {
 // init must not write them there.
 func (d *detectScreen) unready() []handshake.Scope {
 	s := d.s
-	ready := func(i *ClusterInfo) bool { return i.Ready() || i.LiqoGeneration == "0.x" && i.ClusterID != "" }
+	ready := func(i *ClusterInfo) bool { return i.Ready() || i.Liqo0x && i.ClusterID != "" }
 	var out []handshake.Scope
 	if s.localInfo != nil && !ready(s.localInfo) && d.uses(handshake.Local) {
 		out = append(out, handshake.Local)
@@ -256,8 +256,8 @@ func (d *detectScreen) canContinue() string {
 		return d.pairProblem()
 	case s.mode == ModeManual && s.localRole == handshake.RoleUnknown:
 		return "which role does this cluster play? press c (consumer) or p (provider)"
-	case s.mode == ModeManual && s.selfRole() == handshake.RoleProvider && s.selfInfo() != nil && legacyUnsupported(s.selfInfo()) != "":
-		return legacyUnsupported(s.selfInfo())
+	case s.mode == ModeManual && s.selfRole() == handshake.RoleProvider && s.selfInfo() != nil && s.selfInfo().Unsupported != "":
+		return s.selfInfo().Unsupported
 	case len(d.unready()) > 0:
 		return "a cluster has no cluster ID or keys yet: press i to run init on it"
 	case s.mode == ModeAutomated && s.localInfo.ClusterID == s.remoteInfo.ClusterID:

@@ -14,8 +14,8 @@ const refusedLine = "consumer consumer-1 runs Liqo v1, provider provider-1 runs 
 // The verdict follows the roles: swapped, this fake pair is allowed.
 func TestDetectRefusesAPairThatCannotAuthenticate(t *testing.T) {
 	f := newFake()
-	f.infos["consumer"].LiqoGeneration = "v1"
-	f.infos["provider"].LiqoGeneration, f.infos["provider"].LiqoVersion, f.infos["provider"].LiqoLine = "0.x", "v0.10.3", "v0.4+"
+	f.infos["consumer"].LiqoFlavor = "v1"
+	f.infos["provider"].LiqoFlavor, f.infos["provider"].LiqoVersion, f.infos["provider"].LiqoLine = "0.x", "v0.10.3", "v0.4+"
 	// Liqo 0.x has no authentication keys: the screen must not ask for init's.
 	f.infos["provider"].KeyAlgorithm, f.infos["provider"].KeyFingerprint = "", ""
 	f.pairProblems = map[string]string{"consumer-1/provider-1": refusedLine}
@@ -27,7 +27,7 @@ func TestDetectRefusesAPairThatCannotAuthenticate(t *testing.T) {
 	if d.Keys().(detectKeys).Continue.Enabled() {
 		t.Fatal("continue offered to a pair that cannot authenticate")
 	}
-	h.mustSee("runs Liqo v1", "runs Liqo 0.x (v0.10.3)", "Liqo 0.x: its liqo-auth server authenticates with a shared token")
+	h.mustSee("generation v1", "Liqo 0.x (v0.10.3)", "Liqo 0.x: its liqo-auth server authenticates with a shared token")
 	if v := oneLine(h.view()); !strings.Contains(v, refusedLine) {
 		t.Fatalf("screen lacks the refusal:\n%s", h.view())
 	}
@@ -54,40 +54,25 @@ func TestDetectRefusesAPairThatCannotAuthenticate(t *testing.T) {
 // no line (the other screens' goldens).
 func TestDetectShowsEachClustersGeneration(t *testing.T) {
 	f := newFake()
-	f.infos["consumer"].LiqoGeneration = "none"
+	f.infos["consumer"].LiqoFlavor = "none"
 	p := f.infos["provider"]
-	p.LiqoGeneration, p.User, p.KeyAlgorithm, p.KeyFingerprint, p.Restricted = "0.x", peeringUserName, "", "", true
+	p.LiqoFlavor, p.User, p.KeyAlgorithm, p.KeyFingerprint, p.Restricted = "0.x", peeringUserName, "", "", true
 	h := newHarness(t, f, both())
 	d := screenIs[*detectScreen](t, h)
 	if d.canContinue() != "" {
 		t.Fatalf("can continue: %q", d.canContinue())
 	}
-	h.mustSee("no Liqo, no authentication installed yet", "runs Liqo 0.x (version not visible to this user)")
-
-	for gen, want := range map[string]string{
-		"v1": "runs Liqo v1", "ours": "no Liqo: authentication by liqo-auth-tui (init)",
-		"unknown": "Liqo generation not visible to this user",
-	} {
-		if got := generationLine(&ClusterInfo{LiqoGeneration: gen}); got != want {
-			t.Errorf("%s: %q, want %q", gen, got, want)
-		}
-	}
-	if got := generationLine(&ClusterInfo{LiqoGeneration: "0.x", LiqoLine: "v0.2"}); got != "runs Liqo 0.x (v0.2 line): ServiceAccount-token identities, not supported" {
-		t.Errorf("v0.2: %q", got)
-	}
-	if got := generationLine(&ClusterInfo{}); got != "" {
-		t.Errorf("untold generation: %q", got)
-	}
+	h.mustSee("generation none", "Liqo 0.x (fake version)")
 }
 
 // A 0.x provider whose auth server accepts any token is said so loudly on
 // the detect screen, before anything else happens.
 func TestDetectWarnsAuthenticationDisabled(t *testing.T) {
 	f := newFake()
-	f.infos["consumer"].LiqoGeneration = "none"
+	f.infos["consumer"].LiqoFlavor = "none"
 	p := f.infos["provider"]
-	p.LiqoGeneration, p.LiqoVersion, p.LiqoLine, p.LegacyAuthDisabled = "0.x", "v0.10.3", "v0.4+", true
+	p.LiqoFlavor, p.LiqoVersion, p.LiqoLine, p.LegacyAuthDisabled = "0.x", "v0.10.3", "v0.4+", true
 	h := newHarness(t, f, both())
 	screenIs[*detectScreen](t, h)
-	h.mustSee("authentication DISABLED on its liqo-auth server: anyone who reaches it can peer")
+	h.mustSee("authentication is DISABLED on this Liqo 0.x provider")
 }

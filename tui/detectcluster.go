@@ -48,23 +48,23 @@ func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, 
 			line(styleSubtle.Render(iconInfo + " " + restrictedLine))
 		case info.KeyFingerprint != "":
 			line(styleOK.Render(iconDone) + " key " + info.KeyAlgorithm + " " + styleFP.Render(info.KeyFingerprint))
-		case !info.LiqoInstalled && info.LiqoGeneration != "0.x": // 0.x authenticates with a token, no keys
+		case !info.LiqoInstalled && !info.Liqo0x: // 0.x authenticates with a token, no keys
 			line(styleWarn.Render(iconWarn + " no authentication keys (init creates them)"))
 		}
-		if g := generationLine(info); g != "" {
+		if info.FlavorLine != "" {
 			style := styleSubtle.Render
-			if info.LiqoLine == "v0.2" {
+			if info.Unsupported != "" {
 				style = styleWarn.Render
 			}
-			line(style(iconInfo + " " + g))
+			line(style(iconInfo + " " + info.FlavorLine))
 		}
 		if info.LegacyAuthDisabled {
-			line(styleErr.Render(iconWarn + " authentication DISABLED on its liqo-auth server: anyone who reaches it can peer"))
+			line(styleErr.Render(iconWarn + " " + handshake.AuthenticationDisabledWarning("")))
 		}
 		_, installed := d.s.installed[ref]
 		served := "no Liqo · no controller: the wizard serves it in-process (I installs one)"
 		switch {
-		case info.LiqoGeneration == "0.x":
+		case info.Liqo0x:
 			served = "Liqo 0.x: its liqo-auth server authenticates with a shared token"
 		case info.LiqoInstalled:
 			served = "Liqo installed: its controller-manager serves this cluster"
@@ -77,36 +77,4 @@ func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, 
 		}
 		line(styleSubtle.Render(iconInfo + " " + served))
 	}
-}
-
-// generationLine says which Liqo generation the cluster runs ("" when the
-// backend did not tell).
-func generationLine(info *ClusterInfo) string {
-	switch info.LiqoGeneration {
-	case "v1":
-		return "runs Liqo v1"
-	case "ours":
-		return "no Liqo: authentication by liqo-auth-tui (init)"
-	case "none":
-		return "no Liqo, no authentication installed yet"
-	case "unknown":
-		return "Liqo generation not visible to this user"
-	case "0.x":
-		version := info.LiqoVersion
-		switch {
-		case version != "":
-		case info.LiqoLine != "":
-			version = info.LiqoLine + " line"
-		case info.Restricted:
-			version = "version not visible to this user"
-		default:
-			version = "version unknown"
-		}
-		g := "runs Liqo 0.x (" + version + ")"
-		if info.LiqoLine == "v0.2" {
-			g += ": ServiceAccount-token identities, not supported"
-		}
-		return g
-	}
-	return ""
 }

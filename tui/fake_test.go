@@ -118,7 +118,24 @@ func (f *fakeBackend) Probe(_ context.Context, c ClusterRef) (*ClusterInfo, erro
 		return nil, errors.New("cannot use the API server https://nowhere:6443: DNS: no such host (check the server address in the kubeconfig and your DNS)")
 	}
 	cp := *info
+	fakeGeneration(&cp)
 	return &cp, nil
+}
+
+// fakeGeneration fills what the real backend works out from a release
+// (flows.FlavorLine and friends) in words of the fake's own, so that
+// the tests set only LiqoFlavor, LiqoVersion and LiqoLine.
+func fakeGeneration(info *ClusterInfo) {
+	info.Liqo0x = info.LiqoFlavor == "0.x"
+	switch {
+	case info.Liqo0x:
+		info.FlavorLine = "Liqo 0.x (" + orDefault(info.LiqoVersion, "fake version") + ")"
+	case info.LiqoFlavor != "":
+		info.FlavorLine = "generation " + info.LiqoFlavor
+	}
+	if info.Liqo0x && info.LiqoLine == "v0.2" {
+		info.Unsupported = "this cluster runs Liqo " + info.LiqoVersion + ": not supported (fake)"
+	}
 }
 
 func (f *fakeBackend) PairProblem(consumer, provider *ClusterInfo) string {
@@ -316,13 +333,23 @@ func (f *fakeBackend) renewedAt() time.Time {
 // optional fraction and suffix.
 var fakeQuantity = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$`)
 
-func (f *fakeBackend) CheckSliceRequest(req SliceRequest) error {
-	if err := validateClusterID(req.Name); err != nil {
-		return &FieldError{Field: FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: lowercase letters, digits and '-'", req.Name)}
+// fakeClusterID is the fake's idea of a cluster ID.
+var fakeClusterID = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+func (f *fakeBackend) CheckClusterID(id string) error {
+	if len(id) > 63 || !fakeClusterID.MatchString(id) {
+		return fmt.Errorf("%q is not a cluster ID (fake)", id)
 	}
-	for _, q := range []struct{ field, v string }{{FieldCPU, req.CPU}, {FieldMemory, req.Memory}, {FieldPods, req.Pods}} {
+	return nil
+}
+
+func (f *fakeBackend) CheckSliceRequest(req SliceRequest) error {
+	if err := f.CheckClusterID(req.Name); err != nil {
+		return &handshake.FieldError{Field: handshake.FieldSliceName, Reason: fmt.Sprintf("%q is not a valid ResourceSlice name: lowercase letters, digits and '-'", req.Name)}
+	}
+	for _, q := range []struct{ field, v string }{{handshake.FieldCPU, req.CPU}, {handshake.FieldMemory, req.Memory}, {handshake.FieldPods, req.Pods}} {
 		if q.v != "" && !fakeQuantity.MatchString(q.v) {
-			return &FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. 4, 500m, 8Gi)", q.field, q.v)}
+			return &handshake.FieldError{Field: q.field, Reason: fmt.Sprintf("%s: %q is not a quantity (e.g. 4, 500m, 8Gi)", q.field, q.v)}
 		}
 	}
 	return nil

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -26,23 +24,12 @@ type gotoLegacyConfirmMsg struct {
 	data []byte
 }
 
-// Refusals of a Liqo 0.x provider (Failure.Refusal, liqo0x.Refusal).
-const (
-	refusalAlreadyIssued = "already-issued"
-	refusalWrongToken    = "wrong-token"
-	refusalUnreachable   = "unreachable"
-)
-
-// refusal is why a 0.x provider refused, "" when err is not such a refusal.
-func refusal(err error) string {
+// alreadyIssued tells whether err is a 0.x provider's refusal because it
+// already issued this consumer's identity.
+func alreadyIssued(err error) bool {
 	var f *Failure
-	if errors.As(err, &f) {
-		return f.Refusal
-	}
-	return ""
+	return errors.As(err, &f) && f.AlreadyIssued
 }
-
-const legacyGeneration = "0.x"
 
 // legacyFlow tells whether the wizard runs the Liqo 0.x flow: the provider
 // (automated: per the roles; manual: the cluster in use when it plays the
@@ -53,26 +40,15 @@ func (s *session) legacyFlow() bool {
 	case ModeAutomated:
 		_, consumer := s.consumer()
 		_, provider := s.provider()
-		if consumer == nil || provider == nil || provider.LiqoGeneration != legacyGeneration {
+		if consumer == nil || provider == nil || !provider.Liqo0x {
 			return false
 		}
 		return s.backend.PairProblem(consumer, provider) == ""
 	case ModeManual:
 		info := s.selfInfo()
-		return s.selfRole() == handshake.RoleProvider && info != nil && info.LiqoGeneration == legacyGeneration &&
-			legacyUnsupported(info) == ""
+		return s.selfRole() == handshake.RoleProvider && info != nil && info.Liqo0x && info.Unsupported == ""
 	}
 	return false
-}
-
-// legacyUnsupported is why the wizard cannot serve a 0.x provider on its
-// own (manual mode: there is no pair to ask PairProblem about), "" if it can.
-func legacyUnsupported(info *ClusterInfo) string {
-	if info.LiqoGeneration == legacyGeneration && info.LiqoLine == "v0.2" {
-		return "this provider runs Liqo " + orDefault(info.LiqoVersion, "v0.2") +
-			": ServiceAccount-token identities, which this tool does not support; upgrade it to Liqo v0.3 or later (v0.10.3 is the last 0.x)"
-	}
-	return ""
 }
 
 // consumerRunsLegacy tells whether the consumer runs Liqo 0.x itself (its
@@ -82,7 +58,7 @@ func (s *session) consumerRunsLegacy() bool {
 	if s.mode == ModeAutomated {
 		_, info = s.consumer()
 	}
-	return info != nil && info.LiqoGeneration == legacyGeneration
+	return info != nil && info.Liqo0x
 }
 
 // legacyFlowLine says on the detect screen how the 0.x flow goes.
@@ -164,21 +140,6 @@ func opApplyPeerInfo(s *session, art *Artifact, data []byte, o LegacyOptions) op
 		Then: goTo(gotoSummaryMsg{}),
 	}
 }
-
-// legacyTokenRe finds a Liqo 0.x token (64 random bytes as lowercase hex).
-var legacyTokenRe = regexp.MustCompile(`[0-9a-f]{128}`)
-
-// maskTokens masks every token in s as peerinfo.MaskToken does (first
-// and last 4 characters): what the screens show until the admin reveals.
-func maskTokens(s string) string {
-	return legacyTokenRe.ReplaceAllStringFunc(s, func(t string) string {
-		return t[:4] + strings.Repeat("•", 8) + t[len(t)-4:]
-	})
-}
-
-// authDisabledWarning is the loud line of a provider that accepts any token.
-const authDisabledWarning = "The provider's authentication is DISABLED: its auth server accepts any token, so anyone who reaches it can peer with it. " +
-	"Turn it back on (liqo-auth --enable-authentication=true) unless this is a test cluster."
 
 // warningBlock renders a warning loudly: error colour, bold, wrapped.
 func warningBlock(text string, width int) string {

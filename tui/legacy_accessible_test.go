@@ -11,7 +11,7 @@ func TestAccessibleLegacyAutomatedReissue(t *testing.T) {
 	f := legacyProvider(newFake(), "none")
 	f.legacy.errs = map[string][]error{"AuthenticateLegacy": {&Failure{
 		Reason: "provider provider-1 already issued the one identity of cluster consumer-1 (403)", Hint: "delete it on the provider, then retry",
-		Refusal: refusalAlreadyIssued}}}
+		AlreadyIssued: true}}}
 	out, err := runLines(t, f, both(), lines(
 		"",  // detect: continue
 		"",  // confirmation: enter authenticates

@@ -25,7 +25,7 @@ type legacyFake struct {
 }
 
 // The fake provider's token and peer info: Data encodes the token, the
-// Preview masks it, Equivalent carries it.
+// Preview masks it, Equivalent carries it, MaskedEquivalent masks it.
 var (
 	fakeToken        = strings.Repeat("0123456789abcdef", 8)
 	fakeTokenMasked  = "0123••••••••cdef"
@@ -34,6 +34,7 @@ var (
 		[]byte(`{"clusterID":"provider-1","clusterName":"provider-one","authURL":"`+fakeAuthURL+`","token":"`+fakeToken+`","version":"v0.10.3","line":"v0.4+"}`)) + ".1a2b3c4d"
 	fakePeerInfoPreview = "provider provider-1 (provider-one), Liqo v0.10.3\nauth URL: " + fakeAuthURL + "\ntoken:    " + fakeTokenMasked
 	fakeLiqoctl         = "liqoctl peer out-of-band provider-one --auth-url " + fakeAuthURL + " --cluster-id provider-1 --auth-token " + fakeToken
+	fakeLiqoctlMasked   = "liqoctl peer out-of-band provider-one --auth-url " + fakeAuthURL + " --cluster-id provider-1 --auth-token " + fakeTokenMasked
 	fakeDisabledWarning = "authentication is disabled on provider provider-1: anyone who reaches its auth server can peer with it"
 )
 
@@ -54,7 +55,7 @@ func (f *fakeBackend) peerInfoArtifact() *Artifact {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	art := &Artifact{Kind: handshake.KindPeerInfo, Data: []byte(fakePeerInfoData + "\n"), Preview: fakePeerInfoPreview, Masked: true,
-		FromID: "provider-1", APIServer: fakeAuthURL, Equivalent: fakeLiqoctl}
+		FromID: "provider-1", APIServer: fakeAuthURL, Equivalent: fakeLiqoctl, MaskedEquivalent: fakeLiqoctlMasked}
 	if f.legacy.authDisabled {
 		art.Warning = fakeDisabledWarning
 	}

@@ -36,13 +36,13 @@ func (h *handoffScreen) shown() string {
 	return h.art.Shown()
 }
 
-// maskedPreview is what a Masked artifact shows: its Preview, any token in
-// it masked ("" without a Preview: Data carries the credential).
+// maskedPreview is what a Masked artifact shows: its Preview, masked by
+// the backend ("" without a Preview: Data carries the credential).
 func maskedPreview(a *Artifact) string {
 	if a.Masked && a.Preview == "" {
 		return ""
 	}
-	return maskTokens(a.Shown())
+	return a.Shown()
 }
 
 // clip is what goes on the clipboard: a Masked artifact whole (the other
@@ -65,7 +65,7 @@ func (h *handoffScreen) clipNote() string {
 // unless revealed.
 func (h *handoffScreen) equivalent() string {
 	if h.art.Masked && !h.revealed {
-		return maskTokens(h.art.Equivalent)
+		return h.art.MaskedEquivalent
 	}
 	return h.art.Equivalent
 }

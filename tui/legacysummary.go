@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // legacySummary ends the Liqo 0.x flow: who authenticated as whom, with
@@ -22,7 +24,7 @@ func (m *summaryScreen) legacySummary(b *strings.Builder, row func(k, v string),
 	}
 	b.WriteString(styleOK.Render(title) + "\n")
 	if res.AuthenticationDisabled {
-		b.WriteString(warningBlock(authDisabledWarning, width) + "\n")
+		b.WriteString(warningBlock(handshake.AuthenticationDisabledWarning(""), width) + "\n")
 	} else if s.peerInfo != nil && s.peerInfo.Warning != "" {
 		b.WriteString(warningBlock(s.peerInfo.Warning, width) + "\n")
 	}

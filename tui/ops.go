@@ -41,7 +41,7 @@ type operation struct {
 // retries it, or reissues when the operation can and the failure asks.
 func failedOp(s *session, op operation, err error) gotoErrorMsg {
 	msg := gotoErrorMsg{err: err, retry: runOp(op)}
-	if op.Reissue != nil && refusal(err) == refusalAlreadyIssued {
+	if op.Reissue != nil && alreadyIssued(err) {
 		msg.reissue = runOp(op.Reissue(s))
 	}
 	return msg

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -48,21 +47,6 @@ type peerScreen struct {
 	busy    bool
 }
 
-var clusterIDRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-
-// validateClusterID mirrors Liqo's rule: a DNS-1123 label.
-func validateClusterID(id string) error {
-	switch {
-	case id == "":
-		return fmt.Errorf("type the other cluster's ID (liqo-auth-tui info shows it)")
-	case len(id) > 63:
-		return fmt.Errorf("a cluster ID has at most 63 characters, this one %d", len(id))
-	case !clusterIDRe.MatchString(id):
-		return fmt.Errorf("%q is not a cluster ID: lowercase letters, digits and '-', starting and ending with a letter or digit", id)
-	}
-	return nil
-}
-
 func newPeerScreen(s *session) *peerScreen {
 	in := textinput.New()
 	in.Prompt = "> "
@@ -95,7 +79,11 @@ func (p *peerScreen) loadPeers() tea.Cmd {
 
 // checkID refuses what is not a cluster ID, and this cluster's own ID.
 func (p *peerScreen) checkID(id string) error {
-	if err := validateClusterID(id); err != nil {
+	if id == "" {
+		return fmt.Errorf("type the other cluster's ID (liqo-auth-tui info shows it)")
+	}
+	// The backend's verdict: the commands' --remote-cluster-id gets the same.
+	if err := p.s.backend.CheckClusterID(id); err != nil {
 		return err
 	}
 	if id == p.s.ownID() {
@@ -245,24 +233,17 @@ func resume(s *session, st handshake.Stage) tea.Cmd {
 	if st.Started() {
 		s.banner = "Resuming: the cluster says " + st.Describe() + "."
 	}
-	switch s.selfRole() {
-	case handshake.RoleProvider:
-		switch st {
-		case handshake.StageGenerateIdentity:
-			return runOp(opGenerateIdentity(s))
-		default: // new or nonce created: (re)create the nonce; it is idempotent
-			return runOp(opCreateNonce(s))
-		}
-	default:
-		switch st {
-		case handshake.StageAuthenticated:
-			return runOp(opVerify(s, s.self(), s.peerID))
-		case handshake.StageAwaitIdentity:
-			return runOp(opGenerateTenant(s, ""))
-		default:
-			return navigate(gotoReceiveMsg{kind: handshake.KindNonce})
-		}
+	switch st.Next(s.selfRole()) {
+	case handshake.NextGenerateIdentity:
+		return runOp(opGenerateIdentity(s))
+	case handshake.NextCreateNonce:
+		return runOp(opCreateNonce(s))
+	case handshake.NextVerify:
+		return runOp(opVerify(s, s.self(), s.peerID))
+	case handshake.NextGenerateTenant:
+		return runOp(opGenerateTenant(s, ""))
 	}
+	return navigate(gotoReceiveMsg{kind: handshake.KindNonce})
 }
 
 func (p *peerScreen) View(width, height int) string {

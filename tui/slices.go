@@ -46,11 +46,11 @@ type sliceField struct {
 }
 
 var sliceFields = []sliceField{
-	{id: FieldSliceName, label: "Name", hint: "the ResourceSlice's name"},
-	{id: FieldCPU, label: "CPU", hint: "e.g. 4 or 500m (empty: the provider decides)", none: "the provider decides"},
-	{id: FieldMemory, label: "Memory", hint: "e.g. 8Gi (empty: the provider decides)", none: "the provider decides"},
-	{id: FieldPods, label: "Pods", hint: "e.g. 110 (empty: the provider decides)", none: "the provider decides"},
-	{id: FieldClass, label: "Class", hint: "default", none: "default"},
+	{id: handshake.FieldSliceName, label: "Name", hint: "the ResourceSlice's name"},
+	{id: handshake.FieldCPU, label: "CPU", hint: "e.g. 4 or 500m (empty: the provider decides)", none: "the provider decides"},
+	{id: handshake.FieldMemory, label: "Memory", hint: "e.g. 8Gi (empty: the provider decides)", none: "the provider decides"},
+	{id: handshake.FieldPods, label: "Pods", hint: "e.g. 110 (empty: the provider decides)", none: "the provider decides"},
+	{id: handshake.FieldClass, label: "Class", hint: "default", none: "default"},
 }
 
 const defaultSliceClass = "default"
@@ -101,7 +101,7 @@ func newSlicesScreen(s *session, result *SliceInfo, taken []string) *slicesScree
 	// The defaults: liqoctl peer names the slice after the provider (a
 	// name no slice has yet: one asks once), and Liqo itself handles the
 	// default class.
-	defaults := map[string]string{FieldSliceName: freeName(m.providerID, taken), FieldClass: defaultSliceClass}
+	defaults := map[string]string{handshake.FieldSliceName: freeName(m.providerID, taken), handshake.FieldClass: defaultSliceClass}
 	for _, f := range sliceFields {
 		in := textinput.New()
 		in.Prompt = "> "
@@ -142,8 +142,8 @@ func (m *slicesScreen) request() SliceRequest {
 	for i, f := range sliceFields {
 		v[f.id] = strings.TrimSpace(m.inputs[i].Value())
 	}
-	req := SliceRequest{Name: v[FieldSliceName], ProviderID: m.providerID, Class: orDefault(v[FieldClass], defaultSliceClass),
-		CPU: v[FieldCPU], Memory: v[FieldMemory], Pods: v[FieldPods]}
+	req := SliceRequest{Name: v[handshake.FieldSliceName], ProviderID: m.providerID, Class: orDefault(v[handshake.FieldClass], defaultSliceClass),
+		CPU: v[handshake.FieldCPU], Memory: v[handshake.FieldMemory], Pods: v[handshake.FieldPods]}
 	if m.s.mode == ModeAutomated {
 		p, _ := m.s.provider()
 		req.Provider = &p
@@ -172,7 +172,7 @@ func (m *slicesScreen) submit() tea.Cmd {
 		m.err = "this workstation does not reach the consumer: request resources where it does (`liqo-auth-tui create resourceslice`)"
 		return nil
 	case req.Name == "":
-		return m.refuse(&FieldError{Field: FieldSliceName, Reason: "type a name for the ResourceSlice (liqoctl peer names it after the provider: " + m.providerID + ")"})
+		return m.refuse(&handshake.FieldError{Field: handshake.FieldSliceName, Reason: "type a name for the ResourceSlice (liqoctl peer names it after the provider: " + m.providerID + ")"})
 	}
 	m.busy, m.err = true, ""
 	check := m.s.backend.CheckSliceRequest
@@ -182,7 +182,7 @@ func (m *slicesScreen) submit() tea.Cmd {
 // refuse shows why the request cannot go, on the field at fault.
 func (m *slicesScreen) refuse(err error) tea.Cmd {
 	m.err = oneLine(err.Error())
-	var fe *FieldError
+	var fe *handshake.FieldError
 	if !errors.As(err, &fe) {
 		return nil
 	}
@@ -379,11 +379,11 @@ func (m *slicesScreen) askLines(u *lineUI) error {
 		switch {
 		case shown == "" && f.none != "":
 			shown = "empty = " + f.none
-		case f.none != "" && f.id != FieldClass:
+		case f.none != "" && f.id != handshake.FieldClass:
 			shown += "; - = " + f.none
 		}
 		title := f.label
-		if f.id != FieldSliceName && f.id != FieldClass {
+		if f.id != handshake.FieldSliceName && f.id != handshake.FieldClass {
 			title += ", " + strings.TrimSuffix(f.hint, " (empty: "+f.none+")")
 		}
 		fields = append(fields, huh.NewInput().Title(title+" ["+shown+"]").Value(&values[i]))

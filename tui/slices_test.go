@@ -94,13 +94,13 @@ func TestSlicesFormValidatesOnSubmit(t *testing.T) {
 		t.Fatalf("the error stays after an edit: %q", m.err)
 	}
 
-	fill(h, m, map[string]string{FieldSliceName: "  ", FieldCPU: "4"})
+	fill(h, m, map[string]string{handshake.FieldSliceName: "  ", handshake.FieldCPU: "4"})
 	h.key("enter")
 	h.mustSee("✗ type a name for the ResourceSlice (liqoctl peer names it after the provider: provider-1)")
 	if m.focus != 0 {
 		t.Fatalf("focus on field %d, want the name's (0)", m.focus)
 	}
-	fill(h, m, map[string]string{FieldSliceName: "Bad_Name"})
+	fill(h, m, map[string]string{handshake.FieldSliceName: "Bad_Name"})
 	h.key("enter")
 	h.mustSee(`✗ "Bad_Name" is not a valid ResourceSlice name`)
 	if f.called("RequestResources") {
@@ -126,7 +126,7 @@ func TestSlicesFormSkip(t *testing.T) {
 func TestSlicesSubmitShowsTheAnswer(t *testing.T) {
 	f := newFake()
 	h, m := requestForm(t, f)
-	fill(h, m, map[string]string{FieldSliceName: "gpu-pool", FieldCPU: "4", FieldMemory: "8Gi", FieldPods: "110", FieldClass: ""})
+	fill(h, m, map[string]string{handshake.FieldSliceName: "gpu-pool", handshake.FieldCPU: "4", handshake.FieldMemory: "8Gi", handshake.FieldPods: "110", handshake.FieldClass: ""})
 	h.key("enter")
 	if !f.called("RequestResources consumer provider-1 gpu-pool cpu=4 memory=8Gi pods=110 class=default provider=provider") {
 		t.Fatalf("calls %v", f.calls)
@@ -311,7 +311,7 @@ func TestAccessibleSkipRequest(t *testing.T) {
 func TestGoldenSlicesForm(t *testing.T) {
 	goldenScreen(t, func(t *testing.T) *Model {
 		h, m := requestForm(t, newFake())
-		fill(h, m, map[string]string{FieldCPU: "4", FieldMemory: "eight"})
+		fill(h, m, map[string]string{handshake.FieldCPU: "4", handshake.FieldMemory: "eight"})
 		h.key("enter")
 		return h.m
 	})
@@ -320,7 +320,7 @@ func TestGoldenSlicesForm(t *testing.T) {
 func TestGoldenSlicesAnswer(t *testing.T) {
 	goldenScreen(t, func(t *testing.T) *Model {
 		h, m := requestForm(t, newFake())
-		fill(h, m, map[string]string{FieldCPU: "4", FieldMemory: "8Gi", FieldPods: "110"})
+		fill(h, m, map[string]string{handshake.FieldCPU: "4", handshake.FieldMemory: "8Gi", handshake.FieldPods: "110"})
 		h.key("enter")
 		screenIs[*slicesScreen](t, h)
 		return h.m

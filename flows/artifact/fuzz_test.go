@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
@@ -216,8 +218,13 @@ func FuzzDecodeIdentity(f *testing.F) {
 	})
 }
 
-// FuzzCheckSliceRequest: the flags of `create resourceslice` (and --batch).
-// What is accepted is what the API server and Liqo accept.
+var sliceFields = map[string]bool{handshake.FieldSliceName: true, handshake.FieldProvider: true, handshake.FieldClass: true,
+	handshake.FieldCPU: true, handshake.FieldMemory: true, handshake.FieldPods: true}
+
+// FuzzCheckSliceRequest: the flags of `create resourceslice` (and
+// --batch) and the wizard's ResourceSlice form, which share this check.
+// No input panics; a refusal names one field in one line; what is
+// accepted is what the API server and Liqo accept, pods a whole number.
 func FuzzCheckSliceRequest(f *testing.F) {
 	f.Add("slice-1", "provider-cluster", "default", "4", "8Gi", "110", true)
 	f.Add("slice-1", "", "", "500m", "", "", false)
@@ -231,6 +238,10 @@ func FuzzCheckSliceRequest(f *testing.F) {
 		err := artifact.CheckSliceRequest(req)
 		if err != nil {
 			checkErrorLine(t, nil, err)
+			var fe *handshake.FieldError
+			if !errors.As(err, &fe) || !sliceFields[fe.Field] {
+				t.Fatalf("refusal without a field of the request: %v", err)
+			}
 			return
 		}
 		if len(validation.IsDNS1123Subdomain(name)) > 0 || len(name) > validation.LabelValueMaxLength {
@@ -252,6 +263,11 @@ func FuzzCheckSliceRequest(f *testing.F) {
 			}
 			if _, err := resource.ParseQuantity(q.String()); err != nil {
 				t.Fatalf("accepted quantity %q is stored as %q, which does not parse: %v", v, q.String(), err)
+			}
+		}
+		if pods != "" {
+			if q, _ := resource.ParseQuantity(pods); q.MilliValue()%1000 != 0 {
+				t.Fatalf("accepted %q pods", pods)
 			}
 		}
 	})

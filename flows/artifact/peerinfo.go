@@ -59,6 +59,9 @@ func ParsePeerInfo(data []byte) (*peerinfo.Info, error) {
 	if text == "" {
 		return nil, errors.New("peer info is empty: paste the line printed by `liqo-auth-tui generate peer-info` on the provider")
 	}
+	if line, ok := peerInfoLineOfJSON(text); ok {
+		text = line
+	}
 	if !strings.HasPrefix(text, handshake.PeerInfoPrefix) {
 		return nil, notPeerInfo(text)
 	}
@@ -88,6 +91,42 @@ func ParsePeerInfo(data []byte) (*peerinfo.Info, error) {
 		return nil, err
 	}
 	return info, nil
+}
+
+// PeerInfoJSON is `generate peer-info -o json`: the fields, the one-line
+// peer info and liqoctl's equivalent command. ParsePeerInfo reads it back.
+func PeerInfoJSON(info *peerinfo.Info, liqoctlCommand string) ([]byte, error) {
+	line, err := EncodePeerInfo(info)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(peerInfoDocument{peerInfoFields: *info, Line: line, LiqoctlCommand: liqoctlCommand}, "", "  ")
+	return append(data, '\n'), err
+}
+
+// peerInfoDocument is the JSON form of a peer info.
+type peerInfoDocument struct {
+	peerInfoFields
+	Line           string `json:"peerInfo"`
+	LiqoctlCommand string `json:"liqoctlCommand"`
+}
+
+// peerInfoFields lets peerInfoDocument embed the fields under another name.
+type peerInfoFields = peerinfo.Info
+
+// peerInfoLineOfJSON is the one-line peer info inside the JSON form (its
+// checksum then guards the whole), ok false when text is not that form.
+func peerInfoLineOfJSON(text string) (string, bool) {
+	if !strings.HasPrefix(text, "{") {
+		return "", false
+	}
+	var doc struct {
+		PeerInfo string `json:"peerInfo"`
+	}
+	if json.Unmarshal([]byte(text), &doc) != nil || !strings.HasPrefix(doc.PeerInfo, handshake.PeerInfoPrefix) {
+		return "", false
+	}
+	return doc.PeerInfo, true
 }
 
 // notPeerInfo names what was pasted instead of a peer info.
@@ -156,7 +195,7 @@ func ValidatePeerInfo(info *peerinfo.Info) error {
 	switch info.Line {
 	case peerinfo.LineUnknown, peerinfo.V03, peerinfo.V04:
 	case peerinfo.V02:
-		return errors.New("peer info: the provider runs Liqo v0.2, whose ServiceAccount identities this tool does not support: upgrade the provider to Liqo v0.3 or later")
+		return errors.New("peer info: the provider runs Liqo v0.2: " + handshake.Liqo02Unsupported)
 	default:
 		return fmt.Errorf("peer info: unknown Liqo 0.x line %q: use the same version of liqo-auth-tui on both clusters", info.Line)
 	}

@@ -182,3 +182,22 @@ func FuzzParsePeerInfo(f *testing.F) {
 		}
 	})
 }
+
+// What `generate peer-info -o json` prints, `apply peer-info -f` reads
+// back; a JSON whose peer info line was edited fails its checksum.
+func TestPeerInfoJSONIsReadBack(t *testing.T) {
+	info := testPeerInfo()
+	data, err := artifact.PeerInfoJSON(info, "liqoctl peer out-of-band milan ...")
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	assert.Equal(t, info.ClusterID, doc["clusterID"], "the fields stay at the top, as before")
+	assert.Equal(t, encodedPeerInfo(t), doc["peerInfo"])
+	got, err := artifact.ParsePeerInfo(data)
+	require.NoError(t, err)
+	assert.Equal(t, info, got)
+
+	edited := strings.Replace(string(data), encodedPeerInfo(t), encodedPeerInfo(t)[:len(encodedPeerInfo(t))-1]+"0", 1)
+	_, err = artifact.ParsePeerInfo([]byte(edited))
+	assert.ErrorContains(t, err, "checksum")
+}

@@ -37,3 +37,40 @@ func (s Stage) Describe() string {
 	}
 	return string(s)
 }
+
+// NextStep is what one side does next with a peer: worked out here once,
+// so that --batch and the wizard resume the same way.
+type NextStep string
+
+const (
+	// NextCreateNonce: provider, (re)create the nonce; it is idempotent.
+	NextCreateNonce NextStep = "create-nonce"
+	// NextGenerateIdentity: provider, the Tenant is accepted: send the
+	// Identity (again).
+	NextGenerateIdentity NextStep = "generate-identity"
+	// NextReceiveNonce: consumer, nothing signed yet: the provider's nonce
+	// comes first.
+	NextReceiveNonce NextStep = "receive-nonce"
+	// NextGenerateTenant: consumer, the nonce is signed: send the Tenant
+	// (again) from it.
+	NextGenerateTenant NextStep = "generate-tenant"
+	// NextVerify: consumer, authenticated: check the kubeconfig Secret.
+	NextVerify NextStep = "verify"
+)
+
+// Next is the step that follows stage s for a side playing role r.
+func (s Stage) Next(r Role) NextStep {
+	if r == RoleProvider {
+		if s == StageGenerateIdentity {
+			return NextGenerateIdentity
+		}
+		return NextCreateNonce
+	}
+	switch s {
+	case StageAuthenticated:
+		return NextVerify
+	case StageAwaitIdentity:
+		return NextGenerateTenant
+	}
+	return NextReceiveNonce
+}

@@ -422,7 +422,7 @@ func (e *AuthError) Error() string {
 		return fmt.Sprintf("the provider already issued its one identity for %s (%s): the provider's admin deletes Secret %s in the namespace labelled %s (or that namespace), then retry",
 			who, answer, kube.RemoteCertSecretName, sel)
 	case Incompatible:
-		return fmt.Sprintf("the auth server at %s read the request in another format (%s): the provider's Liqo 0.x release is not compatible with this request; check its version", e.URL, answer)
+		return fmt.Sprintf("the auth server at %s read the request in another format (%s): %s", e.URL, answer, IncompatibleAdvice)
 	}
 	return fmt.Sprintf("the auth server at %s refused the request (%s)", e.URL, answer)
 }

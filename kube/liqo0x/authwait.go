@@ -275,7 +275,7 @@ func (f *AuthFailure) Error() string {
 		return fmt.Sprintf("the authentication service of %s is not reachable at %s (%s): check the auth URL and that liqo-auth runs and is reachable from this cluster's liqo-controller-manager",
 			f.ProviderID, f.AuthURL, orStatus(said, f))
 	case Incompatible:
-		return fmt.Sprintf("the provider %s read the identity request in another format (%s): Liqo v0.3 and v0.4+ cannot authenticate with each other; run the same Liqo minor release on both clusters", f.ProviderID, said)
+		return fmt.Sprintf("the provider %s read the identity request in another format (%s): %s", f.ProviderID, said, IncompatibleAdvice)
 	}
 	return fmt.Sprintf("authentication with %s failed: %s: %s; fix the cause, then apply again", f.ProviderID, f.Status+" "+f.Reason, orStatus(said, f))
 }

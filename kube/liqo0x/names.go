@@ -67,6 +67,12 @@ func TenantNamespaceName(line peerinfo.Line, clusterID, clusterName string) stri
 // Refusal is why a 0.x provider refused an identity request.
 type Refusal string
 
+// IncompatibleAdvice is what to do about an Incompatible refusal: the
+// words of handshake.Liqo03And04Incompatible, which kube may not import
+// (a flows test keeps them equal).
+const IncompatibleAdvice = "Liqo v0.3 and v0.4+ send identity requests in different formats and cannot authenticate each other: " +
+	"upgrade the v0.3 cluster to Liqo v0.4.0 or later (v0.10.3 is the last 0.x)"
+
 const (
 	// WrongToken: 401 `invalid token "…"` (§2.3).
 	WrongToken Refusal = "wrong-token"

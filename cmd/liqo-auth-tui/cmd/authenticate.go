@@ -8,7 +8,6 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // AuthenticateOptions run the whole handshake with both kubeconfigs:
@@ -67,8 +66,8 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if legacy, err := isLegacy(ctx, provider); err != nil {
-		return scoped(handshake.Remote, err)
+	if legacy, err := flows.ClusterRunsLegacy(ctx, provider); err != nil {
+		return flows.Scoped(handshake.Remote, err)
 	} else if legacy {
 		return o.runLegacy(ctx, consumer, provider)
 	}
@@ -83,82 +82,14 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// UnauthenticateOptions undo authenticate.
-type UnauthenticateOptions struct {
-	*Options
-	Remote      ClusterFlags
-	StepTimeout time.Duration
-	Engine      EngineFlags
-	// LegacyUnauth: a Liqo 0.x pair (legacy_routing.go).
-	LegacyUnauth LegacyUnauthFlags
-}
-
-func newUnauthenticateCommand(o *Options) *cobra.Command {
-	opts := &UnauthenticateOptions{Options: o}
-	cmd := &cobra.Command{
-		Use:     "unauthenticate",
-		Aliases: []string{"unauth"},
-		Short:   "Remove the consumer's Identity and the provider's Tenant (and the consumer's permissions)",
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
-	}
-	addRemoteFlags(cmd, &opts.Remote)
-	addEngineFlags(cmd, &opts.Engine)
-	cmd.Flags().StringVar(&opts.Remote.ProxyURL, "proxy-url", "",
-		"proxy through which this command reaches the provider's API server, http://HOST:PORT, unless the provider's kubeconfig sets its own proxy-url")
-	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	addLegacyUnauthFlags(cmd, &opts.LegacyUnauth)
-	return cmd
-}
-
-// Run unauthenticates the two clusters.
-func (o *UnauthenticateOptions) Run(ctx context.Context) error {
-	if err := o.LegacyUnauth.check(); err != nil {
-		return err
-	}
-	if _, err := kube.ParseProxyURL(o.Remote.ProxyURL); err != nil {
-		return usagef("--proxy-url: %v", err)
-	}
-	engine, err := o.Engine.options()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := o.withTimeout(ctx)
-	defer cancel()
-	if o.LegacyUnauth.OneSided {
-		return o.unauthOneSided(ctx)
-	}
-	consumer, provider, err := o.connectBoth(ctx, o.Remote)
-	if err != nil {
-		return err
-	}
-	if legacy, err := legacyPair(ctx, consumer, provider); err != nil {
-		return err
-	} else if legacy {
-		return o.runLegacyUnauth(ctx, consumer, provider)
-	}
-	return flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
-}
-
 // connectBoth connects to the local (consumer) and remote (provider)
 // clusters, naming which one failed.
-func (o *Options) connectBoth(ctx context.Context, remote ClusterFlags) (consumer, provider *kube.Cluster, err error) {
+func (o *Options) connectBoth(ctx context.Context, remote ClusterFlags) (consumer, provider *flows.Cluster, err error) {
 	if consumer, err = o.connectReachable(ctx, o.Local); err != nil {
-		return nil, nil, scoped(handshake.Local, err)
+		return nil, nil, flows.Scoped(handshake.Local, err)
 	}
 	if provider, err = o.connectReachable(ctx, remote); err != nil {
-		return nil, nil, scoped(handshake.Remote, err)
+		return nil, nil, flows.Scoped(handshake.Remote, err)
 	}
 	return consumer, provider, nil
 }
-
-// scopedError prefixes an error with the cluster it is about.
-type scopedError struct {
-	scope handshake.Scope
-	err   error
-}
-
-func (e *scopedError) Error() string { return "(" + string(e.scope) + ") " + e.err.Error() }
-func (e *scopedError) Unwrap() error { return e.err }
-
-func scoped(s handshake.Scope, err error) error { return &scopedError{scope: s, err: err} }

@@ -11,7 +11,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // BatchOptions run `liqo-auth-tui --batch`: the wizard's decisions without
@@ -121,7 +120,7 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 		}
 		return o.emitIdentity(ctx, provider)
 	}
-	if legacy, err := isLegacy(ctx, provider); err != nil {
+	if legacy, err := flows.ClusterRunsLegacy(ctx, provider); err != nil {
 		return err
 	} else if legacy {
 		return o.legacyProviderStep(ctx, provider)
@@ -130,7 +129,7 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if stage == handshake.StageGenerateIdentity {
+	if stage.Next(handshake.RoleProvider) == handshake.NextGenerateIdentity {
 		o.Printer.Info(handshake.NoScope, "The Tenant of consumer %s is already accepted: sending the Identity again", s.RemoteClusterID)
 		return o.emitIdentity(ctx, provider)
 	}
@@ -138,7 +137,7 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 	return n.create(ctx, provider, true)
 }
 
-func (o *BatchOptions) emitIdentity(ctx context.Context, provider *kube.Cluster) error {
+func (o *BatchOptions) emitIdentity(ctx context.Context, provider *flows.Cluster) error {
 	g := &GenerateIdentityOptions{Options: o.Options, ConsumerID: o.Session.RemoteClusterID}
 	return g.generate(ctx, provider, true)
 }
@@ -174,8 +173,8 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		switch stage {
-		case handshake.StageAuthenticated:
+		next := stage.Next(handshake.RoleConsumer)
+		if next == handshake.NextVerify {
 			if o.BatchSlice.Name != "" {
 				return o.createSlice(ctx, consumer, nil, s.RemoteClusterID)
 			}
@@ -185,8 +184,7 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 		if o.BatchSlice.Name != "" {
 			return fmt.Errorf("--resource-slice: not authenticated with provider %s yet: finish the handshake first (the last consumer step takes --identity-file)", s.RemoteClusterID)
 		}
-		switch stage {
-		case handshake.StageAwaitNonce:
+		if next == handshake.NextReceiveNonce {
 			return fmt.Errorf("no nonce from provider %s yet: pass it with --nonce-file (the provider gets it with `liqo-auth-tui --batch --role provider --remote-cluster-id <this cluster's ID>`)", s.RemoteClusterID)
 		}
 	}
@@ -204,14 +202,14 @@ func (o *BatchOptions) requestSlice(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	providerID, err := provider.ClusterID(ctx)
+	providerID, err := flows.ClusterID(ctx, provider)
 	if err != nil {
-		return scoped(handshake.Remote, err)
+		return flows.Scoped(handshake.Remote, err)
 	}
 	return o.createSlice(ctx, consumer, provider, providerID)
 }
 
-func (o *BatchOptions) createSlice(ctx context.Context, consumer, provider *kube.Cluster, providerID string) error {
+func (o *BatchOptions) createSlice(ctx context.Context, consumer, provider *flows.Cluster, providerID string) error {
 	c := &CreateResourceSliceOptions{Options: o.Options, Engine: o.Session.Engine, StepTimeout: o.Timeout}
 	return c.create(ctx, consumer, provider, o.BatchSlice.request(o.BatchSlice.Name, providerID))
 }

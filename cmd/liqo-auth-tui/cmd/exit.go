@@ -1,11 +1,10 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 )
 
 // Exit codes, as scripts expect from gh/gum-like tools.
@@ -39,11 +38,7 @@ func ExitCode(err error, interrupted bool) int {
 		return ExitInterrupted
 	case errors.As(err, &usage):
 		return ExitUsage
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, kube.ErrWaitTimeout):
-		return ExitTimeout
-	}
-	var reach *kube.ReachError
-	if errors.As(err, &reach) && reach.Class == kube.FailureTimeout {
+	case flows.IsTimeout(err):
 		return ExitTimeout
 	}
 	return ExitFailure

@@ -2,19 +2,17 @@ package cmd
 
 import (
 	"context"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // RemoteFlags select the other cluster, like liqoctl's --remote-* flags.
 func addRemoteFlags(cmd *cobra.Command, f *ClusterFlags) {
 	cmd.Flags().StringVar(&f.Kubeconfig, "remote-kubeconfig", "", "kubeconfig of the remote (provider) cluster")
 	cmd.Flags().StringVar(&f.Context, "remote-context", "", "kubeconfig context of the remote (provider) cluster")
-	cmd.Flags().StringVar(&f.LiqoNamespace, "remote-liqo-namespace", kube.DefaultLiqoNamespace, "Liqo namespace of the remote cluster")
+	cmd.Flags().StringVar(&f.LiqoNamespace, "remote-liqo-namespace", flows.DefaultLiqoNamespace, "Liqo namespace of the remote cluster")
 }
 
 // EngineFlags tune the controllers run in-process when a cluster has none.
@@ -35,12 +33,12 @@ func addEngineFlags(cmd *cobra.Command, f *EngineFlags) {
 func (f EngineFlags) options() (flows.EngineOptions, error) {
 	o := flows.EngineOptions{NoInProcess: f.NoInProcess, APIServerOverride: f.APIServerOverride, TrustedCA: f.TrustedCA}
 	if f.APIServerOverride != "" {
-		if _, err := kube.NormalizeAPIServer(f.APIServerOverride); err != nil {
+		if _, err := flows.NormalizeAPIServer(f.APIServerOverride); err != nil {
 			return o, usagef("--api-server-override: %v", err)
 		}
 	}
 	if f.CAFile != "" {
-		ca, err := os.ReadFile(f.CAFile)
+		ca, err := flows.ReadCABundle(f.CAFile)
 		if err != nil {
 			return o, usagef("--ca-override-file: %v", err)
 		}
@@ -51,15 +49,8 @@ func (f EngineFlags) options() (flows.EngineOptions, error) {
 
 // connectReachable loads a kubeconfig and checks the server answers and
 // accepts the credentials, so that problems show as one classified line.
-func (o *Options) connectReachable(ctx context.Context, f ClusterFlags) (*kube.Cluster, error) {
-	c, err := o.connect(f)
-	if err != nil {
-		return nil, err
-	}
-	if _, _, err := c.WhoAmI(ctx); err != nil {
-		return nil, err
-	}
-	return c, nil
+func (o *Options) connectReachable(ctx context.Context, f ClusterFlags) (*flows.Cluster, error) {
+	return flows.ConnectReachable(ctx, f.ref())
 }
 
 func addRemoteClusterIDFlag(cmd *cobra.Command, id *string, which string) {

@@ -166,3 +166,23 @@ func errorLines(stderr string) []string {
 	}
 	return lines
 }
+
+// What a command prints with -o json, the command that consumes it reads
+// back: the Tenant and the Identity (the peer info: flows/artifact's test).
+func TestJSONOutputIsReadBack(t *testing.T) {
+	provider, consumer := initSide(t, 0, "json-provider"), initSide(t, 1, "json-consumer")
+	dir, _ := manualFlow(t, provider, consumer)
+	nonceFile := filepath.Join(dir, "nonce.txt")
+
+	code, tenantJSON, errOut := run(consumer.args("generate", "tenant", "--remote-cluster-id", provider.id, "--nonce-file", nonceFile, "-o", "json")...)
+	require.Equal(t, cmd.ExitOK, code, errOut)
+	require.True(t, strings.HasPrefix(tenantJSON, "{"), tenantJSON)
+	code, _, errOut = runWithInput(tenantJSON, provider.args("apply", "tenant", "-f", "-")...)
+	require.Equal(t, cmd.ExitOK, code, errOut)
+
+	code, identityJSON, errOut := run(provider.args("generate", "identity", "--remote-cluster-id", consumer.id, "-o", "json")...)
+	require.Equal(t, cmd.ExitOK, code, errOut)
+	require.True(t, strings.HasPrefix(identityJSON, "{"), identityJSON)
+	code, _, errOut = runWithInput(identityJSON, consumer.args("apply", "identity", "-f", "-")...)
+	require.Equal(t, cmd.ExitOK, code, errOut)
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // GenerateIdentityOptions: provider side, emit the Identity for a consumer.
@@ -50,7 +49,7 @@ func (o *GenerateIdentityOptions) Run(ctx context.Context) error {
 
 // generate writes the Identity and tells the consumer's next command (the
 // --batch one with batch).
-func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *kube.Cluster, batch bool) error {
+func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *flows.Cluster, batch bool) error {
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
@@ -114,7 +113,7 @@ func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
 
 // apply validates and applies the Identity file and waits for the
 // kubeconfig Secret.
-func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *kube.Cluster) error {
+func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluster) error {
 	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Identity")
 	if err != nil {
 		return err

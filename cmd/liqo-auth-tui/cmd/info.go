@@ -9,9 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // InfoOptions print what the handshake knows about a cluster.
@@ -72,18 +71,17 @@ func (o *InfoOptions) Run(ctx context.Context) error {
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
-	c, err := o.connect(o.Local)
+	c, err := flows.Connect(o.Local.ref())
 	if err != nil {
 		return err
 	}
-	info, err := c.Probe(ctx)
+	info, err := flows.Probe(ctx, c)
 	if err != nil {
 		return err
 	}
 	if info.AuthenticationDisabled {
 		// On stderr, so that -o json/yaml stays parseable.
-		o.Printer.Warn(handshake.NoScope, "Liqo authentication is DISABLED on this cluster (liqo-auth runs with --enable-authentication=false): "+
-			"anyone who reaches its auth server can peer; set --enable-authentication=true on the liqo-auth Deployment")
+		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning(""))
 	}
 	if o.Output != "" {
 		return o.printObject(o.Output, info)
@@ -91,7 +89,7 @@ func (o *InfoOptions) Run(ctx context.Context) error {
 	return printInfoTable(o.Printer, c, info)
 }
 
-func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
+func printInfoTable(p *Printer, c *flows.Cluster, info *flows.ClusterInfo) error {
 	orNone := func(s, none string) string {
 		if s == "" {
 			return none
@@ -106,18 +104,18 @@ func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
 	w := tabwriter.NewWriter(p.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "Cluster ID:\t%s\n", orNone(info.ClusterID, noID))
 	fmt.Fprintf(w, "API server:\t%s\n", info.APIServer)
-	fmt.Fprintf(w, "Context:\t%s\n", orNone(c.Context, "-"))
+	fmt.Fprintf(w, "Context:\t%s\n", orNone(flows.ContextOf(c), "-"))
 	fmt.Fprintf(w, "Authenticated as:\t%s %v\n", info.User, info.Groups)
-	generation := describeGeneration(info)
+	generation := flows.FlavorLine(info)
 	installed := yesNo[info.LiqoInstalled]
-	if info.Flavor == kube.FlavorLiqo0x {
+	if flows.RunsLegacy(info.LiqoRelease) {
 		// LiqoInstalled is about Liqo v1 (JSON keeps it so).
 		installed = generation
 	}
 	fmt.Fprintf(w, "Liqo installed:\t%s\n", installed)
 	fmt.Fprintf(w, "Liqo generation:\t%s\n", generation)
 	if info.AuthenticationDisabled {
-		fmt.Fprintf(w, "Liqo authentication:\tDISABLED (anyone who reaches liqo-auth can peer)\n")
+		fmt.Fprintf(w, "Liqo authentication:\tDISABLED\n") // the warning above says what it means
 	}
 	if info.Restricted {
 		// A peering user (§9.4) may not read the keys nor the Lease.
@@ -128,33 +126,4 @@ func printInfoTable(p *Printer, c *kube.Cluster, info *kube.Info) error {
 	fmt.Fprintf(w, "Key algorithm:\t%s\n", orNone(info.KeyAlgorithm, "none (run `liqo-auth-tui init`)"))
 	fmt.Fprintf(w, "Key fingerprint:\t%s\n", orNone(info.KeyFingerprint, "-"))
 	return w.Flush()
-}
-
-// describeGeneration is the "Liqo generation" line of info.
-func describeGeneration(info *kube.Info) string {
-	r := info.LiqoRelease
-	switch r.Flavor {
-	case kube.FlavorV1:
-		return "v1"
-	case kube.FlavorToolInit:
-		return "ours (liqo-auth-tui init, no Liqo)"
-	case kube.FlavorNone:
-		return "none"
-	case kube.FlavorLiqo0x:
-		version := r.Version
-		switch {
-		case version != "":
-		case r.Line != peerinfo.LineUnknown:
-			version = string(r.Line) + " line, version not known"
-		case info.Restricted:
-			version = "version not visible to this user"
-		default:
-			version = "version not known (no liqo-auth image tag)"
-		}
-		if r.Line == peerinfo.V02 {
-			version += "; ServiceAccount-token identities: not supported, upgrade to v0.3.0 or later"
-		}
-		return "0.x (" + version + ")"
-	}
-	return "unknown (this user may not list the API groups)"
 }

@@ -88,12 +88,12 @@ func TestInfoTellsTheLiqoGeneration(t *testing.T) {
 	info := infoGenerationJSON(t, s.args()...)
 	assert.Equal(t, "none", info["liqoGeneration"])
 	assert.NotContains(t, info, "liqoVersion")
-	assert.Regexp(t, `Liqo generation:\s+none\n`, infoGenerationText(t, s.args()...))
+	assert.Regexp(t, `Liqo generation:\s+no Liqo, no authentication installed yet\n`, infoGenerationText(t, s.args()...))
 
 	code, _, errOut := run(s.args("init", "--cluster-id", s.id)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	infoGenerationUntil(t, "ours", s.args()...)
-	assert.Regexp(t, `Liqo generation:\s+ours \(liqo-auth-tui init, no Liqo\)\n`, infoGenerationText(t, s.args()...))
+	assert.Regexp(t, `Liqo generation:\s+no Liqo: authentication by liqo-auth-tui \(init\)\n`, infoGenerationText(t, s.args()...))
 
 	createGenerationCRD(t, ctx, admin, "discovery.liqo.io", "v1alpha1", "foreignclusters", "foreignAuthUrl")
 	labels := map[string]string{"run": "auth-service"}
@@ -110,8 +110,8 @@ func TestInfoTellsTheLiqoGeneration(t *testing.T) {
 	assert.Equal(t, "v0.3.2", info["liqoVersion"])
 	assert.Equal(t, "v0.3", info["liqoLine"])
 	legacyText := infoGenerationText(t, s.args()...)
-	assert.Regexp(t, `Liqo generation:\s+0\.x \(v0\.3\.2\)\n`, legacyText)
-	assert.Regexp(t, `Liqo installed:\s+0\.x \(v0\.3\.2\)\n`, legacyText, "not \"no\" next to a 0.x generation")
+	assert.Regexp(t, `Liqo generation:\s+Liqo 0\.x \(v0\.3\.2\)\n`, legacyText)
+	assert.Regexp(t, `Liqo installed:\s+Liqo 0\.x \(v0\.3\.2\)\n`, legacyText, "not \"no\" next to a 0.x generation")
 	assert.Equal(t, false, info["liqoInstalled"], "JSON unchanged: liqoInstalled is about Liqo v1")
 
 	// The peering user: 0.x from discovery, the version not visible.
@@ -122,11 +122,11 @@ func TestInfoTellsTheLiqoGeneration(t *testing.T) {
 	assert.Equal(t, "0.x", info["liqoGeneration"])
 	assert.Equal(t, true, info["restricted"])
 	assert.NotContains(t, info, "liqoVersion")
-	assert.Regexp(t, `Liqo generation:\s+0\.x \(version not visible to this user\)\n`, infoGenerationText(t, pu.args()...))
+	assert.Regexp(t, `Liqo generation:\s+Liqo 0\.x \(version not visible to this user\)\n`, infoGenerationText(t, pu.args()...))
 
 	createGenerationCRD(t, ctx, admin, "core.liqo.io", "v1beta1", "foreignclusters")
 	info = infoGenerationUntil(t, "v1", s.args()...)
 	assert.Equal(t, true, info["liqoInstalled"])
-	assert.Regexp(t, `Liqo generation:\s+v1\n`, infoGenerationText(t, s.args()...))
+	assert.Regexp(t, `Liqo generation:\s+Liqo v1\n`, infoGenerationText(t, s.args()...))
 	assert.Equal(t, "v1", infoGenerationJSON(t, pu.args()...)["liqoGeneration"])
 }

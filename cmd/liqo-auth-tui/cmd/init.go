@@ -7,7 +7,6 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // InitOptions prepare a cluster without Liqo for the handshake.
@@ -41,19 +40,16 @@ func (o *InitOptions) Run(ctx context.Context) error {
 		return &UsageError{Err: err}
 	}
 	if o.ClusterID != "" {
-		if err := authcrypto.ValidateClusterID(o.ClusterID); err != nil {
+		if err := flows.ValidateClusterID(o.ClusterID); err != nil {
 			return &UsageError{Err: err}
 		}
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
-	c, err := o.connect(o.Local)
+	c, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
 		return err
 	}
-	if _, _, err := c.WhoAmI(ctx); err != nil {
-		return err
-	}
-	_, err = flows.Init(ctx, c, kube.InitOptions{ClusterID: o.ClusterID, KeyType: keyType}, o.Printer.sink)
+	_, err = flows.Init(ctx, c, flows.InitOptions{ClusterID: o.ClusterID, KeyType: keyType}, o.Printer.sink)
 	return err
 }

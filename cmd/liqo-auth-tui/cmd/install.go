@@ -5,17 +5,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
-// InstallOptions install or remove the in-cluster controller.
+// InstallOptions install or remove (uninstall.go) the in-cluster controller.
 type InstallOptions struct {
 	*Options
 	Image string
 }
 
-func newInstallCommands(o *Options) []*cobra.Command {
+func newInstallCommand(o *Options) *cobra.Command {
 	opts := &InstallOptions{Options: o}
 	install := &cobra.Command{Use: "install", Short: "Install a component (controller)", Args: cobra.NoArgs}
 	ic := &cobra.Command{
@@ -27,31 +27,19 @@ controller (ServiceAccount, least-privilege RBAC, a 2-replica Deployment) in the
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Install(cmd.Context()) },
 	}
-	ic.Flags().StringVar(&opts.Image, "image", kube.ControllerImage, "controller image")
+	ic.Flags().StringVar(&opts.Image, "image", flows.ControllerImage, "controller image")
 	install.AddCommand(ic)
-	uninstall := &cobra.Command{Use: "uninstall", Short: "Remove a component (controller)", Args: cobra.NoArgs}
-	uninstall.AddCommand(&cobra.Command{
-		Use:   "controller",
-		Short: "Remove the in-cluster controller (CRDs, cluster ID, keys and peerings stay)",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Uninstall(cmd.Context()) },
-	})
-	return []*cobra.Command{install, uninstall}
+	return install
 }
 
 // Install applies the controller manifests.
 func (o *InstallOptions) Install(ctx context.Context) error {
-	return o.change(ctx, func(ctx context.Context, c *kube.Cluster) ([]kube.Change, error) {
-		return c.InstallController(ctx, o.Image)
+	return o.change(ctx, func(ctx context.Context, c *flows.Cluster) ([]flows.Change, error) {
+		return flows.ApplyController(ctx, c, o.Image)
 	})
 }
 
-// Uninstall removes the controller.
-func (o *InstallOptions) Uninstall(ctx context.Context) error {
-	return o.change(ctx, func(ctx context.Context, c *kube.Cluster) ([]kube.Change, error) { return c.UninstallController(ctx) })
-}
-
-func (o *InstallOptions) change(ctx context.Context, do func(context.Context, *kube.Cluster) ([]kube.Change, error)) error {
+func (o *InstallOptions) change(ctx context.Context, do func(context.Context, *flows.Cluster) ([]flows.Change, error)) error {
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	c, err := o.connectReachable(ctx, o.Local)

@@ -2,18 +2,13 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
-
-	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
+	"github.com/spf13/cobra"
 )
 
 // LegacyFlags are the choices of a Liqo 0.x authentication, shared by
@@ -51,12 +46,12 @@ func (f LegacyFlags) check() error {
 		}
 	}
 	if f.ForeignClusterName != "" {
-		if errs := validation.IsDNS1123Subdomain(f.ForeignClusterName); len(errs) > 0 {
-			return usagef("--foreign-cluster-name %q: %s", f.ForeignClusterName, errs[0])
+		if err := flows.ValidateForeignClusterName(f.ForeignClusterName); err != nil {
+			return usagef("--foreign-cluster-name: %v", err)
 		}
 	}
 	if f.AuthURL != "" {
-		if _, err := peerinfo.ValidateAuthURL(f.AuthURL); err != nil {
+		if err := flows.ValidateAuthURL(f.AuthURL); err != nil {
 			return usagef("--auth-url: %v", err)
 		}
 	}
@@ -118,7 +113,7 @@ func (o *GeneratePeerInfoOptions) Run(ctx context.Context) error {
 }
 
 // onLocal runs fn on the --kubeconfig cluster, within the command's timeout.
-func (o *Options) onLocal(ctx context.Context, fn func(context.Context, *kube.Cluster) error) error {
+func (o *Options) onLocal(ctx context.Context, fn func(context.Context, *flows.Cluster) error) error {
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	c, err := o.connectReachable(ctx, o.Local)
@@ -128,14 +123,7 @@ func (o *Options) onLocal(ctx context.Context, fn func(context.Context, *kube.Cl
 	return fn(ctx, c)
 }
 
-// peerInfoJSON is -o json: the fields, the line, liqoctl's command.
-type peerInfoJSON struct {
-	*peerinfo.Info
-	PeerInfo       string `json:"peerInfo"`
-	LiqoctlCommand string `json:"liqoctlCommand"`
-}
-
-func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *kube.Cluster) error {
+func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *flows.Cluster) error {
 	if err := o.check(); err != nil {
 		return err
 	}
@@ -149,10 +137,9 @@ func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *kube.C
 	}
 	data := []byte(line + "\n")
 	if o.Output == "json" {
-		if data, err = json.MarshalIndent(peerInfoJSON{info, line, flows.LiqoctlPeerCommand(info)}, "", "  "); err != nil {
+		if data, err = artifact.PeerInfoJSON(info, flows.LiqoctlPeerCommand(info)); err != nil {
 			return err
 		}
-		data = append(data, '\n')
 	}
 	if err := o.writeSecret(o.OutputFile, data); err != nil {
 		return err
@@ -172,7 +159,7 @@ func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *kube.C
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindPeerInfo, SenderID: info.ClusterID, ReceiverID: o.consumerID,
 		File: o.OutputFile, Batch: o.batch, Equivalent: masked}.Line())
 	if info.AuthenticationDisabled {
-		o.Printer.Warn(handshake.NoScope, "%s", flows.AuthenticationDisabledWarning(info.AuthURL))
+		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning(info.AuthURL))
 	}
 	return nil
 }
@@ -218,12 +205,12 @@ func (o *ApplyPeerInfoOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.onLocal(ctx, func(ctx context.Context, consumer *kube.Cluster) error { return o.apply(ctx, consumer, info) })
+	return o.onLocal(ctx, func(ctx context.Context, consumer *flows.Cluster) error { return o.apply(ctx, consumer, info) })
 }
 
 // read checks the flags and reads the peer info, before any cluster is
 // dialed.
-func (o *ApplyPeerInfoOptions) read() (*peerinfo.Info, error) {
+func (o *ApplyPeerInfoOptions) read() (*flows.PeerInfo, error) {
 	if err := o.Legacy.check(); err != nil {
 		return nil, err
 	}
@@ -241,7 +228,7 @@ func (o *ApplyPeerInfoOptions) read() (*peerinfo.Info, error) {
 	return info, nil
 }
 
-func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info) error {
+func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *flows.Cluster, info *flows.PeerInfo) error {
 	res, err := flows.ApplyPeerInfo(ctx, consumer, info, o.Legacy.options(o.StepTimeout), o.Printer.sink)
 	if err != nil {
 		return err
@@ -279,7 +266,7 @@ func (o *Options) reportLegacy(res *flows.LegacyResult, f LegacyFlags) error {
 			res.ConsumerID, res.ProviderID, who, res.IdentitySecret, expires)
 	}
 	if res.AuthenticationDisabled {
-		o.Printer.Warn(handshake.Remote, "authentication is DISABLED on provider %s: anyone who reaches its auth server can peer with it", res.ProviderID)
+		o.Printer.Warn(handshake.Remote, "%s", handshake.AuthenticationDisabledWarning(""))
 	}
 	o.Printer.Info(handshake.NoScope, "Check it with `liqo-auth-tui verify --remote-cluster-id %s`", res.ProviderID)
 	return nil

@@ -11,8 +11,6 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // LegacySessionFlags are the root's Liqo 0.x flags for --batch.
@@ -26,17 +24,8 @@ func addLegacySessionFlags(root *cobra.Command, f *LegacySessionFlags) {
 	root.Flags().StringVar(&f.PeerInfoFile, "peer-info-file", "", "consumer of a Liqo 0.x provider: file with the provider's peer info (- = stdin)")
 }
 
-// isLegacy tells whether c runs Liqo 0.x.
-func isLegacy(ctx context.Context, c *kube.Cluster) (bool, error) {
-	r, err := c.DetectRelease(ctx)
-	if err != nil {
-		return false, err
-	}
-	return r.Flavor == kube.FlavorLiqo0x, nil
-}
-
 // runLegacy is authenticate against a provider running Liqo 0.x.
-func (o *AuthenticateOptions) runLegacy(ctx context.Context, consumer, provider *kube.Cluster) error {
+func (o *AuthenticateOptions) runLegacy(ctx context.Context, consumer, provider *flows.Cluster) error {
 	if err := o.Legacy.check(); err != nil {
 		return err
 	}
@@ -73,7 +62,7 @@ func (f LegacyUnauthFlags) check() error {
 
 // runLegacyUnauth removes what a Liqo 0.x authentication left; consumer or
 // provider is nil when one-sided.
-func (o *UnauthenticateOptions) runLegacyUnauth(ctx context.Context, consumer, provider *kube.Cluster) error {
+func (o *UnauthenticateOptions) runLegacyUnauth(ctx context.Context, consumer, provider *flows.Cluster) error {
 	opts := flows.LegacyUnauthOptions{Consumer: consumer, Provider: provider, Yes: o.LegacyUnauth.Yes}
 	if consumer == nil {
 		opts.ConsumerID = o.LegacyUnauth.RemoteClusterID
@@ -124,11 +113,11 @@ func (o *UnauthenticateOptions) unauthOneSided(ctx context.Context) error {
 	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
 		provider, err := o.connectReachable(ctx, o.Remote)
 		if err != nil {
-			return scoped(handshake.Remote, err)
+			return flows.Scoped(handshake.Remote, err)
 		}
-		legacy, err := isLegacy(ctx, provider)
+		legacy, err := flows.ClusterRunsLegacy(ctx, provider)
 		if err != nil {
-			return scoped(handshake.Remote, err)
+			return flows.Scoped(handshake.Remote, err)
 		}
 		if legacy {
 			return o.runLegacyUnauth(ctx, nil, provider)
@@ -138,11 +127,11 @@ func (o *UnauthenticateOptions) unauthOneSided(ctx context.Context) error {
 	}
 	consumer, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
-		return scoped(handshake.Local, err)
+		return flows.Scoped(handshake.Local, err)
 	}
-	legacy, err := consumerHoldsLegacy(ctx, consumer, remoteID)
+	legacy, err := flows.ConsumerHoldsLegacy(ctx, consumer, remoteID)
 	if err != nil {
-		return scoped(handshake.Local, err)
+		return flows.Scoped(handshake.Local, err)
 	}
 	if legacy {
 		return o.runLegacyUnauth(ctx, consumer, nil)
@@ -151,51 +140,9 @@ func (o *UnauthenticateOptions) unauthOneSided(ctx context.Context) error {
 	return err
 }
 
-// consumerHoldsLegacy tells whether what the consumer holds for providerID
-// came from Liqo 0.x: the cluster runs it, or its kubeconfig Secret is the
-// one this tool wrote as a 0.x consumer, or it holds no v1 Identity.
-func consumerHoldsLegacy(ctx context.Context, consumer *kube.Cluster, providerID string) (bool, error) {
-	if legacy, err := isLegacy(ctx, consumer); err != nil || legacy {
-		return legacy, err
-	}
-	secret, err := consumer.KubeconfigSecretFor(ctx, providerID)
-	switch {
-	case err == nil:
-		return secret.Labels[liqo0x.ClientLabel] == "true", nil
-	case !kube.IsNotFound(err):
-		return false, err
-	}
-	_, err = consumer.ControlPlaneIdentityFor(ctx, providerID)
-	switch {
-	case err == nil:
-		return false, nil
-	case kube.IsNotFound(err):
-		return true, nil // nothing of v1's: 0.x leftovers (a pending key) may remain
-	}
-	return false, err
-}
-
-// legacyPair tells whether either cluster runs Liqo 0.x (then, or when the
-// consumer is this tool's 0.x consumer, unauthenticate is the 0.x one).
-func legacyPair(ctx context.Context, consumer, provider *kube.Cluster) (bool, error) {
-	for _, c := range []struct {
-		scope handshake.Scope
-		c     *kube.Cluster
-	}{{handshake.Remote, provider}, {handshake.Local, consumer}} {
-		legacy, err := isLegacy(ctx, c.c)
-		if err != nil {
-			return false, scoped(c.scope, err)
-		}
-		if legacy {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
 // legacyProviderStep is --batch --role provider on a Liqo 0.x provider:
 // the peer info on stdout, the consumer's next command on stderr.
-func (o *BatchOptions) legacyProviderStep(ctx context.Context, provider *kube.Cluster) error {
+func (o *BatchOptions) legacyProviderStep(ctx context.Context, provider *flows.Cluster) error {
 	g := &GeneratePeerInfoOptions{Options: o.Options, AuthURL: o.LegacySession.AuthURL, Output: "text", consumerID: o.Session.RemoteClusterID, batch: true}
 	return g.generate(ctx, provider)
 }

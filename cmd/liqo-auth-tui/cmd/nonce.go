@@ -9,7 +9,6 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // NonceOptions are the provider's nonce commands.
@@ -20,8 +19,7 @@ type NonceOptions struct {
 	Engine      EngineFlags
 }
 
-func newCreateCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "create", Short: "Create an object of the handshake (provider: nonce)", Args: cobra.NoArgs}
+func newCreateNonceCommand(o *Options) *cobra.Command {
 	opts := &NonceOptions{Options: o}
 	nonce := &cobra.Command{
 		Use:   "nonce",
@@ -32,12 +30,10 @@ func newCreateCommand(o *Options) *cobra.Command {
 	addRemoteClusterIDFlag(nonce, &opts.ConsumerID, "consumer")
 	addEngineFlags(nonce, &opts.Engine)
 	nonce.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	cmd.AddCommand(nonce)
-	return cmd
+	return nonce
 }
 
-func newGetCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "get", Short: "Read an object of the handshake (provider: nonce)", Args: cobra.NoArgs}
+func newGetNonceCommand(o *Options) *cobra.Command {
 	opts := &NonceOptions{Options: o}
 	nonce := &cobra.Command{
 		Use:   "nonce",
@@ -46,8 +42,7 @@ func newGetCommand(o *Options) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return opts.Get(cmd.Context()) },
 	}
 	addRemoteClusterIDFlag(nonce, &opts.ConsumerID, "consumer")
-	cmd.AddCommand(nonce)
-	return cmd
+	return nonce
 }
 
 // Create ensures the nonce and prints it.
@@ -63,7 +58,7 @@ func (o *NonceOptions) Create(ctx context.Context) error {
 
 // create prints the nonce on stdout and the consumer's next command (the
 // --batch one with batch) on stderr.
-func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, batch bool) error {
+func (o *NonceOptions) create(ctx context.Context, provider *flows.Cluster, batch bool) error {
 	engine, err := o.Engine.options()
 	if err != nil {
 		return err
@@ -73,7 +68,7 @@ func (o *NonceOptions) create(ctx context.Context, provider *kube.Cluster, batch
 		return err
 	}
 	fmt.Fprintln(o.Printer.Out, nonce)
-	own, err := provider.ClusterID(ctx)
+	own, err := flows.ClusterID(ctx, provider)
 	if err != nil {
 		return err
 	}

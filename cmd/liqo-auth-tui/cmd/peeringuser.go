@@ -10,7 +10,6 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // GeneratePeeringUserOptions: provider side, make the restricted kubeconfig
@@ -50,16 +49,16 @@ and the previous kubeconfig loses its permissions.`,
 
 // Run makes the peering user and writes its kubeconfig.
 func (o *GeneratePeeringUserOptions) Run(ctx context.Context) error {
-	if err := authcrypto.ValidateClusterID(o.ConsumerID); err != nil {
+	if err := flows.ValidateClusterID(o.ConsumerID); err != nil {
 		return usagef("--consumer-cluster-id: %v", err)
 	}
 	keyType, err := authcrypto.ParseKeyType(o.KeyType)
 	if err != nil {
 		return usagef("--key-type: %v", err)
 	}
-	pu := kube.PeeringUserOptions{KeyType: keyType, APIServerOverride: o.APIServerOverride}
+	pu := flows.PeeringUserOptions{KeyType: keyType, APIServerOverride: o.APIServerOverride}
 	if o.CAFile != "" {
-		if pu.CAOverride, err = os.ReadFile(o.CAFile); err != nil {
+		if pu.CAOverride, err = flows.ReadCABundle(o.CAFile); err != nil {
 			return usagef("--ca-override-file: %v", err)
 		}
 	}
@@ -79,7 +78,7 @@ func (o *GeneratePeeringUserOptions) Run(ctx context.Context) error {
 	o.Printer.Info(handshake.NoScope, "Hand the kubeconfig privately (it holds the user's private key) to the admin of consumer %s", o.ConsumerID)
 	// The same next command as the wizard's hand-off shows.
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindPeeringUser, ReceiverID: o.ConsumerID,
-		File: o.OutputFile, SenderNamespace: provider.Namespace}.Line())
+		File: o.OutputFile, SenderNamespace: flows.NamespaceOf(provider)}.Line())
 	return nil
 }
 
@@ -114,8 +113,7 @@ type DeletePeeringUserOptions struct {
 	ConsumerID string
 }
 
-func newDeleteCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "delete", Short: "Delete what a generate command made on this cluster (provider: peering-user)", Args: cobra.NoArgs}
+func newDeletePeeringUserCommand(o *Options) *cobra.Command {
 	opts := &DeletePeeringUserOptions{Options: o}
 	peeringUser := &cobra.Command{
 		Use:   "peering-user",
@@ -128,13 +126,12 @@ expires. The tenant namespace and any peering made with it stay.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
 	}
 	addConsumerClusterIDFlag(peeringUser, &opts.ConsumerID)
-	cmd.AddCommand(peeringUser)
-	return cmd
+	return peeringUser
 }
 
 // Run deletes the peering user.
 func (o *DeletePeeringUserOptions) Run(ctx context.Context) error {
-	if err := authcrypto.ValidateClusterID(o.ConsumerID); err != nil {
+	if err := flows.ValidateClusterID(o.ConsumerID); err != nil {
 		return usagef("--consumer-cluster-id: %v", err)
 	}
 	ctx, cancel := o.withTimeout(ctx)

@@ -3,8 +3,8 @@ package cmd
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // ProxyFlags are --proxy-url and --in-band: how the consumer reaches the
@@ -33,7 +33,7 @@ func addProxyFlags(cmd *cobra.Command, f *ProxyFlags, reachesProvider bool) {
 // check validates the flags, before anything is written or dialed: a bad
 // --proxy-url, or --in-band alone (explained), is a usage error.
 func (f ProxyFlags) check() error {
-	if _, err := kube.ParseProxyURL(f.ProxyURL); err != nil {
+	if err := flows.CheckProxyURL(f.ProxyURL); err != nil {
 		return usagef("--proxy-url: %v", err)
 	}
 	if f.InBand && f.ProxyURL == "" {

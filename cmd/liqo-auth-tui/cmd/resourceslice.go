@@ -13,8 +13,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // SliceFlags are what a ResourceSlice asks for, as liqoctl create
@@ -31,7 +29,7 @@ func addSliceFlags(fs interface {
 	StringVar(p *string, name, value, usage string)
 	BoolVar(p *bool, name string, value bool, usage string)
 }, f *SliceFlags) {
-	fs.StringVar(&f.Class, "class", string(authv1beta1.ResourceSliceClassDefault), "the class of the ResourceSlice (default and \"\" are decided by the provider itself, others by its plugins)")
+	fs.StringVar(&f.Class, "class", artifact.DefaultSliceClass, "the class of the ResourceSlice (default and \"\" are decided by the provider itself, others by its plugins)")
 	fs.StringVar(&f.CPU, "cpu", "", "the amount of CPU requested in the ResourceSlice (a Kubernetes quantity, e.g. 4 or 500m)")
 	fs.StringVar(&f.Memory, "memory", "", "the amount of memory requested in the ResourceSlice (a Kubernetes quantity, e.g. 8Gi)")
 	fs.StringVar(&f.Pods, "pods", "", "the number of pods requested in the ResourceSlice")
@@ -84,23 +82,28 @@ without a controller is served in-process for the command's duration.`,
 
 // Run creates the slice and waits for the provider's answer.
 func (o *CreateResourceSliceOptions) Run(ctx context.Context) error {
+	// The wizard's form runs the same check: one verdict, one message.
+	req := o.Slice.request(o.Name, o.ProviderID)
+	if err := artifact.CheckSliceRequest(req); err != nil {
+		return &UsageError{Err: err}
+	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	consumer, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
 		return err
 	}
-	var provider *kube.Cluster
+	var provider *flows.Cluster
 	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
 		if provider, err = o.connectReachable(ctx, o.Remote); err != nil {
-			return scoped(handshake.Remote, err)
+			return flows.Scoped(handshake.Remote, err)
 		}
 	}
-	return o.create(ctx, consumer, provider, o.Slice.request(o.Name, o.ProviderID))
+	return o.create(ctx, consumer, provider, req)
 }
 
 // create runs the flow and reports the outcome (shared with --batch).
-func (o *CreateResourceSliceOptions) create(ctx context.Context, consumer, provider *kube.Cluster, req artifact.SliceRequest) error {
+func (o *CreateResourceSliceOptions) create(ctx context.Context, consumer, provider *flows.Cluster, req artifact.SliceRequest) error {
 	engine, err := o.Engine.options()
 	if err != nil {
 		return err
@@ -118,7 +121,7 @@ func (o *Options) reportSlice(st *flows.SliceStatus) {
 	if resources == "" {
 		resources = "left to the provider's plugins (class " + st.Class + ")"
 	}
-	if st.Resources == string(authv1beta1.ResourceSliceConditionDenied) {
+	if st.Resources == artifact.SliceDenied {
 		o.Printer.Warn(handshake.NoScope, "ResourceSlice %s resources not accepted by provider %s: %s", st.Name, st.ProviderID, st.Message)
 	}
 	o.Printer.Info(handshake.NoScope, "ResourceSlice %s: authentication %s, resources %s%s; kubeconfig Secret %s",

@@ -98,9 +98,9 @@ func TestResourceSliceBadInputsWriteNothing(t *testing.T) {
 		want string
 	}{
 		{"unknown provider", consumer.args("create", "resourceslice", "s", "--remote-cluster-id", "nobody"), "no authenticated provider nobody on this cluster: run `liqo-auth-tui authenticate` first"},
-		{"bad quantity", consumer.args("create", "resourceslice", "s", "--remote-cluster-id", provider.id, "--cpu", "lots"), `--cpu "lots" is not a Kubernetes quantity`},
+		{"bad quantity", consumer.args("create", "resourceslice", "s", "--remote-cluster-id", provider.id, "--cpu", "lots"), `cpu: "lots" is not a quantity`},
 		{"negative quantity", consumer.args("create", "resourceslice", "s", "--remote-cluster-id", provider.id, "--pods", "-1"), "negative"},
-		{"bad name", consumer.args("create", "resourceslice", "Bad_Name", "--remote-cluster-id", provider.id), `invalid ResourceSlice name "Bad_Name"`},
+		{"bad name", consumer.args("create", "resourceslice", "Bad_Name", "--remote-cluster-id", provider.id), `"Bad_Name" is not a valid ResourceSlice name`},
 		{"bad provider ID", consumer.args("create", "resourceslice", "s", "--remote-cluster-id", "Bad_ID"), "DNS-1123"},
 		{"own ID as provider", consumer.args("create", "resourceslice", "s", "--remote-cluster-id", consumer.id), "own ID"},
 		{"no name", consumer.args("create", "resourceslice", "--remote-cluster-id", provider.id), "accepts 1 arg"},
@@ -108,7 +108,7 @@ func TestResourceSliceBadInputsWriteNothing(t *testing.T) {
 		{"get unknown", consumer.args("get", "resourceslice", "nope"), "no ResourceSlice nope on this cluster"},
 		{"bad output", consumer.args("get", "resourceslice", "-o", "xml"), "unknown output format"},
 		{"batch slice flags without a slice", consumer.args("--batch", "--remote-kubeconfig", provider.kubeconfig, "--cpu", "1"), "give --resource-slice NAME too"},
-		{"batch bad slice", consumer.args("--batch", "--remote-kubeconfig", provider.kubeconfig, "--resource-slice", "s", "--memory", "much"), `--memory "much" is not a Kubernetes quantity`},
+		{"batch bad slice", consumer.args("--batch", "--remote-kubeconfig", provider.kubeconfig, "--resource-slice", "s", "--memory", "much"), `memory: "much" is not a quantity`},
 		{"batch slice on the provider", provider.args("--batch", "--role", "provider", "--remote-cluster-id", consumer.id, "--resource-slice", "s"), "asked by the consumer"},
 	}
 	ctx := labtest.Context(t)

@@ -19,8 +19,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // ClusterFlags select one cluster, like kubectl's flags.
@@ -48,8 +48,9 @@ type Options struct {
 	LegacySession LegacySessionFlags
 }
 
-func (o *Options) connect(f ClusterFlags) (*kube.Cluster, error) {
-	return kube.Connect(kube.KubeconfigOptions{Path: f.Kubeconfig, Context: f.Context, LiqoNamespace: f.LiqoNamespace, ProxyURL: f.ProxyURL})
+// ref is the cluster the flags select.
+func (f ClusterFlags) ref() flows.ClusterRef {
+	return flows.ClusterRef{Kubeconfig: f.Kubeconfig, Context: f.Context, Namespace: f.LiqoNamespace, ProxyURL: f.ProxyURL}
 }
 
 // NewRootCommand builds the command tree; interactive runs when the tool is
@@ -84,20 +85,13 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.Local.Kubeconfig, "kubeconfig", "", "path to the kubeconfig of the local cluster (default: KUBECONFIG or ~/.kube/config)")
 	pf.StringVar(&o.Local.Context, "context", "", "kubeconfig context of the local cluster")
-	pf.StringVar(&o.Local.LiqoNamespace, "liqo-namespace", kube.DefaultLiqoNamespace, "namespace where Liqo (or this tool's objects) live")
+	pf.StringVar(&o.Local.LiqoNamespace, "liqo-namespace", flows.DefaultLiqoNamespace, "namespace where Liqo (or this tool's objects) live")
 	pf.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "how long the command may take")
 	pf.BoolVarP(&o.Verbose, "verbose", "v", false, "also print client-go's and the controllers' logs")
-	create, get, del := newCreateCommand(o), newGetCommand(o), newDeleteCommand(o)
-	generate, apply := newGenerateCommand(o), newApplyCommand(o)
-	generate.AddCommand(newGeneratePeerInfoCommand(o))
-	apply.AddCommand(newApplyPeerInfoCommand(o))
-	create.AddCommand(newCreateResourceSliceCommand(o))
-	get.AddCommand(newGetResourceSliceCommand(o))
-	del.AddCommand(newDeleteResourceSliceCommand(o))
 	root.AddCommand(newInitCommand(o), newInfoCommand(o),
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
-		create, get, generate, apply, newVerifyCommand(o), del)
-	root.AddCommand(newInstallCommands(o)...)
+		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o), newDeleteCommand(o))
+	root.AddCommand(newInstallCommand(o), newUninstallCommand(o))
 	root.AddCommand(newVersionCommand(o))
 	root.SetVersionTemplate("{{.Version}}\n")
 	return root

@@ -10,7 +10,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // GenerateTenantOptions: consumer side, sign the nonce and emit the Tenant.
@@ -26,8 +25,7 @@ type GenerateTenantOptions struct {
 	Engine      EngineFlags
 }
 
-func newGenerateCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "generate", Short: "Generate an artifact of the handshake (consumer: tenant; provider: identity, peering-user)", Args: cobra.NoArgs}
+func newGenerateTenantCommand(o *Options) *cobra.Command {
 	t := &GenerateTenantOptions{Options: o}
 	tenant := &cobra.Command{
 		Use:   "tenant",
@@ -44,8 +42,7 @@ func newGenerateCommand(o *Options) *cobra.Command {
 	addOutputFlag(tenant, &t.Output)
 	addEngineFlags(tenant, &t.Engine)
 	tenant.Flags().DurationVar(&t.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	cmd.AddCommand(tenant, newGenerateIdentityCommand(o), newGeneratePeeringUserCommand(o))
-	return cmd
+	return tenant
 }
 
 // Run generates the Tenant.
@@ -65,7 +62,7 @@ func (o *GenerateTenantOptions) Run(ctx context.Context) error {
 
 // generate signs the nonce, writes the Tenant and tells the provider's
 // next command (the --batch one with batch).
-func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *kube.Cluster, batch bool) error {
+func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *flows.Cluster, batch bool) error {
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
@@ -133,8 +130,7 @@ type ApplyTenantOptions struct {
 	consumerID string
 }
 
-func newApplyCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{Use: "apply", Short: "Validate and apply an artifact (provider: tenant; consumer: identity)", Args: cobra.NoArgs}
+func newApplyTenantCommand(o *Options) *cobra.Command {
 	t := &ApplyTenantOptions{Options: o}
 	tenant := &cobra.Command{
 		Use:   "tenant",
@@ -147,8 +143,7 @@ func newApplyCommand(o *Options) *cobra.Command {
 	addOutputFlag(tenant, &t.Output)
 	addEngineFlags(tenant, &t.Engine)
 	tenant.Flags().DurationVar(&t.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	cmd.AddCommand(tenant, newApplyIdentityCommand(o))
-	return cmd
+	return tenant
 }
 
 // Run applies the Tenant.
@@ -166,7 +161,7 @@ func (o *ApplyTenantOptions) Run(ctx context.Context) error {
 }
 
 // apply validates and applies the Tenant file and waits for its status.
-func (o *ApplyTenantOptions) apply(ctx context.Context, provider *kube.Cluster) error {
+func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster) error {
 	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Tenant")
 	if err != nil {
 		return err

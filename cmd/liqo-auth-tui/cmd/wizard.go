@@ -10,12 +10,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/wizardbackend"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -77,7 +76,7 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 		Role:            role,
 		PeerID:          sf.RemoteClusterID,
 		Clipboard:       clip,
-		ControllerImage: kube.ControllerImage,
+		ControllerImage: flows.ControllerImage,
 		Timeout:         o.Timeout,
 		In:              o.In,
 		Out:             o.Printer.Out,
@@ -95,7 +94,7 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 // quietLogs keeps client-go's warnings and klog off the terminal while the
 // wizard owns it: dropped, or with --verbose written to a log file.
 func quietLogs(verbose bool) (string, func(), error) {
-	rest.SetDefaultWarningHandler(rest.NoWarnings{})
+	flows.SilenceAPIWarnings()
 	if !verbose {
 		quietKlog()
 		return "", func() {}, nil

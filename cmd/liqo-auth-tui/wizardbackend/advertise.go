@@ -3,13 +3,9 @@ package wizardbackend
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -51,17 +47,9 @@ func (b *Backend) SetAdvertised(ctx context.Context, provider tui.ClusterRef, co
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	if authcrypto.ValidateClusterID(consumerID) == nil {
-		_, err := c.TenantFor(ctx, "", consumerID)
-		switch {
-		case err == nil:
-			popts := flows.ProviderOptions{Provider: c, ConsumerID: consumerID, StepTimeout: b.stepTimeout, Engine: o}
-			if _, err := flows.Readvertise(ctx, popts, sink); err != nil {
-				return nil, explainErr(err)
-			}
-		case !kube.IsNotFound(err):
-			return nil, explainErr(err)
-		}
+	popts := flows.ProviderOptions{Provider: c, ConsumerID: consumerID, StepTimeout: b.stepTimeout, Engine: o}
+	if err := flows.ReadvertiseIfAccepted(ctx, popts, sink); err != nil {
+		return nil, explainErr(err)
 	}
 	b.engine = o
 	return advertisement(adv), nil
@@ -73,19 +61,16 @@ func (b *Backend) editedEngine(edit tui.AdvertiseEdit) (flows.EngineOptions, err
 	o := b.engine
 	o.APIServerOverride, o.CAOverride, o.TrustedCA = "", nil, edit.TrustedCA
 	if edit.APIServer != "" {
-		server, err := kube.NormalizeAPIServer(edit.APIServer)
+		server, err := flows.NormalizeAPIServer(edit.APIServer)
 		if err != nil {
 			return o, err
 		}
 		o.APIServerOverride = server
 	}
 	if edit.CAFile != "" {
-		ca, err := os.ReadFile(expandHome(edit.CAFile))
+		ca, err := flows.ReadCABundle(edit.CAFile)
 		if err != nil {
-			return o, fmt.Errorf("reading the CA file: %w", err)
-		}
-		if _, err := authcrypto.CertificateFingerprint(ca); err != nil {
-			return o, fmt.Errorf("CA file %s: %w: give a PEM certificate", edit.CAFile, err)
+			return o, err
 		}
 		o.CAOverride = ca
 	}

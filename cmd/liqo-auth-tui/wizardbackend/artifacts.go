@@ -2,17 +2,13 @@ package wizardbackend
 
 import (
 	"fmt"
-	"strings"
-	"time"
 
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
-func tenantArtifact(t *authv1beta1.Tenant, data []byte, forID string) (*tui.Artifact, error) {
+func tenantArtifact(t *artifact.Tenant, data []byte, forID string) (*tui.Artifact, error) {
 	var err error
 	if data == nil {
 		if data, err = artifact.Encode(t, "yaml"); err != nil {
@@ -26,7 +22,7 @@ func tenantArtifact(t *authv1beta1.Tenant, data []byte, forID string) (*tui.Arti
 	return &tui.Artifact{Kind: handshake.KindTenant, Data: data, Fingerprint: fp, FromID: t.Spec.ClusterID, ForID: forID}, nil
 }
 
-func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, error) {
+func identityArtifact(id *artifact.Identity, data []byte) (*tui.Artifact, error) {
 	var err error
 	if data == nil {
 		if data, err = artifact.Encode(id, "yaml"); err != nil {
@@ -38,13 +34,10 @@ func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, err
 		return nil, fmt.Errorf("identity authParams.ca: %w", err)
 	}
 	a := &tui.Artifact{Kind: handshake.KindIdentity, Data: data, Fingerprint: fp, FromID: id.Spec.ClusterID,
-		APIServer: id.Spec.AuthParams.APIServer, NotAfter: identityNotAfter(id)}
-	if aws := id.Spec.AuthParams.AWSConfig; aws != nil {
+		APIServer: id.Spec.AuthParams.APIServer, NotAfter: artifact.CertificateNotAfter(id)}
+	if masked := artifact.MaskedIdentity(id); masked != nil {
 		// EKS Identities carry AWS access keys: mask them on screen and
 		// keep them off the clipboard.
-		masked := id.DeepCopy()
-		masked.Spec.AuthParams.AWSConfig.AWSAccessKeyID = mask(aws.AWSAccessKeyID)
-		masked.Spec.AuthParams.AWSConfig.AWSSecretAccessKey = "********"
 		preview, err := artifact.Encode(masked, "yaml")
 		if err != nil {
 			return nil, err
@@ -52,22 +45,4 @@ func identityArtifact(id *authv1beta1.Identity, data []byte) (*tui.Artifact, err
 		a.Preview, a.Sensitive = string(preview), true
 	}
 	return a, nil
-}
-
-func mask(s string) string {
-	if len(s) <= 4 {
-		return "****"
-	}
-	return s[:4] + strings.Repeat("*", len(s)-4)
-}
-
-func identityNotAfter(id *authv1beta1.Identity) time.Time {
-	if id == nil {
-		return time.Time{}
-	}
-	cert, err := authcrypto.ParseCertificatePEM(id.Spec.AuthParams.SignedCRT)
-	if err != nil {
-		return time.Time{}
-	}
-	return cert.NotAfter
 }

@@ -1,28 +1,19 @@
 // Package wizardbackend is the wizard's backend: it implements tui.Backend
-// with flows and kube, so that the wizard itself never imports client-go.
+// by mapping flows' results onto tui's types, so that the wizard itself
+// never imports client-go.
 package wizardbackend
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
-// Backend implements tui.Backend with flows and kube.
-
+// Backend implements tui.Backend with flows.
 type Backend struct {
 	stepTimeout time.Duration
 	engine      flows.EngineOptions
@@ -35,9 +26,7 @@ type Backend struct {
 var _ tui.Backend = (*Backend)(nil)
 
 // New is the wizard's backend: each step is bounded by stepTimeout, and
-
 // engine says who serves a side that has no controller.
-
 func New(stepTimeout time.Duration, engine flows.EngineOptions) *Backend {
 	return &Backend{stepTimeout: stepTimeout, engine: engine}
 }
@@ -49,45 +38,13 @@ func (b *Backend) WithProxy(proxyURL string) *Backend {
 	return b
 }
 
-func expandHome(path string) string {
-	if strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, path[2:])
-		}
-	}
-	return path
-}
-
-func (b *Backend) connect(ref tui.ClusterRef) (*kube.Cluster, error) {
-	return kube.Connect(kube.KubeconfigOptions{Path: expandHome(ref.Kubeconfig), Context: ref.Context, LiqoNamespace: ref.Namespace,
-		ProxyURL: ref.ProxyURL})
+func (b *Backend) connect(ref tui.ClusterRef) (*flows.Cluster, error) {
+	return flows.Connect(flows.ClusterRef{Kubeconfig: ref.Kubeconfig, Context: ref.Context, Namespace: ref.Namespace, ProxyURL: ref.ProxyURL})
 }
 
 // Contexts lists a kubeconfig's contexts with kubectl's loading rules.
-
 func (b *Backend) Contexts(_ context.Context, kubeconfig string) ([]string, string, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = expandHome(kubeconfig)
-	cfg, err := rules.Load()
-	if err != nil {
-		return nil, "", fmt.Errorf("reading kubeconfig (%s): %w", orDefaultKubeconfig(kubeconfig), err)
-	}
-	names := make([]string, 0, len(cfg.Contexts))
-	for name := range cfg.Contexts {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return nil, "", fmt.Errorf("kubeconfig (%s) has no contexts", orDefaultKubeconfig(kubeconfig))
-	}
-	return names, cfg.CurrentContext, nil
-}
-
-func orDefaultKubeconfig(path string) string {
-	if path == "" {
-		return "default kubeconfig"
-	}
-	return path
+	return flows.KubeconfigContexts(kubeconfig)
 }
 
 func (b *Backend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterInfo, error) {
@@ -95,14 +52,15 @@ func (b *Backend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterIn
 	if err != nil {
 		return nil, err
 	}
-	info, err := c.Probe(ctx)
+	info, err := flows.Probe(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	return &tui.ClusterInfo{Server: info.APIServer, Context: c.Context, User: info.User, Groups: info.Groups,
+	return &tui.ClusterInfo{Server: info.APIServer, Context: flows.ContextOf(c), User: info.User, Groups: info.Groups,
 		ClusterID: info.ClusterID, LiqoInstalled: info.LiqoInstalled, Controller: info.Controller, Restricted: info.Restricted,
 		KeyAlgorithm: info.KeyAlgorithm, KeyFingerprint: info.KeyFingerprint,
-		LiqoGeneration: string(info.Flavor), LiqoVersion: info.Version, LiqoLine: string(info.Line),
+		LiqoFlavor: string(info.Flavor), LiqoVersion: info.Version, LiqoLine: string(info.Line),
+		FlavorLine: flows.FlavorLine(info), Liqo0x: flows.RunsLegacy(info.LiqoRelease), Unsupported: flows.LegacyUnsupported(info.LiqoRelease),
 		LegacyAuthDisabled: info.AuthenticationDisabled}, nil
 }
 
@@ -111,7 +69,7 @@ func (b *Backend) Init(ctx context.Context, ref tui.ClusterRef, sink handshake.S
 	if err != nil {
 		return nil, err
 	}
-	res, err := flows.Init(ctx, c, kube.InitOptions{}, sink)
+	res, err := flows.Init(ctx, c, flows.InitOptions{}, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -123,90 +81,51 @@ func (b *Backend) Init(ctx context.Context, ref tui.ClusterRef, sink handshake.S
 }
 
 // InstallController applies the controller manifests, as `install
-
 // controller` does. The changes made before a failure come back with it.
-
 func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, image string, sink handshake.Sink) (*tui.InstallResult, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, err
 	}
 	if image == "" {
-		image = kube.ControllerImage
+		image = flows.ControllerImage
 	}
 	changes, err := flows.InstallController(ctx, c, image, sink)
 	res := &tui.InstallResult{Image: image}
-	for _, ch := range changes {
-		if ch.Action == kube.Unchanged {
-			res.Unchanged = append(res.Unchanged, ch.Object)
-		} else {
-			res.Changes = append(res.Changes, ch.String())
-		}
-	}
+	res.Changes, res.Unchanged = flows.SplitChanges(changes)
 	if err == nil {
 		return res, nil
 	}
-	if class, _ := kube.ClassifyError(err); class != kube.FailureOther {
-		err = c.Reach(err)
-	}
-	e := explainErr(err)
-	var f *tui.Failure
-	if errors.As(e, &f) {
-		partial := fmt.Sprintf("%d object(s) were applied before the failure (listed above); installing again applies the rest and leaves those unchanged", len(changes))
-		if f.Hint == "" {
-			f.Hint = partial + ". Installing needs the rights to create CRDs, ClusterRoles, RBAC and a Deployment"
-		} else {
-			f.Hint += "; " + partial
-		}
-	}
-	return res, e
+	f := failureOf(flows.Reached(c, err))
+	f.Hint = flows.InstallFailureHint(len(changes), f.Hint)
+	return res, f
 }
 
 // Peers lists the tenant namespaces' remote clusters with their stage.
-
 func (b *Backend) Peers(ctx context.Context, ref tui.ClusterRef, role handshake.Role) ([]tui.Peer, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, err
 	}
-	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: kube.TenantNamespaceLabel})
+	list, err := flows.Peers(ctx, c, role)
 	if err != nil {
-		return nil, c.Reach(err)
+		return nil, explainErr(err)
 	}
-	var peers []tui.Peer
-	for _, ns := range list.Items {
-		id := ns.Labels[kube.RemoteClusterIDLabel]
-		if id == "" {
-			continue
-		}
-		st, err := b.stage(ctx, c, role, id)
-		if err != nil {
-			return nil, err
-		}
-		peers = append(peers, tui.Peer{ID: id, Stage: st})
+	peers := make([]tui.Peer, 0, len(list))
+	for _, p := range list {
+		peers = append(peers, tui.Peer{ID: p.ID, Stage: p.Stage})
 	}
-	sort.Slice(peers, func(i, j int) bool { return peers[i].ID < peers[j].ID })
 	return peers, nil
 }
 
+// Stage reads how far the handshake with peerID got (the stages --batch
+// resumes from).
 func (b *Backend) Stage(ctx context.Context, ref tui.ClusterRef, role handshake.Role, peerID string) (handshake.Stage, error) {
 	c, err := b.connect(ref)
 	if err != nil {
 		return handshake.StageCreateNonce, err
 	}
-	return b.stage(ctx, c, role, peerID)
-}
-
-// stage reads how far the handshake with peerID got on c (the stages
-
-// --batch resumes from).
-
-func (b *Backend) stage(ctx context.Context, c *kube.Cluster, role handshake.Role, peerID string) (handshake.Stage, error) {
-	read := flows.ConsumerStage
-	if role == handshake.RoleProvider {
-		read = flows.ProviderStage
-	}
-	st, err := read(ctx, c, peerID)
+	st, err := flows.StageOf(ctx, c, role, peerID)
 	if err != nil {
 		return "", explainErr(err)
 	}
@@ -230,7 +149,7 @@ func (b *Backend) Authenticate(ctx context.Context, consumer, provider tui.Clust
 	return &tui.AuthResult{ConsumerID: res.ConsumerID, ProviderID: res.ProviderID,
 		Identity:         res.Identity.Namespace + "/" + res.Identity.Name,
 		KubeconfigSecret: res.KubeconfigSecret, ConsumerFingerprint: res.ConsumerFingerprint,
-		CertificateExpiry: identityNotAfter(res.Identity)}, nil
+		CertificateExpiry: artifact.CertificateNotAfter(res.Identity)}, nil
 }
 
 func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerID string, sink handshake.Sink) (*tui.Verification, error) {
@@ -245,8 +164,8 @@ func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerI
 	out := &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied,
 		CertificateExpiry: v.CertificateNotAfter, LastRenewal: v.LastRenewal}
 	// The expiry is a bonus: an Identity that cannot be read leaves it unknown.
-	if id, err := c.ControlPlaneIdentityFor(ctx, providerID); err == nil && out.CertificateExpiry.IsZero() {
-		out.CertificateExpiry = identityNotAfter(id)
+	if out.CertificateExpiry.IsZero() {
+		out.CertificateExpiry = flows.IdentityNotAfter(ctx, c, providerID)
 	}
 	return out, nil
 }

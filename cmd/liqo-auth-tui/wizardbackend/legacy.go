@@ -2,14 +2,11 @@ package wizardbackend
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -18,11 +15,11 @@ import (
 func (b *Backend) PeerInfo(ctx context.Context, provider tui.ClusterRef, sink handshake.Sink) (*tui.Artifact, error) {
 	c, err := b.connect(provider)
 	if err != nil {
-		return nil, explainLegacy(err)
+		return nil, explainErr(err)
 	}
 	info, err := flows.GeneratePeerInfo(ctx, c, "", sink)
 	if err != nil {
-		return nil, explainLegacy(err)
+		return nil, explainErr(err)
 	}
 	return peerInfoArtifact(info, "")
 }
@@ -30,19 +27,19 @@ func (b *Backend) PeerInfo(ctx context.Context, provider tui.ClusterRef, sink ha
 // CheckPeerInfo validates pasted peer info for consumer, writing nothing:
 // a peer info of the consumer itself is refused here.
 func (b *Backend) CheckPeerInfo(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
-	info, err := artifact.ParsePeerInfo(data)
+	c, err := b.connect(consumer)
 	if err != nil {
-		return nil, explainLegacy(err)
-	}
-	forID := ""
-	if c, err := b.connect(consumer); err == nil {
-		// No ID yet (a cluster without init) is for ApplyPeerInfo to explain.
-		if id, err := c.ClusterID(ctx); err == nil {
-			if id == info.ClusterID {
-				return nil, explainLegacy(fmt.Errorf("the peer info is this cluster's own (cluster ID %s): apply it on the consumer, not on the provider", id))
-			}
-			forID = id
+		// A bad paste is said first; an unreachable consumer is for
+		// ApplyPeerInfo to explain.
+		info, perr := artifact.ParsePeerInfo(data)
+		if perr != nil {
+			return nil, explainErr(perr)
 		}
+		return peerInfoArtifact(info, "")
+	}
+	info, forID, err := flows.CheckPeerInfo(ctx, c, data)
+	if err != nil {
+		return nil, explainErr(err)
 	}
 	return peerInfoArtifact(info, forID)
 }
@@ -51,7 +48,7 @@ func (b *Backend) CheckPeerInfo(ctx context.Context, consumer tui.ClusterRef, da
 func (b *Backend) ApplyPeerInfo(ctx context.Context, consumer tui.ClusterRef, data []byte, o tui.LegacyOptions, sink handshake.Sink) (*tui.LegacyResult, error) {
 	info, err := artifact.ParsePeerInfo(data)
 	if err != nil {
-		return nil, explainLegacy(err)
+		return nil, explainErr(err)
 	}
 	c, err := b.connect(consumer)
 	if err != nil {
@@ -59,7 +56,7 @@ func (b *Backend) ApplyPeerInfo(ctx context.Context, consumer tui.ClusterRef, da
 	}
 	res, err := flows.ApplyPeerInfo(ctx, c, info, b.legacyOptions(o), sink)
 	if err != nil {
-		return nil, explainLegacy(err)
+		return nil, explainErr(err)
 	}
 	return legacyResult(res), nil
 }
@@ -76,7 +73,7 @@ func (b *Backend) AuthenticateLegacy(ctx context.Context, consumer, provider tui
 	}
 	res, err := flows.AuthenticateLegacy(ctx, c, p, "", b.legacyOptions(o), sink)
 	if err != nil {
-		return nil, explainLegacy(err)
+		return nil, explainErr(err)
 	}
 	return legacyResult(res), nil
 }
@@ -87,16 +84,17 @@ func (b *Backend) legacyOptions(o tui.LegacyOptions) flows.LegacyOptions {
 	return flows.LegacyOptions{Peer: o.Peer, Reissue: o.Reissue, InsecureSkipTLSVerify: true, StepTimeout: b.stepTimeout}
 }
 
-func peerInfoArtifact(info *peerinfo.Info, forID string) (*tui.Artifact, error) {
+func peerInfoArtifact(info *flows.PeerInfo, forID string) (*tui.Artifact, error) {
 	line, err := artifact.EncodePeerInfo(info)
 	if err != nil {
-		return nil, explainLegacy(err)
+		return nil, explainErr(err)
 	}
 	a := &tui.Artifact{Kind: handshake.KindPeerInfo, Data: []byte(line), Masked: true,
 		Preview: fmt.Sprintf("cluster %s (%s), auth URL %s, token %s", info.ClusterName, info.ClusterID, info.AuthURL, info.MaskedToken()),
-		FromID:  info.ClusterID, ForID: forID, Equivalent: flows.LiqoctlPeerCommand(info)}
+		FromID:  info.ClusterID, ForID: forID, Equivalent: flows.LiqoctlPeerCommand(info),
+		MaskedEquivalent: flows.LiqoctlPeerCommand(flows.MaskedPeerInfo(info))}
 	if info.AuthenticationDisabled {
-		a.Warning = flows.AuthenticationDisabledWarning(info.AuthURL)
+		a.Warning = handshake.AuthenticationDisabledWarning(info.AuthURL)
 	}
 	return a, nil
 }
@@ -105,48 +103,4 @@ func legacyResult(r *flows.LegacyResult) *tui.LegacyResult {
 	return &tui.LegacyResult{ConsumerID: r.ConsumerID, ProviderID: r.ProviderID, ByTool: r.ByTool, AlreadyAuthenticated: r.AlreadyAuthenticated,
 		IdentitySecret: r.IdentitySecret, User: r.User, Groups: r.Groups, Issued: r.Issued, NotAfter: r.NotAfter,
 		TLSVerified: r.TLSVerified, AuthenticationDisabled: r.AuthenticationDisabled}
-}
-
-// legacyHints say what to do about each refusal of a 0.x provider.
-var legacyHints = map[liqo0x.Refusal]string{
-	liqo0x.WrongToken: "copy the peer info again on the provider (it changes when Secret auth-token is re-created); nothing was written",
-	liqo0x.AlreadyIssued: "a Liqo 0.x provider issues one identity per cluster ID: choose to reissue (with the provider's kubeconfig) " +
-		"or ask its admin to delete Secret liqo-remote-certificate in this consumer's tenant namespace there",
-	liqo0x.Unreachable:  "the consumer must reach the provider's auth URL: check the address and firewalls, or give the provider's auth URL (--auth-url)",
-	liqo0x.Incompatible: "Liqo v0.3 and v0.4+ cannot authenticate each other: upgrade the v0.3 cluster to Liqo v0.4 or later",
-}
-
-// explainLegacy is explainErr plus the class of a 0.x provider's refusal
-// and what to do about it.
-func explainLegacy(err error) error {
-	if err == nil {
-		return nil
-	}
-	e := explainErr(err)
-	var f *tui.Failure
-	if !errors.As(e, &f) {
-		return e
-	}
-	if r := legacyRefusal(err); r != "" {
-		f.Refusal = string(r)
-		if hint := legacyHints[r]; hint != "" {
-			f.Hint = hint
-		}
-	}
-	return f
-}
-
-func legacyRefusal(err error) liqo0x.Refusal {
-	var refused *flows.LegacyRefusedError
-	var authErr *liqo0x.AuthError
-	var failure *liqo0x.AuthFailure
-	switch {
-	case errors.As(err, &refused):
-		return refused.Refusal
-	case errors.As(err, &authErr):
-		return authErr.Refusal
-	case errors.As(err, &failure):
-		return failure.Refusal
-	}
-	return ""
 }

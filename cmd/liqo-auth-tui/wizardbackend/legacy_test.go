@@ -2,8 +2,6 @@ package wizardbackend
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +13,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
@@ -44,6 +41,8 @@ func TestPeerInfoArtifact(t *testing.T) {
 	assert.Contains(t, a.Preview, peerinfo.MaskToken(legacyToken))
 	assert.Equal(t, a.Preview, a.Shown())
 	assert.Equal(t, flows.LiqoctlPeerCommand(info), a.Equivalent)
+	assert.NotContains(t, a.MaskedEquivalent, legacyToken)
+	assert.Contains(t, a.MaskedEquivalent, peerinfo.MaskToken(legacyToken))
 	assert.Equal(t, "p1", a.FromID)
 	assert.Equal(t, "c1", a.ForID)
 	assert.Empty(t, a.Warning)
@@ -51,7 +50,7 @@ func TestPeerInfoArtifact(t *testing.T) {
 	info.AuthenticationDisabled = true
 	a, err = peerInfoArtifact(info, "")
 	require.NoError(t, err)
-	assert.Contains(t, a.Warning, "anyone who reaches https://10.0.0.5:30443 can peer")
+	assert.Equal(t, handshake.AuthenticationDisabledWarning(info.AuthURL), a.Warning)
 }
 
 func TestLegacyResultMapping(t *testing.T) {
@@ -62,36 +61,6 @@ func TestLegacyResultMapping(t *testing.T) {
 	assert.Equal(t, &tui.LegacyResult{ConsumerID: "c1", ProviderID: "p1", ByTool: true, AlreadyAuthenticated: true, IdentitySecret: "ns/s",
 		User: "c1", Groups: []string{"liqo.io"}, Issued: now, NotAfter: now.Add(time.Hour), TLSVerified: true, AuthenticationDisabled: true},
 		legacyResult(r))
-}
-
-// Each refusal of a 0.x provider reaches the wizard classified, with what
-// to do; other failures keep explainErr's explanation.
-func TestExplainLegacy(t *testing.T) {
-	step := func(err error) error {
-		return &flows.StepError{Step: "s", Scope: handshake.Local, Line: "Authentication failed: " + err.Error(), Err: err}
-	}
-	cases := []struct {
-		err     error
-		refusal liqo0x.Refusal
-		hint    string
-	}{
-		{step(&flows.LegacyRefusedError{Refusal: liqo0x.WrongToken, Err: errors.New("refused the token")}), liqo0x.WrongToken, "copy the peer info again"},
-		{step(&liqo0x.AuthError{Status: 403, Refusal: liqo0x.AlreadyIssued}), liqo0x.AlreadyIssued, "reissue"},
-		{fmt.Errorf("wait: %w", &liqo0x.AuthFailure{Refusal: liqo0x.Unreachable}), liqo0x.Unreachable, "auth URL"},
-		{step(&liqo0x.AuthFailure{Refusal: liqo0x.Incompatible}), liqo0x.Incompatible, "upgrade the v0.3 cluster"},
-		{step(&liqo0x.AuthFailure{Refusal: liqo0x.OtherRefusal}), liqo0x.OtherRefusal, ""},
-	}
-	for _, c := range cases {
-		f := failure(t, explainLegacy(c.err))
-		assert.Equal(t, string(c.refusal), f.Refusal)
-		if c.hint != "" {
-			assert.Contains(t, f.Hint, c.hint)
-		}
-	}
-	f := failure(t, explainLegacy(step(context.DeadlineExceeded)))
-	assert.Empty(t, f.Refusal)
-	assert.True(t, f.Timeout)
-	assert.NoError(t, explainLegacy(nil))
 }
 
 // A bad paste is refused before any cluster is dialed, in one line.

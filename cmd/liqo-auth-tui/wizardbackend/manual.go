@@ -3,7 +3,6 @@ package wizardbackend
 import (
 	"context"
 
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -19,12 +18,16 @@ func (b *Backend) CreateNonce(ctx context.Context, provider tui.ClusterRef, cons
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	own, err := c.ClusterID(ctx)
+	own, err := flows.ClusterID(ctx, c)
 	if err != nil {
 		return nil, explainErr(err)
 	}
 	return &tui.Artifact{Kind: handshake.KindNonce, Data: []byte(nonce + "\n"), FromID: own, ForID: consumerID}, nil
 }
+
+// CheckClusterID is flows.ValidateClusterID, the check of the commands'
+// cluster-ID flags.
+func (b *Backend) CheckClusterID(id string) error { return flows.ValidateClusterID(id) }
 
 func (b *Backend) CheckNonce(data []byte) (*tui.Artifact, error) {
 	nonce, err := artifact.ParseNonce(data)
@@ -120,17 +123,15 @@ func (b *Backend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, da
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	own, err := c.ClusterID(ctx)
+	own, err := flows.ClusterID(ctx, c)
 	if err != nil {
 		return nil, explainErr(err)
 	}
 	res := &tui.AuthResult{ConsumerID: own, ProviderID: id.Spec.ClusterID, Identity: applied.Namespace + "/" + applied.Name,
-		CertificateExpiry: identityNotAfter(applied)}
+		CertificateExpiry: artifact.CertificateNotAfter(applied)}
 	if ref := applied.Status.KubeconfigSecretRef; ref != nil {
 		res.KubeconfigSecret = applied.Namespace + "/" + ref.Name
 	}
-	if pub, _, err := c.PublicKey(ctx); err == nil {
-		res.ConsumerFingerprint, _ = authcrypto.Fingerprint(pub)
-	}
+	res.ConsumerFingerprint, _ = flows.KeyFingerprint(ctx, c)
 	return res, nil
 }

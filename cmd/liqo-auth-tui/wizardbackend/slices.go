@@ -7,7 +7,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -46,20 +45,18 @@ func (b *Backend) RequestResources(ctx context.Context, consumer tui.ClusterRef,
 
 // deniedSlice is the slice's status when err is the wait for the
 // provider's answer ending on a denial; nil otherwise.
-func deniedSlice(ctx context.Context, c *kube.Cluster, req tui.SliceRequest, err error) *tui.SliceInfo {
+func deniedSlice(ctx context.Context, c *flows.Cluster, req tui.SliceRequest, err error) *tui.SliceInfo {
 	var se *flows.StepError
 	if !errors.As(err, &se) || se.Step != "wait-resourceslice" || ctx.Err() != nil {
 		return nil
 	}
 	st, gerr := flows.GetResourceSlice(ctx, c, req.Name, req.ProviderID)
-	if gerr != nil || (st.Authentication != sliceDenied && st.Resources != sliceDenied) {
+	if gerr != nil || (st.Authentication != artifact.SliceDenied && st.Resources != artifact.SliceDenied) {
 		return nil
 	}
 	info := sliceInfo(*st)
 	return &info
 }
-
-const sliceDenied = "Denied"
 
 // ResourceSlices lists the consumer's ResourceSlices with providerID.
 func (b *Backend) ResourceSlices(ctx context.Context, consumer tui.ClusterRef, providerID string) ([]tui.SliceInfo, error) {
@@ -69,10 +66,7 @@ func (b *Backend) ResourceSlices(ctx context.Context, consumer tui.ClusterRef, p
 	}
 	list, err := flows.ListResourceSlices(ctx, c, providerID)
 	if err != nil {
-		if class, _ := kube.ClassifyError(err); class != kube.FailureOther {
-			err = c.Reach(err) // names the server and what failed on the way
-		}
-		return nil, explainErr(err)
+		return nil, explainErr(flows.Reached(c, err)) // names the server and what failed on the way
 	}
 	out := make([]tui.SliceInfo, 0, len(list))
 	for _, st := range list {

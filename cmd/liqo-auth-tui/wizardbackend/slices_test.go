@@ -45,9 +45,9 @@ func TestWizardBackendRequestsResources(t *testing.T) {
 
 	bad := tui.SliceRequest{Name: "wb-pool", ProviderID: auth.ProviderID, Class: "default", CPU: "lots", Provider: &provider}
 	_, err = b.RequestResources(ctx, consumer, bad, sink)
-	var fe *tui.FieldError
+	var fe *handshake.FieldError
 	require.True(t, errors.As(err, &fe), "a bad quantity is a field error: %v", err)
-	assert.Equal(t, tui.FieldCPU, fe.Field)
+	assert.Equal(t, handshake.FieldCPU, fe.Field)
 	list, err = b.ResourceSlices(ctx, consumer, auth.ProviderID)
 	require.NoError(t, err)
 	assert.Empty(t, list, "a refused request wrote a slice")

@@ -46,8 +46,10 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *legacyL
 	assert.Equal(t, p.token, info.Token)
 	assert.Equal(t, peerinfo.V04, info.Line)
 
+	var jsonOut string // the JSON form, applied below: -o json is read back
 	t.Run("json", func(t *testing.T) {
 		r := runOK(t, "generate", "peer-info", "--kubeconfig", p.provider.KubeconfigPath, "-o", "json")
+		jsonOut = r.out
 		var out map[string]any
 		require.NoError(t, json.Unmarshal([]byte(r.out), &out), "stdout is JSON: %s", r.out)
 		assert.Equal(t, providerID, out["clusterID"])
@@ -63,7 +65,8 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *legacyL
 		assert.Contains(t, r.err, "--auth-token "+p.token, "liqoctl's equivalent unmasked")
 	})
 
-	apply := runOK(t, "apply", "peer-info", "-f", file, "--kubeconfig", p.consumer.KubeconfigPath)
+	require.NotEmpty(t, jsonOut)
+	apply := runOK(t, "apply", "peer-info", "-f", writeFile(t, "peer-info.json", jsonOut), "--kubeconfig", p.consumer.KubeconfigPath)
 	t.Logf("timing: apply peer-info (Liqo 0.x consumer) → Established in %s (liqoctl peer out-of-band: 1.3–1.7 s)", apply.elapsed.Round(time.Millisecond))
 	assert.Contains(t, apply.err, "Established")
 	assert.Contains(t, apply.err, "verify --remote-cluster-id "+providerID)

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
@@ -150,7 +150,7 @@ func testAuthenticationDisabled(t *testing.T, ctx context.Context, p *legacyLab)
 	realliqo0x.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
 
 	file, gen := generate(t, p.provider, "--auth-url", open.URL)
-	requireWarning(t, gen, flows.AuthenticationDisabledWarning(open.URL))
+	requireWarning(t, gen, handshake.AuthenticationDisabledWarning(open.URL))
 	assert.True(t, peerInfoOf(t, file).AuthenticationDisabled)
 
 	info := runOK(t, "info", "--kubeconfig", p.provider.KubeconfigPath)

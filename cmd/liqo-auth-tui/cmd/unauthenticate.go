@@ -1,0 +1,67 @@
+package cmd
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+)
+
+// UnauthenticateOptions undo authenticate.
+type UnauthenticateOptions struct {
+	*Options
+	Remote      ClusterFlags
+	StepTimeout time.Duration
+	Engine      EngineFlags
+	// LegacyUnauth: a Liqo 0.x pair (legacy_routing.go).
+	LegacyUnauth LegacyUnauthFlags
+}
+
+func newUnauthenticateCommand(o *Options) *cobra.Command {
+	opts := &UnauthenticateOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:     "unauthenticate",
+		Aliases: []string{"unauth"},
+		Short:   "Remove the consumer's Identity and the provider's Tenant (and the consumer's permissions)",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
+	}
+	addRemoteFlags(cmd, &opts.Remote)
+	addEngineFlags(cmd, &opts.Engine)
+	cmd.Flags().StringVar(&opts.Remote.ProxyURL, "proxy-url", "",
+		"proxy through which this command reaches the provider's API server, http://HOST:PORT, unless the provider's kubeconfig sets its own proxy-url")
+	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	addLegacyUnauthFlags(cmd, &opts.LegacyUnauth)
+	return cmd
+}
+
+// Run unauthenticates the two clusters.
+func (o *UnauthenticateOptions) Run(ctx context.Context) error {
+	if err := o.LegacyUnauth.check(); err != nil {
+		return err
+	}
+	if err := flows.CheckProxyURL(o.Remote.ProxyURL); err != nil {
+		return usagef("--proxy-url: %v", err)
+	}
+	engine, err := o.Engine.options()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	if o.LegacyUnauth.OneSided {
+		return o.unauthOneSided(ctx)
+	}
+	consumer, provider, err := o.connectBoth(ctx, o.Remote)
+	if err != nil {
+		return err
+	}
+	if legacy, err := flows.PairRunsLegacy(ctx, consumer, provider); err != nil {
+		return err
+	} else if legacy {
+		return o.runLegacyUnauth(ctx, consumer, provider)
+	}
+	return flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
+}

@@ -1,0 +1,118 @@
+package flows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+)
+
+// Explanation is a failure as the admin reads it: one line, and what to do.
+type Explanation struct {
+	Reason string
+	Hint   string
+	Scope  handshake.Scope
+	// Timeout: a wait or a request ran out of time.
+	Timeout bool
+	// AlreadyIssued: a Liqo 0.x provider already issued this consumer's
+	// one identity; reissuing it (with the provider's kubeconfig) helps.
+	AlreadyIssued bool
+}
+
+// waitTimeoutHint is the advice after a wait ran out of time.
+const waitTimeoutHint = "a wait ran into its timeout: check that the controllers run (the wizard starts in-process ones when a cluster has none) " +
+	"and the events above, then retry; raise --timeout for slow clusters"
+
+// legacyHints say what to do about each refusal of a 0.x provider.
+var legacyHints = map[liqo0x.Refusal]string{
+	liqo0x.WrongToken: "copy the peer info again on the provider (it changes when Secret auth-token is re-created); nothing was written",
+	liqo0x.AlreadyIssued: "a Liqo 0.x provider issues one identity per cluster ID: choose to reissue (with the provider's kubeconfig) " +
+		"or ask its admin to delete Secret liqo-remote-certificate in this consumer's tenant namespace there",
+	liqo0x.Unreachable:  "the consumer must reach the provider's auth URL: check the address and firewalls, or give the provider's auth URL (--auth-url)",
+	liqo0x.Incompatible: handshake.Liqo03And04Incompatible,
+}
+
+// Explain turns any error of a flow into its Explanation (nil for nil).
+func Explain(err error) *Explanation {
+	if err == nil {
+		return nil
+	}
+	e := &Explanation{Reason: err.Error()}
+	var se *StepError
+	if errors.As(err, &se) {
+		e.Reason, e.Scope = se.Line, se.Scope
+	}
+	var scoped *ScopedError
+	if e.Scope == handshake.NoScope && errors.As(err, &scoped) {
+		e.Scope = scoped.Scope
+	}
+	var warn *WarningError
+	var reach *kube.ReachError
+	switch {
+	case errors.As(err, &warn):
+		e.Hint = warn.Hint
+	case errors.As(err, &reach):
+		e.Hint = reach.Hint
+		e.Timeout = reach.Class == kube.FailureTimeout
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kube.ErrWaitTimeout) {
+		e.Timeout = true
+		if e.Hint == "" {
+			e.Hint = waitTimeoutHint
+		}
+	}
+	if r := legacyRefusal(err); r != "" {
+		e.AlreadyIssued = r == liqo0x.AlreadyIssued
+		if hint := legacyHints[r]; hint != "" {
+			e.Hint = hint
+		}
+	}
+	return e
+}
+
+// IsTimeout tells whether err is a wait or a request that ran out of time.
+func IsTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kube.ErrWaitTimeout) {
+		return true
+	}
+	var reach *kube.ReachError
+	return errors.As(err, &reach) && reach.Class == kube.FailureTimeout
+}
+
+func legacyRefusal(err error) liqo0x.Refusal {
+	var refused *LegacyRefusedError
+	var authErr *liqo0x.AuthError
+	var failure *liqo0x.AuthFailure
+	switch {
+	case errors.As(err, &refused):
+		return refused.Refusal
+	case errors.As(err, &authErr):
+		return authErr.Refusal
+	case errors.As(err, &failure):
+		return failure.Refusal
+	}
+	return ""
+}
+
+// Reached names, in an error of a request to c that failed on the way
+// (network, TLS, credentials), the server and what failed.
+func Reached(c *Cluster, err error) error {
+	if class, _ := kube.ClassifyError(err); class != kube.FailureOther {
+		return c.Reach(err)
+	}
+	return err
+}
+
+// InstallFailureHint is the advice after installing the controller failed
+// with applied objects already applied; hint is what the failure itself
+// advises ("" = nothing).
+func InstallFailureHint(applied int, hint string) string {
+	partial := fmt.Sprintf("%d object(s) were applied before the failure (listed above); installing again applies the rest and leaves those unchanged", applied)
+	if hint == "" {
+		return partial + ". Installing needs the rights to create CRDs, ClusterRoles, RBAC and a Deployment"
+	}
+	return hint + "; " + partial
+}

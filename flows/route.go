@@ -1,0 +1,75 @@
+package flows
+
+import (
+	"context"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+)
+
+// Which authentication a command runs, v1's handshake or Liqo 0.x's token
+// authentication, is decided here, from what the clusters run.
+
+// ClusterRunsLegacy tells whether c runs Liqo 0.x.
+func ClusterRunsLegacy(ctx context.Context, c *Cluster) (bool, error) {
+	r, err := c.DetectRelease(ctx)
+	if err != nil {
+		return false, err
+	}
+	return RunsLegacy(r), nil
+}
+
+// PairRunsLegacy tells whether unauthenticating this pair is Liqo 0.x's:
+// either cluster runs it. A failure is scoped to the cluster it is about.
+func PairRunsLegacy(ctx context.Context, consumer, provider *Cluster) (bool, error) {
+	for _, side := range []struct {
+		scope handshake.Scope
+		c     *Cluster
+	}{{handshake.Remote, provider}, {handshake.Local, consumer}} {
+		legacy, err := ClusterRunsLegacy(ctx, side.c)
+		if err != nil {
+			return false, Scoped(side.scope, err)
+		}
+		if legacy {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// ConsumerHoldsLegacy tells whether what the consumer holds for providerID
+// came from Liqo 0.x: the cluster runs it, or its kubeconfig Secret is the
+// one this tool wrote as a 0.x consumer, or it holds no v1 Identity.
+func ConsumerHoldsLegacy(ctx context.Context, consumer *Cluster, providerID string) (bool, error) {
+	if legacy, err := ClusterRunsLegacy(ctx, consumer); err != nil || legacy {
+		return legacy, err
+	}
+	secret, err := consumer.KubeconfigSecretFor(ctx, providerID)
+	switch {
+	case err == nil:
+		return secret.Labels[liqo0x.ClientLabel] == "true", nil
+	case !kube.IsNotFound(err):
+		return false, err
+	}
+	_, err = consumer.ControlPlaneIdentityFor(ctx, providerID)
+	switch {
+	case err == nil:
+		return false, nil
+	case kube.IsNotFound(err):
+		return true, nil // nothing of v1's: 0.x leftovers (a pending key) may remain
+	}
+	return false, err
+}
+
+// ScopedError is an error about one of the two clusters: "(remote) ...".
+type ScopedError struct {
+	Scope handshake.Scope
+	Err   error
+}
+
+func (e *ScopedError) Error() string { return e.Scope.Prefix() + e.Err.Error() }
+func (e *ScopedError) Unwrap() error { return e.Err }
+
+// Scoped names the cluster err is about.
+func Scoped(scope handshake.Scope, err error) error { return &ScopedError{Scope: scope, Err: err} }
