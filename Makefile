@@ -15,7 +15,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image's architecture: make image GOARCH=arm64 (the OS is linux).
 IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
 
-.PHONY: all build image test lint bench bench-scale demo kube-binaries liqo-peer liqo-legacy generate fuzz clean tools
+.PHONY: all build image test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -38,10 +38,10 @@ liqo-peer:
 	@hack/install-liqo-peer.sh >/dev/null
 
 # REAL Liqo v0.10.1 auth-service, liqo-controller-manager and crd-replicator
-# (hack/liqo-legacy) with Liqo 0.x's CRDs, for the Liqo 0.x interoperability
+# (hack/liqo0x) with Liqo 0.x's CRDs, for the Liqo 0.x interoperability
 # tests (built once, then cached per user).
-liqo-legacy:
-	@hack/install-liqo-legacy.sh >/dev/null
+liqo0x:
+	@hack/install-liqo0x.sh >/dev/null
 
 # Unit tests and the real-cluster tests (they start real kube-apiservers).
 # The cluster tests sit behind the `cluster` build tag: a plain `go test ./...`
@@ -51,7 +51,7 @@ liqo-legacy:
 # Test packages run TEST_PARALLEL at a time (go test's default is one per
 # CPU): they mostly wait on real control planes and Liqo's own loops, which
 # left a 2-CPU machine's CPUs about half idle with two at a time.
-test: kube-binaries liqo-peer liqo-legacy
+test: kube-binaries liqo-peer liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
@@ -65,11 +65,11 @@ lint:
 # Benchmarks, printing numbers: crypto, wizard frames, Tenant reconcile, the
 # whole handshake over 50 fresh ID pairs (p50/p99/max and per step) and the
 # 1,000-Tenant scale run against the in-cluster controller (with its floor).
-bench: kube-binaries liqo-legacy
+bench: kube-binaries liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench . -benchmem -timeout $(TEST_TIMEOUT) ./crypto/ ./tui/ ./kube/controller/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench Authenticate -benchtime 50x -timeout $(TEST_TIMEOUT) ./flows/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout $(TEST_TIMEOUT) ./cmd/liqo-auth-controller/
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -run '^$$' -bench Legacy -benchtime 5x -timeout $(TEST_TIMEOUT) ./flows/internal/legacylab/
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -run '^$$' -bench Liqo0x -benchtime 5x -timeout $(TEST_TIMEOUT) ./flows/internal/liqo0xlab/
 
 # The scale benchmark at 1,000 and N Tenants (default 10,000), each on a lab
 # of its own, printing per-Tenant costs side by side (about 30 minutes on 2 CPUs).

@@ -26,8 +26,8 @@ type Explanation struct {
 const waitTimeoutHint = "a wait ran into its timeout: check that the controllers run (the wizard starts in-process ones when a cluster has none) " +
 	"and the events above, then retry; raise --timeout for slow clusters"
 
-// legacyHints say what to do about each refusal of a 0.x provider.
-var legacyHints = map[liqo0x.Refusal]string{
+// liqo0xHints say what to do about each refusal of a 0.x provider.
+var liqo0xHints = map[liqo0x.Refusal]string{
 	liqo0x.WrongToken: "copy the peer info again on the provider (it changes when Secret auth-token is re-created); nothing was written",
 	liqo0x.AlreadyIssued: "a Liqo 0.x provider issues one identity per cluster ID: choose to reissue (with the provider's kubeconfig) " +
 		"or ask its admin to delete Secret liqo-remote-certificate in this consumer's tenant namespace there",
@@ -64,9 +64,9 @@ func Explain(err error) *Explanation {
 			e.Hint = waitTimeoutHint
 		}
 	}
-	if r := legacyRefusal(err); r != "" {
+	if r := liqo0xRefusal(err); r != "" {
 		e.AlreadyIssued = r == liqo0x.AlreadyIssued
-		if hint := legacyHints[r]; hint != "" {
+		if hint := liqo0xHints[r]; hint != "" {
 			e.Hint = hint
 		}
 	}
@@ -82,8 +82,8 @@ func IsTimeout(err error) bool {
 	return errors.As(err, &reach) && reach.Class == kube.FailureTimeout
 }
 
-func legacyRefusal(err error) liqo0x.Refusal {
-	var refused *LegacyRefusedError
+func liqo0xRefusal(err error) liqo0x.Refusal {
+	var refused *Liqo0xRefusedError
 	var authErr *liqo0x.AuthError
 	var failure *liqo0x.AuthFailure
 	switch {

@@ -49,7 +49,7 @@ func TestExplainTimeoutHint(t *testing.T) {
 
 // Each refusal of a 0.x provider is explained with what to do; only
 // already-issued offers a reissue.
-func TestExplainLegacyRefusals(t *testing.T) {
+func TestExplainLiqo0xRefusals(t *testing.T) {
 	step := func(err error) error {
 		return &flows.StepError{Step: "s", Scope: handshake.Local, Line: "Authentication failed: " + err.Error(), Err: err}
 	}
@@ -58,7 +58,7 @@ func TestExplainLegacyRefusals(t *testing.T) {
 		alreadyIssued bool
 		hint          string
 	}{
-		{step(&flows.LegacyRefusedError{Refusal: liqo0x.WrongToken, Err: errors.New("refused the token")}), false, "copy the peer info again"},
+		{step(&flows.Liqo0xRefusedError{Refusal: liqo0x.WrongToken, Err: errors.New("refused the token")}), false, "copy the peer info again"},
 		{step(&liqo0x.AuthError{Status: 403, Refusal: liqo0x.AlreadyIssued}), true, "reissue"},
 		{fmt.Errorf("wait: %w", &liqo0x.AuthFailure{Refusal: liqo0x.Unreachable}), false, "auth URL"},
 		{step(&liqo0x.AuthFailure{Refusal: liqo0x.Incompatible}), false, handshake.Liqo03And04Incompatible},

@@ -19,8 +19,8 @@ type LiqoRelease = kube.LiqoRelease
 // needs; what the user may not read stays empty.
 func Probe(ctx context.Context, c *Cluster) (*ClusterInfo, error) { return c.Probe(ctx) }
 
-// RunsLegacy tells whether a probed cluster runs Liqo 0.x.
-func RunsLegacy(r LiqoRelease) bool { return r.Flavor == kube.FlavorLiqo0x }
+// RunsLiqo0x tells whether a probed cluster runs Liqo 0.x.
+func RunsLiqo0x(r LiqoRelease) bool { return r.Flavor == kube.FlavorLiqo0x }
 
 // ReleaseOf rebuilds a release from the words a probe gave (generation,
 // version, line): what a front-end kept of it.
@@ -55,7 +55,7 @@ func FlavorLine(info *ClusterInfo) string {
 			version = "version unknown"
 		}
 		line := "Liqo 0.x (" + version + ")"
-		if LegacyUnsupported(r) != "" {
+		if Liqo0xUnsupported(r) != "" {
 			line += ": " + handshake.Liqo02Unsupported
 		}
 		return line
@@ -63,9 +63,9 @@ func FlavorLine(info *ClusterInfo) string {
 	return "Liqo generation not visible to this user"
 }
 
-// LegacyUnsupported is why this tool cannot authenticate with a cluster
+// Liqo0xUnsupported is why this tool cannot authenticate with a cluster
 // running this Liqo 0.x release on its own, "" when it can.
-func LegacyUnsupported(r LiqoRelease) string {
+func Liqo0xUnsupported(r LiqoRelease) string {
 	if r.Flavor == kube.FlavorLiqo0x && r.Line == peerinfo.V02 {
 		release := r.Version
 		if release == "" {

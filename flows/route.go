@@ -11,39 +11,39 @@ import (
 // Which authentication a command runs, v1's handshake or Liqo 0.x's token
 // authentication, is decided here, from what the clusters run.
 
-// ClusterRunsLegacy tells whether c runs Liqo 0.x.
-func ClusterRunsLegacy(ctx context.Context, c *Cluster) (bool, error) {
+// ClusterRunsLiqo0x tells whether c runs Liqo 0.x.
+func ClusterRunsLiqo0x(ctx context.Context, c *Cluster) (bool, error) {
 	r, err := c.DetectRelease(ctx)
 	if err != nil {
 		return false, err
 	}
-	return RunsLegacy(r), nil
+	return RunsLiqo0x(r), nil
 }
 
-// PairRunsLegacy tells whether unauthenticating this pair is Liqo 0.x's:
+// PairRunsLiqo0x tells whether unauthenticating this pair is Liqo 0.x's:
 // either cluster runs it. A failure is scoped to the cluster it is about.
-func PairRunsLegacy(ctx context.Context, consumer, provider *Cluster) (bool, error) {
+func PairRunsLiqo0x(ctx context.Context, consumer, provider *Cluster) (bool, error) {
 	for _, side := range []struct {
 		scope handshake.Scope
 		c     *Cluster
 	}{{handshake.Remote, provider}, {handshake.Local, consumer}} {
-		legacy, err := ClusterRunsLegacy(ctx, side.c)
+		runsLiqo0x, err := ClusterRunsLiqo0x(ctx, side.c)
 		if err != nil {
 			return false, Scoped(side.scope, err)
 		}
-		if legacy {
+		if runsLiqo0x {
 			return true, nil
 		}
 	}
 	return false, nil
 }
 
-// ConsumerHoldsLegacy tells whether what the consumer holds for providerID
+// ConsumerHoldsLiqo0x tells whether what the consumer holds for providerID
 // came from Liqo 0.x: the cluster runs it, or its kubeconfig Secret is the
 // one this tool wrote as a 0.x consumer, or it holds no v1 Identity.
-func ConsumerHoldsLegacy(ctx context.Context, consumer *Cluster, providerID string) (bool, error) {
-	if legacy, err := ClusterRunsLegacy(ctx, consumer); err != nil || legacy {
-		return legacy, err
+func ConsumerHoldsLiqo0x(ctx context.Context, consumer *Cluster, providerID string) (bool, error) {
+	if runsLiqo0x, err := ClusterRunsLiqo0x(ctx, consumer); err != nil || runsLiqo0x {
+		return runsLiqo0x, err
 	}
 	secret, err := consumer.KubeconfigSecretFor(ctx, providerID)
 	switch {

@@ -65,10 +65,10 @@ var checks = func() []accessCheck {
 
 var crudVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 
-// legacyChecks cover what a Liqo 0.x provider grants an identity it issued
+// liqo0xChecks cover what a Liqo 0.x provider grants an identity it issued
 // (ClusterRole liqo-remote-peering-basic, bound in the tenant namespace):
 // ResourceRequests and their status there, and nothing else.
-var legacyChecks = func() []accessCheck {
+var liqo0xChecks = func() []accessCheck {
 	var cs []accessCheck
 	for _, sub := range []string{"", "status"} {
 		for _, verb := range crudVerbs {
@@ -105,7 +105,7 @@ func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Ve
 	s, err := consumer.KubeconfigSecretFor(ctx, providerID)
 	if kube.IsNotFound(err) {
 		// A consumer running Liqo 0.x keeps its identity in liqo-identity-*.
-		if v, lerr := verifyLegacyIdentity(ctx, consumer, providerID); !kube.IsNotFound(lerr) {
+		if v, lerr := verifyLiqo0xIdentity(ctx, consumer, providerID); !kube.IsNotFound(lerr) {
 			return v, lerr
 		}
 		return nil, fmt.Errorf("no kubeconfig Secret for provider %s on this consumer: authenticate first", providerID)
@@ -124,7 +124,7 @@ func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Ve
 	cs := checks
 	if _, ok := s.Labels[liqo0x.ClientLabel]; ok {
 		// This tool's identity from a Liqo 0.x provider.
-		cs = legacyChecks
+		cs = liqo0xChecks
 	}
 	v, err := verifyConfig(ctx, cfg, ns, cs)
 	if err != nil {

@@ -76,8 +76,8 @@ type ClusterInfo struct {
 	// Unsupported is why the tool cannot authenticate with this Liqo 0.x
 	// cluster on its own (v0.2), "" when it can.
 	Unsupported string
-	// LegacyAuthDisabled: a 0.x cluster's auth server accepts any token.
-	LegacyAuthDisabled bool
+	// Liqo0xAuthDisabled: a 0.x cluster's auth server accepts any token.
+	Liqo0xAuthDisabled bool
 }
 
 // Ready tells whether the cluster has what the handshake needs (ID, keys).
@@ -255,7 +255,7 @@ type Backend interface {
 	// provider.
 	SetAdvertised(ctx context.Context, provider ClusterRef, consumerID string, edit AdvertiseEdit, sink handshake.Sink) (*Advertisement, error)
 
-	// Liqo 0.x providers (legacy.go): the shared-token authentication.
+	// Liqo 0.x providers (liqo0x.go): the shared-token authentication.
 	// PeerInfo gathers the provider's peer info (ID, name, auth URL,
 	// token): a Masked KindPeerInfo Artifact.
 	PeerInfo(ctx context.Context, provider ClusterRef, sink handshake.Sink) (*Artifact, error)
@@ -264,13 +264,13 @@ type Backend interface {
 	// ApplyPeerInfo authenticates consumer with the 0.x provider the peer
 	// info names: through the consumer's own Liqo 0.x, or with this tool as
 	// the 0.x consumer when the consumer has no Liqo.
-	ApplyPeerInfo(ctx context.Context, consumer ClusterRef, data []byte, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error)
-	// AuthenticateLegacy is the automated 0.x flow (both reachable).
-	AuthenticateLegacy(ctx context.Context, consumer, provider ClusterRef, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error)
+	ApplyPeerInfo(ctx context.Context, consumer ClusterRef, data []byte, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
+	// AuthenticateLiqo0x is the automated 0.x flow (both reachable).
+	AuthenticateLiqo0x(ctx context.Context, consumer, provider ClusterRef, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
 }
 
-// LegacyOptions are the admin's choices for a Liqo 0.x authentication.
-type LegacyOptions struct {
+// Liqo0xOptions are the admin's choices for a Liqo 0.x authentication.
+type Liqo0xOptions struct {
 	// Peer enables outgoing peering on a Liqo 0.x consumer's
 	// ForeignCluster (off: authentication only).
 	Peer bool
@@ -279,8 +279,8 @@ type LegacyOptions struct {
 	Reissue bool
 }
 
-// LegacyResult is what a Liqo 0.x authentication left on the consumer.
-type LegacyResult struct {
+// Liqo0xResult is what a Liqo 0.x authentication left on the consumer.
+type Liqo0xResult struct {
 	ConsumerID, ProviderID string
 	// ByTool: this tool was the 0.x consumer (no Liqo on the consumer);
 	// else the consumer's Liqo 0.x authenticated.

@@ -149,7 +149,7 @@ func (d *detectScreen) uncontrolled() []handshake.Scope {
 		}
 		// Liqo 0.x's own auth server serves it: no controller of ours;
 		// its flow needs none on the consumer either.
-		if s.legacyFlow() || info == nil || info.LiqoInstalled || info.Liqo0x || info.Controller || info.Restricted || !d.uses(side) {
+		if s.liqo0xFlow() || info == nil || info.LiqoInstalled || info.Liqo0x || info.Controller || info.Restricted || !d.uses(side) {
 			continue
 		}
 		if _, done := s.installed[s.ref(side)]; done {
@@ -405,13 +405,13 @@ func (d *detectScreen) lines(u *lineUI) (tea.Msg, error) {
 // next continues to the handshake: automated checks where it stands first.
 func (d *detectScreen) next() tea.Cmd {
 	s := d.s
-	if s.legacyFlow() {
+	if s.liqo0xFlow() {
 		// Liqo 0.x: the provider's peer info is not per consumer (no
 		// peer to ask for), and automated mode confirms before sending.
 		if s.mode == ModeManual {
 			return runOp(opPeerInfo(s))
 		}
-		return navigate(gotoLegacyConfirmMsg{})
+		return navigate(gotoLiqo0xConfirmMsg{})
 	}
 	if s.mode == ModeManual {
 		return navigate(gotoPeerMsg{})
@@ -466,8 +466,8 @@ func (d *detectScreen) View(width, height int) string {
 		}
 		b.WriteString(wrap("→ "+styleBold.Render("Manual mode")+": only the "+side+" cluster is used ("+role+"); artifacts travel to the other admin by clipboard, file or print.", width) + "\n")
 	}
-	if s.legacyFlow() {
-		b.WriteString(wrapWords("→ "+styleBold.Render("Liqo 0.x token authentication")+": "+s.legacyFlowLine(), width) + "\n")
+	if s.liqo0xFlow() {
+		b.WriteString(wrapWords("→ "+styleBold.Render("Liqo 0.x token authentication")+": "+s.liqo0xFlowLine(), width) + "\n")
 	}
 	if why := d.canContinue(); why != "" {
 		b.WriteString("\n" + styleWarn.Render(wrap(why, width)) + "\n")

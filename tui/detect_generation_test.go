@@ -71,7 +71,7 @@ func TestDetectWarnsAuthenticationDisabled(t *testing.T) {
 	f := newFake()
 	f.infos["consumer"].LiqoFlavor = "none"
 	p := f.infos["provider"]
-	p.LiqoFlavor, p.LiqoVersion, p.LiqoLine, p.LegacyAuthDisabled = "0.x", "v0.10.3", "v0.4+", true
+	p.LiqoFlavor, p.LiqoVersion, p.LiqoLine, p.Liqo0xAuthDisabled = "0.x", "v0.10.3", "v0.4+", true
 	h := newHarness(t, f, both())
 	screenIs[*detectScreen](t, h)
 	h.mustSee("authentication is DISABLED on this Liqo 0.x provider")

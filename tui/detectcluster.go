@@ -58,7 +58,7 @@ func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, 
 			}
 			line(style(iconInfo + " " + info.FlavorLine))
 		}
-		if info.LegacyAuthDisabled {
+		if info.Liqo0xAuthDisabled {
 			line(styleErr.Render(iconWarn + " " + handshake.AuthenticationDisabledWarning("")))
 		}
 		_, installed := d.s.installed[ref]

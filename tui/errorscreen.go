@@ -15,7 +15,7 @@ import (
 type errorKeys struct {
 	Retry, Back key.Binding
 	// Reissue deletes a Liqo 0.x provider's identity and retries, once
-	// Yes confirms it (legacyerror.go).
+	// Yes confirms it (liqo0x_error.go).
 	Reissue, Yes, No key.Binding
 }
 

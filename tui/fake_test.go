@@ -44,8 +44,8 @@ type fakeBackend struct {
 	edits         []AdvertiseEdit
 	// pairProblems is what PairProblem answers, by consumerID/providerID.
 	pairProblems map[string]string
-	// legacy scripts the Liqo 0.x methods (legacy_fake_test.go).
-	legacy legacyFake
+	// liqo0x scripts the Liqo 0.x methods (liqo0x_fake_test.go).
+	liqo0x liqo0xFake
 }
 
 const (
@@ -539,11 +539,11 @@ func screenIs[T screen](t *testing.T, h *harness) T {
 	return s
 }
 
-// Liqo 0.x: the fake's provider peer info and results (legacy_test.go
-// scripts them through legacyFake).
+// Liqo 0.x: the fake's provider peer info and results (liqo0x_test.go
+// scripts them through liqo0xFake).
 
 func (f *fakeBackend) PeerInfo(_ context.Context, provider ClusterRef, sink handshake.Sink) (*Artifact, error) {
-	if err := f.legacyCall("PeerInfo %s", provider.Context); err != nil {
+	if err := f.liqo0xCall("PeerInfo %s", provider.Context); err != nil {
 		return nil, err
 	}
 	steps(sink, handshake.Local, "peer-info")
@@ -551,7 +551,7 @@ func (f *fakeBackend) PeerInfo(_ context.Context, provider ClusterRef, sink hand
 }
 
 func (f *fakeBackend) CheckPeerInfo(_ context.Context, consumer ClusterRef, data []byte) (*Artifact, error) {
-	if err := f.legacyCall("CheckPeerInfo %s", consumer.Context); err != nil {
+	if err := f.liqo0xCall("CheckPeerInfo %s", consumer.Context); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(string(data)) != fakePeerInfoData {
@@ -560,26 +560,26 @@ func (f *fakeBackend) CheckPeerInfo(_ context.Context, consumer ClusterRef, data
 	return f.peerInfoArtifact(), nil
 }
 
-func (f *fakeBackend) ApplyPeerInfo(_ context.Context, consumer ClusterRef, data []byte, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
+func (f *fakeBackend) ApplyPeerInfo(_ context.Context, consumer ClusterRef, data []byte, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error) {
 	f.mu.Lock()
-	f.legacy.opts = append(f.legacy.opts, o)
+	f.liqo0x.opts = append(f.liqo0x.opts, o)
 	f.mu.Unlock()
-	if err := f.legacyCall("ApplyPeerInfo %s peer=%t reissue=%t data=%t", consumer.Context, o.Peer, o.Reissue,
+	if err := f.liqo0xCall("ApplyPeerInfo %s peer=%t reissue=%t data=%t", consumer.Context, o.Peer, o.Reissue,
 		strings.TrimSpace(string(data)) == fakePeerInfoData); err != nil {
 		return nil, err
 	}
 	steps(sink, handshake.Local, "remote-token-secret", "foreign-cluster", "wait-authenticated")
-	return f.legacyResult(), nil
+	return f.liqo0xResult(), nil
 }
 
-func (f *fakeBackend) AuthenticateLegacy(_ context.Context, consumer, provider ClusterRef, o LegacyOptions, sink handshake.Sink) (*LegacyResult, error) {
+func (f *fakeBackend) AuthenticateLiqo0x(_ context.Context, consumer, provider ClusterRef, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error) {
 	f.mu.Lock()
-	f.legacy.opts = append(f.legacy.opts, o)
+	f.liqo0x.opts = append(f.liqo0x.opts, o)
 	f.mu.Unlock()
-	if err := f.legacyCall("AuthenticateLegacy %s %s peer=%t reissue=%t", consumer.Context, provider.Context, o.Peer, o.Reissue); err != nil {
+	if err := f.liqo0xCall("AuthenticateLiqo0x %s %s peer=%t reissue=%t", consumer.Context, provider.Context, o.Peer, o.Reissue); err != nil {
 		sink(handshake.Event{Kind: handshake.StepFailed, Step: "request-identity", Scope: handshake.Remote, Message: "Requesting the identity failed: " + err.Error(), Err: err})
 		return nil, err
 	}
 	steps(sink, handshake.Local, "ids", "request-identity", "store-kubeconfig")
-	return f.legacyResult(), nil
+	return f.liqo0xResult(), nil
 }

@@ -33,7 +33,7 @@ type operation struct {
 	GivesIdentity bool
 	// Reissue, when set, is the same operation deleting the provider's
 	// identity first: offered when a Liqo 0.x provider refuses because it
-	// already issued one (legacy.go).
+	// already issued one (liqo0x.go).
 	Reissue func(s *session) operation
 }
 

@@ -97,7 +97,7 @@ func (p *peerScreen) stage(id string) tea.Cmd {
 	s := p.s
 	p.err, p.busy = "", true
 	self, role := s.self(), s.selfRole()
-	if role == handshake.RoleConsumer && s.consumerRunsLegacy() {
+	if role == handshake.RoleConsumer && s.consumerRunsLiqo0x() {
 		// A Liqo 0.x consumer has no v1 handshake to resume: it waits for
 		// the provider's peer info (the nonce's receive screen takes it).
 		return func() tea.Msg { return peerStageMsg{id: id, stage: handshake.StageAwaitNonce} }

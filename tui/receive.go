@@ -261,7 +261,7 @@ func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			return r, readFileCmd(r.path.Value())
 		case key.Matches(msg, r.keys.Apply) && r.peerInfo():
 			// Its own confirmation screen asks before anything is sent.
-			return r, navigate(gotoLegacyConfirmMsg{art: r.art, data: []byte(r.area.Value())})
+			return r, navigate(gotoLiqo0xConfirmMsg{art: r.art, data: []byte(r.area.Value())})
 		case key.Matches(msg, r.keys.Apply):
 			r.confirm = true
 			r.setKeys()
@@ -436,7 +436,7 @@ func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
 			var b strings.Builder
 			r.peerInfoView(&b, lineWidth)
 			u.println(plain(b.String()))
-			return u.await(r, navigate(gotoLegacyConfirmMsg{art: r.art, data: []byte(r.area.Value())}))
+			return u.await(r, navigate(gotoLiqo0xConfirmMsg{art: r.art, data: []byte(r.area.Value())}))
 		}
 		u.println(iconDone + " " + r.describe())
 		if r.art.Fingerprint != "" {

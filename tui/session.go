@@ -102,11 +102,11 @@ type session struct {
 	// advertise: whether the admin saw (and maybe edited) what the
 	// provider advertises to the consumer (advertise.go).
 	advertise advertiseState
-	// Liqo 0.x (legacy.go): the peer info made here (manual provider) or
+	// Liqo 0.x (liqo0x.go): the peer info made here (manual provider) or
 	// received (manual consumer), the admin's choices, and the result.
-	peerInfo   *Artifact
-	legacyOpts LegacyOptions
-	legacy     *LegacyResult
+	peerInfo     *Artifact
+	liqo0xOpts   Liqo0xOptions
+	liqo0xResult *Liqo0xResult
 }
 
 func newSession(ctx context.Context, o Options) *session {

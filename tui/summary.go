@@ -62,7 +62,7 @@ func newSummaryScreen(s *session) *summaryScreen {
 	if s.verification == nil {
 		k.Details.SetEnabled(false)
 	}
-	if s.consumerRef() == nil || s.providerID() == "" || s.legacy != nil || s.peerInfo != nil {
+	if s.consumerRef() == nil || s.providerID() == "" || s.liqo0xResult != nil || s.peerInfo != nil {
 		// Liqo 0.x has no ResourceSlices, and verify reads v1 Identities.
 		// Verify and ResourceSlices need the consumer's cluster.
 		k.Reverify.SetEnabled(false)
@@ -307,8 +307,8 @@ func (m *summaryScreen) content(width int) string {
 	if s.banner != "" {
 		b.WriteString(styleSubtle.Render(truncate(s.banner, width)) + "\n\n")
 	}
-	if s.legacy != nil || s.peerInfo != nil {
-		m.legacySummary(&b, row, width)
+	if s.liqo0xResult != nil || s.peerInfo != nil {
+		m.liqo0xSummary(&b, row, width)
 		return b.String()
 	}
 	if s.mode == ModeManual && s.selfRole() == handshake.RoleProvider && s.peeringUser != nil {

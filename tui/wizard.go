@@ -49,7 +49,7 @@ type (
 		err   error
 		retry tea.Cmd // navigation that retries what failed
 		// reissue, when set, retries a Liqo 0.x authentication refused as
-		// already issued after deleting the provider's identity (legacy.go).
+		// already issued after deleting the provider's identity (liqo0x.go).
 		reissue tea.Cmd
 	}
 	// setFieldsMsg carries what the start screen collected.
@@ -194,8 +194,8 @@ func (s *session) screenFor(msg tea.Msg) screen {
 		r := newReceiveScreen(s, msg.kind)
 		r.prefill = msg.prefill
 		return r
-	case gotoLegacyConfirmMsg:
-		return newLegacyConfirmScreen(s, msg.art, msg.data)
+	case gotoLiqo0xConfirmMsg:
+		return newLiqo0xConfirmScreen(s, msg.art, msg.data)
 	case gotoSummaryMsg:
 		s.done = true
 		return newSummaryScreen(s)

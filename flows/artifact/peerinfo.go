@@ -141,7 +141,7 @@ func notPeerInfo(text string) error {
 		return fmt.Errorf("the peer info must start the input with %s: remove what comes before it", handshake.PeerInfoPrefix)
 	case authcrypto.ValidateNonce(text) == nil:
 		return fmt.Errorf("this is a nonce (Liqo v1's handshake), not a peer info: the provider runs Liqo 0.x? then %s", what)
-	case isLegacyToken(text):
+	case isLiqo0xToken(text):
 		return fmt.Errorf("this is a bare auth token, not a peer info (it also carries the cluster ID and auth URL): %s", what)
 	case strings.HasPrefix(first, "liqoctl ") || strings.Contains(first, " peer out-of-band ") || strings.Contains(first, " add cluster "):
 		return fmt.Errorf("this is a liqoctl command, not a peer info: run it with liqoctl, or %s", what)
@@ -167,7 +167,7 @@ func yamlKind(text string) string {
 	return meta.Kind
 }
 
-func isLegacyToken(s string) bool {
+func isLiqo0xToken(s string) bool {
 	return len(s) == peerinfo.TokenLength && strings.IndexFunc(s, func(r rune) bool { return !isLowerHex(r) }) < 0
 }
 
@@ -189,7 +189,7 @@ func ValidatePeerInfo(info *peerinfo.Info) error {
 	if _, err := peerinfo.ValidateAuthURL(info.AuthURL); err != nil {
 		return fmt.Errorf("peer info: %w", err)
 	}
-	if err := validateLegacyToken(info.Token); err != nil {
+	if err := validateLiqo0xToken(info.Token); err != nil {
 		return err
 	}
 	switch info.Line {
@@ -202,9 +202,9 @@ func ValidatePeerInfo(info *peerinfo.Info) error {
 	return nil
 }
 
-// validateLegacyToken never echoes the token: only its length and the
+// validateLiqo0xToken never echoes the token: only its length and the
 // position of the first bad character.
-func validateLegacyToken(token string) error {
+func validateLiqo0xToken(token string) error {
 	const how = "copy it again: a Liqo 0.x token is 128 lowercase hex characters (`kubectl -n liqo get secret auth-token -o jsonpath='{.data.token}' | base64 -d` on the provider)"
 	if len(token) != peerinfo.TokenLength {
 		return fmt.Errorf("peer info: the token is %d characters long: %s", len(token), how)

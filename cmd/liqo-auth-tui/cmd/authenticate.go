@@ -18,8 +18,8 @@ type AuthenticateOptions struct {
 	Proxy       ProxyFlags
 	StepTimeout time.Duration
 	Engine      EngineFlags
-	// Legacy: a provider running Liqo 0.x (legacy_routing.go).
-	Legacy LegacyFlags
+	// Liqo0x: a provider running Liqo 0.x (liqo0x_routing.go).
+	Liqo0x Liqo0xFlags
 }
 
 func newAuthenticateCommand(o *Options) *cobra.Command {
@@ -40,13 +40,13 @@ by controllers run in-process for the command's duration.`,
 	addEngineFlags(cmd, &opts.Engine)
 	addProxyFlags(cmd, &opts.Proxy, true)
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	addLegacyFlags(cmd.Flags(), &opts.Legacy, true)
+	addLiqo0xFlags(cmd.Flags(), &opts.Liqo0x, true)
 	return cmd
 }
 
 // Run authenticates the two clusters.
 func (o *AuthenticateOptions) Run(ctx context.Context) error {
-	if err := o.Legacy.check(); err != nil {
+	if err := o.Liqo0x.check(); err != nil {
 		return err
 	}
 	proxyURL, err := o.Proxy.resolve(o.Printer)
@@ -66,10 +66,10 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if legacy, err := flows.ClusterRunsLegacy(ctx, provider); err != nil {
+	if runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider); err != nil {
 		return flows.Scoped(handshake.Remote, err)
-	} else if legacy {
-		return o.runLegacy(ctx, consumer, provider)
+	} else if runsLiqo0x {
+		return o.runLiqo0x(ctx, consumer, provider)
 	}
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{
 		Consumer: consumer, Provider: provider, ProxyURL: proxyURL, StepTimeout: o.StepTimeout, Engine: engine,

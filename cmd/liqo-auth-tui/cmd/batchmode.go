@@ -76,10 +76,10 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 		if s.Role != "" {
 			return usagef("--role is for manual mode with one kubeconfig: drop it or --remote-kubeconfig")
 		}
-		if o.LegacySession.PeerInfoFile != "" {
+		if o.Liqo0xSession.PeerInfoFile != "" {
 			return usagef("--peer-info-file is for the consumer alone (--role consumer): with --remote-kubeconfig the tool reads the provider's peer info itself; drop one of them")
 		}
-		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout, Legacy: o.LegacySession.LegacyFlags}
+		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout, Liqo0x: o.Liqo0xSession.Liqo0xFlags}
 		if err := a.Run(ctx); err != nil || o.BatchSlice.Name == "" {
 			return err
 		}
@@ -104,7 +104,7 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 
 func (o *BatchOptions) providerStep(ctx context.Context) error {
 	s := o.Session
-	if s.Nonce != "" || s.NonceFile != "" || s.IdentityFile != "" || o.LegacySession.PeerInfoFile != "" {
+	if s.Nonce != "" || s.NonceFile != "" || s.IdentityFile != "" || o.Liqo0xSession.PeerInfoFile != "" {
 		return usagef("--role provider takes --tenant-file, not --nonce, --nonce-file, --identity-file or --peer-info-file")
 	}
 	ctx, cancel := o.withTimeout(ctx)
@@ -120,10 +120,10 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 		}
 		return o.emitIdentity(ctx, provider)
 	}
-	if legacy, err := flows.ClusterRunsLegacy(ctx, provider); err != nil {
+	if runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider); err != nil {
 		return err
-	} else if legacy {
-		return o.legacyProviderStep(ctx, provider)
+	} else if runsLiqo0x {
+		return o.liqo0xProviderStep(ctx, provider)
 	}
 	stage, err := flows.ProviderStage(ctx, provider, s.RemoteClusterID)
 	if err != nil {
@@ -144,8 +144,8 @@ func (o *BatchOptions) emitIdentity(ctx context.Context, provider *flows.Cluster
 
 func (o *BatchOptions) consumerStep(ctx context.Context) error {
 	s := o.Session
-	if o.LegacySession.PeerInfoFile != "" {
-		return o.legacyConsumerStep(ctx)
+	if o.Liqo0xSession.PeerInfoFile != "" {
+		return o.liqo0xConsumerStep(ctx)
 	}
 	if s.TenantFile != "" {
 		return usagef("--role consumer takes --nonce, --nonce-file or --identity-file, not --tenant-file")

@@ -108,7 +108,7 @@ func printInfoTable(p *Printer, c *flows.Cluster, info *flows.ClusterInfo) error
 	fmt.Fprintf(w, "Authenticated as:\t%s %v\n", info.User, info.Groups)
 	generation := flows.FlavorLine(info)
 	installed := yesNo[info.LiqoInstalled]
-	if flows.RunsLegacy(info.LiqoRelease) {
+	if flows.RunsLiqo0x(info.LiqoRelease) {
 		// LiqoInstalled is about Liqo v1 (JSON keeps it so).
 		installed = generation
 	}

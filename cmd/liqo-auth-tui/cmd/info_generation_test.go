@@ -109,9 +109,9 @@ func TestInfoTellsTheLiqoGeneration(t *testing.T) {
 	info = infoGenerationUntil(t, "0.x", s.args()...)
 	assert.Equal(t, "v0.3.2", info["liqoVersion"])
 	assert.Equal(t, "v0.3", info["liqoLine"])
-	legacyText := infoGenerationText(t, s.args()...)
-	assert.Regexp(t, `Liqo generation:\s+Liqo 0\.x \(v0\.3\.2\)\n`, legacyText)
-	assert.Regexp(t, `Liqo installed:\s+Liqo 0\.x \(v0\.3\.2\)\n`, legacyText, "not \"no\" next to a 0.x generation")
+	liqo0xText := infoGenerationText(t, s.args()...)
+	assert.Regexp(t, `Liqo generation:\s+Liqo 0\.x \(v0\.3\.2\)\n`, liqo0xText)
+	assert.Regexp(t, `Liqo installed:\s+Liqo 0\.x \(v0\.3\.2\)\n`, liqo0xText, "not \"no\" next to a 0.x generation")
 	assert.Equal(t, false, info["liqoInstalled"], "JSON unchanged: liqoInstalled is about Liqo v1")
 
 	// The peering user: 0.x from discovery, the version not visible.

@@ -44,8 +44,8 @@ type Options struct {
 	Printer    *Printer
 	In         io.Reader // standard input, for "-f -" and "--nonce-file -"
 
-	// LegacySession: --batch's Liqo 0.x flags (legacy_routing.go).
-	LegacySession LegacySessionFlags
+	// Liqo0xSession: --batch's Liqo 0.x flags (liqo0x_routing.go).
+	Liqo0xSession Liqo0xSessionFlags
 }
 
 // ref is the cluster the flags select.
@@ -80,7 +80,7 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	}
 	addSessionFlags(root, &o.Session)
 	addBatchSliceFlags(root, &o.BatchSlice)
-	addLegacySessionFlags(root, &o.LegacySession)
+	addLiqo0xSessionFlags(root, &o.Liqo0xSession)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&o.Local.Kubeconfig, "kubeconfig", "", "path to the kubeconfig of the local cluster (default: KUBECONFIG or ~/.kube/config)")

@@ -15,8 +15,8 @@ type UnauthenticateOptions struct {
 	Remote      ClusterFlags
 	StepTimeout time.Duration
 	Engine      EngineFlags
-	// LegacyUnauth: a Liqo 0.x pair (legacy_routing.go).
-	LegacyUnauth LegacyUnauthFlags
+	// Liqo0xUnauth: a Liqo 0.x pair (liqo0x_routing.go).
+	Liqo0xUnauth Liqo0xUnauthFlags
 }
 
 func newUnauthenticateCommand(o *Options) *cobra.Command {
@@ -33,13 +33,13 @@ func newUnauthenticateCommand(o *Options) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Remote.ProxyURL, "proxy-url", "",
 		"proxy through which this command reaches the provider's API server, http://HOST:PORT, unless the provider's kubeconfig sets its own proxy-url")
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
-	addLegacyUnauthFlags(cmd, &opts.LegacyUnauth)
+	addLiqo0xUnauthFlags(cmd, &opts.Liqo0xUnauth)
 	return cmd
 }
 
 // Run unauthenticates the two clusters.
 func (o *UnauthenticateOptions) Run(ctx context.Context) error {
-	if err := o.LegacyUnauth.check(); err != nil {
+	if err := o.Liqo0xUnauth.check(); err != nil {
 		return err
 	}
 	if err := flows.CheckProxyURL(o.Remote.ProxyURL); err != nil {
@@ -51,17 +51,17 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
-	if o.LegacyUnauth.OneSided {
+	if o.Liqo0xUnauth.OneSided {
 		return o.unauthOneSided(ctx)
 	}
 	consumer, provider, err := o.connectBoth(ctx, o.Remote)
 	if err != nil {
 		return err
 	}
-	if legacy, err := flows.PairRunsLegacy(ctx, consumer, provider); err != nil {
+	if runsLiqo0x, err := flows.PairRunsLiqo0x(ctx, consumer, provider); err != nil {
 		return err
-	} else if legacy {
-		return o.runLegacyUnauth(ctx, consumer, provider)
+	} else if runsLiqo0x {
+		return o.runLiqo0xUnauth(ctx, consumer, provider)
 	}
 	return flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
 }

@@ -60,8 +60,8 @@ func (b *Backend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterIn
 		ClusterID: info.ClusterID, LiqoInstalled: info.LiqoInstalled, Controller: info.Controller, Restricted: info.Restricted,
 		KeyAlgorithm: info.KeyAlgorithm, KeyFingerprint: info.KeyFingerprint,
 		LiqoFlavor: string(info.Flavor), LiqoVersion: info.Version, LiqoLine: string(info.Line),
-		FlavorLine: flows.FlavorLine(info), Liqo0x: flows.RunsLegacy(info.LiqoRelease), Unsupported: flows.LegacyUnsupported(info.LiqoRelease),
-		LegacyAuthDisabled: info.AuthenticationDisabled}, nil
+		FlavorLine: flows.FlavorLine(info), Liqo0x: flows.RunsLiqo0x(info.LiqoRelease), Unsupported: flows.Liqo0xUnsupported(info.LiqoRelease),
+		Liqo0xAuthDisabled: info.AuthenticationDisabled}, nil
 }
 
 func (b *Backend) Init(ctx context.Context, ref tui.ClusterRef, sink handshake.Sink) (*tui.InitResult, error) {

@@ -13,10 +13,10 @@ import (
 func TestPairProblemNamesTheClusters(t *testing.T) {
 	b := &Backend{}
 	v1 := &tui.ClusterInfo{ClusterID: "consumer-1", LiqoFlavor: "v1"}
-	legacy := &tui.ClusterInfo{Context: "old-provider", LiqoFlavor: "0.x", LiqoVersion: "v0.10.3", LiqoLine: "v0.4+"}
+	liqo0xProvider := &tui.ClusterInfo{Context: "old-provider", LiqoFlavor: "0.x", LiqoVersion: "v0.10.3", LiqoLine: "v0.4+"}
 	assert.Equal(t, "consumer consumer-1 runs Liqo v1, provider old-provider runs Liqo 0.x (v0.10.3): they authenticate differently; "+
 		"upgrade old-provider to Liqo v1, or authenticate from a consumer without Liqo (this tool then acts as the 0.x consumer)",
-		b.PairProblem(v1, legacy))
-	assert.Empty(t, b.PairProblem(&tui.ClusterInfo{ClusterID: "consumer-1", LiqoFlavor: "none"}, legacy))
-	assert.Empty(t, b.PairProblem(&tui.ClusterInfo{ClusterID: "consumer-1"}, legacy), "a generation not told is unknown")
+		b.PairProblem(v1, liqo0xProvider))
+	assert.Empty(t, b.PairProblem(&tui.ClusterInfo{ClusterID: "consumer-1", LiqoFlavor: "none"}, liqo0xProvider))
+	assert.Empty(t, b.PairProblem(&tui.ClusterInfo{ClusterID: "consumer-1"}, liqo0xProvider), "a generation not told is unknown")
 }

@@ -17,7 +17,7 @@ func TestDirMissingSaysHowToBuild(t *testing.T) {
 	_, err := Dir()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the Liqo v0.10.1 binaries are not built")
-	assert.Contains(t, err.Error(), "`make liqo-legacy`")
+	assert.Contains(t, err.Error(), "`make liqo0x`")
 }
 
 // The auth server's pair looks like the chart's: self-signed, subject

@@ -33,7 +33,7 @@ const (
 	AuthTokenSecretName    = "auth-token"
 	// NodeName is the one Ready Node Install creates: the provider's
 	// controller-manager panics on an incoming ResourceRequest without Nodes.
-	NodeName = "liqo-legacy-node"
+	NodeName = "liqo0x-node"
 
 	overrideAddressAnnotation = "liqo.io/override-address"
 	overridePortAnnotation    = "liqo.io/override-port"

@@ -16,6 +16,8 @@ import (
 // controller-runtime's default :8080 and has no flag to move it: only one
 // runs per machine. StartCRDReplicator serialises them across test binaries
 // with an exclusive lock on replicatorLock, held until the test ends.
+// The file keeps its first name so that checkouts from before the 0.x
+// renames still share the lock with newer ones.
 var replicatorLock = filepath.Join(os.TempDir(), "liqo-auth-tui-liqo-legacy-crd-replicator.lock")
 
 // ReplicatorLockTimeout bounds the wait for another test's crd-replicator.

@@ -1,0 +1,162 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+)
+
+// Liqo0xSessionFlags are the root's Liqo 0.x flags for --batch.
+type Liqo0xSessionFlags struct {
+	Liqo0xFlags
+	PeerInfoFile string
+}
+
+func addLiqo0xSessionFlags(root *cobra.Command, f *Liqo0xSessionFlags) {
+	addLiqo0xFlags(root.Flags(), &f.Liqo0xFlags, true)
+	root.Flags().StringVar(&f.PeerInfoFile, "peer-info-file", "", "consumer of a Liqo 0.x provider: file with the provider's peer info (- = stdin)")
+}
+
+// runLiqo0x is authenticate against a provider running Liqo 0.x.
+func (o *AuthenticateOptions) runLiqo0x(ctx context.Context, consumer, provider *flows.Cluster) error {
+	if err := o.Liqo0x.check(); err != nil {
+		return err
+	}
+	res, err := flows.AuthenticateLiqo0x(ctx, consumer, provider, o.Liqo0x.AuthURL, o.Liqo0x.options(o.StepTimeout), o.Printer.sink)
+	if err != nil {
+		return err
+	}
+	return o.reportLiqo0x(res, o.Liqo0x)
+}
+
+// Liqo0xUnauthFlags are unauthenticate's Liqo 0.x flags.
+type Liqo0xUnauthFlags struct {
+	Yes             bool
+	OneSided        bool
+	RemoteClusterID string
+}
+
+func addLiqo0xUnauthFlags(cmd *cobra.Command, f *Liqo0xUnauthFlags) {
+	cmd.Flags().BoolVarP(&f.Yes, "yes", "y", false, "Liqo 0.x: delete what authentication left without asking")
+	cmd.Flags().BoolVar(&f.OneSided, "one-sided", false, "the other cluster is gone: clean the consumer (--kubeconfig) or, with --remote-kubeconfig, the provider only, and print what is left on the other")
+	cmd.Flags().StringVar(&f.RemoteClusterID, "remote-cluster-id", "", "with --one-sided: the ID of the cluster that is gone")
+}
+
+// check refuses bad flags before any cluster is dialed.
+func (f Liqo0xUnauthFlags) check() error {
+	switch {
+	case f.OneSided && f.RemoteClusterID == "":
+		return usagef("--one-sided needs --remote-cluster-id (the ID of the cluster that is gone)")
+	case !f.OneSided && f.RemoteClusterID != "":
+		return usagef("--remote-cluster-id is for --one-sided: drop it, or add --one-sided when the other cluster is gone")
+	}
+	return nil
+}
+
+// runLiqo0xUnauth removes what a Liqo 0.x authentication left; consumer or
+// provider is nil when one-sided.
+func (o *UnauthenticateOptions) runLiqo0xUnauth(ctx context.Context, consumer, provider *flows.Cluster) error {
+	opts := flows.Liqo0xUnauthOptions{Consumer: consumer, Provider: provider, Yes: o.Liqo0xUnauth.Yes}
+	if consumer == nil {
+		opts.ConsumerID = o.Liqo0xUnauth.RemoteClusterID
+	}
+	if provider == nil {
+		opts.ProviderID = o.Liqo0xUnauth.RemoteClusterID
+	}
+	if !opts.Yes && isTerminal(o.Options) {
+		opts.Confirm = o.confirm
+	}
+	res, err := flows.UnauthenticateLiqo0x(ctx, opts, o.Printer.sink)
+	if errors.Is(err, flows.ErrNotConfirmed) {
+		return fmt.Errorf("nothing deleted: run again with --yes to delete the objects listed above")
+	}
+	if err != nil {
+		return err
+	}
+	o.reportLiqo0xUnauth(res, provider != nil)
+	return nil
+}
+
+// reportLiqo0xUnauth ends unauthenticate with what the old certificate may
+// still do: only the provider's side decides it.
+func (o *UnauthenticateOptions) reportLiqo0xUnauth(res *flows.Liqo0xUnauthResult, providerCleaned bool) {
+	switch {
+	case !res.Deleted:
+	case providerCleaned:
+		o.Printer.Info(handshake.NoScope, "Consumer %s's identity on provider %s is authorized for nothing any more", res.ConsumerID, res.ProviderID)
+	default:
+		o.Printer.Warn(handshake.NoScope, "Provider %s still authorizes consumer %s's certificate until its admin runs the commands printed above",
+			res.ProviderID, res.ConsumerID)
+	}
+}
+
+// confirm asks on the terminal before deleting.
+func (o *UnauthenticateOptions) confirm(objects []string) bool {
+	fmt.Fprintf(o.Printer.Err, "Delete these %d objects?\n  %s\n[y/N] ", len(objects), strings.Join(objects, "\n  "))
+	answer, _ := bufio.NewReader(o.In).ReadString('\n')
+	answer = strings.ToLower(strings.TrimSpace(answer))
+	return answer == "y" || answer == "yes"
+}
+
+// unauthOneSided connects only to the side still there and removes what
+// authentication left on it: Liqo 0.x's leftovers, or the v1 Identity or
+// Tenant (flows.UnauthenticateWithResult), as that side shows.
+func (o *UnauthenticateOptions) unauthOneSided(ctx context.Context) error {
+	remoteID := o.Liqo0xUnauth.RemoteClusterID
+	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
+		provider, err := o.connectReachable(ctx, o.Remote)
+		if err != nil {
+			return flows.Scoped(handshake.Remote, err)
+		}
+		runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider)
+		if err != nil {
+			return flows.Scoped(handshake.Remote, err)
+		}
+		if runsLiqo0x {
+			return o.runLiqo0xUnauth(ctx, nil, provider)
+		}
+		_, err = flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
+		return err
+	}
+	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return flows.Scoped(handshake.Local, err)
+	}
+	holdsLiqo0x, err := flows.ConsumerHoldsLiqo0x(ctx, consumer, remoteID)
+	if err != nil {
+		return flows.Scoped(handshake.Local, err)
+	}
+	if holdsLiqo0x {
+		return o.runLiqo0xUnauth(ctx, consumer, nil)
+	}
+	_, err = flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
+	return err
+}
+
+// liqo0xProviderStep is --batch --role provider on a Liqo 0.x provider:
+// the peer info on stdout, the consumer's next command on stderr.
+func (o *BatchOptions) liqo0xProviderStep(ctx context.Context, provider *flows.Cluster) error {
+	g := &GeneratePeerInfoOptions{Options: o.Options, AuthURL: o.Liqo0xSession.AuthURL, Output: "text", consumerID: o.Session.RemoteClusterID, batch: true}
+	return g.generate(ctx, provider)
+}
+
+// liqo0xConsumerStep is --batch --role consumer --peer-info-file.
+func (o *BatchOptions) liqo0xConsumerStep(ctx context.Context) error {
+	s := o.Session
+	if s.Nonce != "" || s.NonceFile != "" || s.IdentityFile != "" || s.TenantFile != "" {
+		return usagef("--peer-info-file is the whole consumer step of a Liqo 0.x provider: drop --nonce, --nonce-file, --tenant-file and --identity-file")
+	}
+	if o.BatchSlice.Name != "" {
+		return usagef("--resource-slice is for Liqo v1 providers: a Liqo 0.x provider shares resources through liqoctl peer")
+	}
+	apply := &ApplyPeerInfoOptions{Options: o.Options, File: o.Liqo0xSession.PeerInfoFile, Liqo0x: o.Liqo0xSession.Liqo0xFlags,
+		StepTimeout: o.Timeout, providerID: s.RemoteClusterID}
+	return apply.Run(ctx)
+}

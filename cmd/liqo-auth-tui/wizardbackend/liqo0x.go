@@ -1,0 +1,106 @@
+package wizardbackend
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
+)
+
+// PeerInfo gathers a Liqo 0.x provider's peer info as a Masked artifact:
+// Data is the line to hand over, Preview never shows the token.
+func (b *Backend) PeerInfo(ctx context.Context, provider tui.ClusterRef, sink handshake.Sink) (*tui.Artifact, error) {
+	c, err := b.connect(provider)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	info, err := flows.GeneratePeerInfo(ctx, c, "", sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return peerInfoArtifact(info, "")
+}
+
+// CheckPeerInfo validates pasted peer info for consumer, writing nothing:
+// a peer info of the consumer itself is refused here.
+func (b *Backend) CheckPeerInfo(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
+	c, err := b.connect(consumer)
+	if err != nil {
+		// A bad paste is said first; an unreachable consumer is for
+		// ApplyPeerInfo to explain.
+		info, perr := artifact.ParsePeerInfo(data)
+		if perr != nil {
+			return nil, explainErr(perr)
+		}
+		return peerInfoArtifact(info, "")
+	}
+	info, forID, err := flows.CheckPeerInfo(ctx, c, data)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return peerInfoArtifact(info, forID)
+}
+
+// ApplyPeerInfo authenticates consumer from pasted peer info.
+func (b *Backend) ApplyPeerInfo(ctx context.Context, consumer tui.ClusterRef, data []byte, o tui.Liqo0xOptions, sink handshake.Sink) (*tui.Liqo0xResult, error) {
+	info, err := artifact.ParsePeerInfo(data)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainScoped(handshake.Local, err)
+	}
+	res, err := flows.ApplyPeerInfo(ctx, c, info, b.liqo0xOptions(o), sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return liqo0xResult(res), nil
+}
+
+// AuthenticateLiqo0x is the automated Liqo 0.x flow.
+func (b *Backend) AuthenticateLiqo0x(ctx context.Context, consumer, provider tui.ClusterRef, o tui.Liqo0xOptions, sink handshake.Sink) (*tui.Liqo0xResult, error) {
+	c, err := b.connect(consumer)
+	if err != nil {
+		return nil, explainScoped(handshake.Local, err)
+	}
+	p, err := b.connect(provider)
+	if err != nil {
+		return nil, explainScoped(handshake.Remote, err)
+	}
+	res, err := flows.AuthenticateLiqo0x(ctx, c, p, "", b.liqo0xOptions(o), sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return liqo0xResult(res), nil
+}
+
+// liqo0xOptions: the wizard keeps Liqo's default of accepting the auth
+// server's self-signed certificate (it is verified when it can be).
+func (b *Backend) liqo0xOptions(o tui.Liqo0xOptions) flows.Liqo0xOptions {
+	return flows.Liqo0xOptions{Peer: o.Peer, Reissue: o.Reissue, InsecureSkipTLSVerify: true, StepTimeout: b.stepTimeout}
+}
+
+func peerInfoArtifact(info *flows.PeerInfo, forID string) (*tui.Artifact, error) {
+	line, err := artifact.EncodePeerInfo(info)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	a := &tui.Artifact{Kind: handshake.KindPeerInfo, Data: []byte(line), Masked: true,
+		Preview: fmt.Sprintf("cluster %s (%s), auth URL %s, token %s", info.ClusterName, info.ClusterID, info.AuthURL, info.MaskedToken()),
+		FromID:  info.ClusterID, ForID: forID, Equivalent: flows.LiqoctlPeerCommand(info),
+		MaskedEquivalent: flows.LiqoctlPeerCommand(flows.MaskedPeerInfo(info))}
+	if info.AuthenticationDisabled {
+		a.Warning = handshake.AuthenticationDisabledWarning(info.AuthURL)
+	}
+	return a, nil
+}
+
+func liqo0xResult(r *flows.Liqo0xResult) *tui.Liqo0xResult {
+	return &tui.Liqo0xResult{ConsumerID: r.ConsumerID, ProviderID: r.ProviderID, ByTool: r.ByTool, AlreadyAuthenticated: r.AlreadyAuthenticated,
+		IdentitySecret: r.IdentitySecret, User: r.User, Groups: r.Groups, Issued: r.Issued, NotAfter: r.NotAfter,
+		TLSVerified: r.TLSVerified, AuthenticationDisabled: r.AuthenticationDisabled}
+}

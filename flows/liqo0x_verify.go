@@ -1,0 +1,27 @@
+package flows
+
+import (
+	"context"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+)
+
+// verifyLiqo0xIdentity verifies with the identity a consumer running Liqo
+// 0.x stored for providerID (its liqo-identity-* Secret): who it is on the
+// provider and what it may do in its tenant namespace there. NotFound when
+// the consumer holds none.
+func verifyLiqo0xIdentity(ctx context.Context, consumer *kube.Cluster, providerID string) (*Verification, error) {
+	id, err := liqo0x.On(consumer).IdentityFor(ctx, providerID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := verifyConfig(ctx, id.Config, id.RemoteNamespace, liqo0xChecks)
+	if err != nil {
+		return nil, AdvertisedUnreachable(err)
+	}
+	if v.CertificateNotAfter.IsZero() {
+		v.CertificateNotAfter = id.NotAfter
+	}
+	return v, nil
+}
