@@ -119,19 +119,23 @@ func watchEvents(ctx context.Context, c *kube.Cluster, sink handshake.Sink, scop
 			continue
 		}
 		warning := ev.Type == corev1.EventTypeWarning
+		var w *WarningError
+		if warning {
+			w = &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason)}
+			if !IsFinalWarning(ev.Reason) {
+				// Recorded before the sink shows it: a wait cancelled by
+				// someone who saw this Warning must name it.
+				lastTransient.Store(w)
+			}
+		}
 		if sink != nil {
 			sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Reason: ev.Reason, Warning: warning, Time: time.Now(),
 				Message: fmt.Sprintf("%s %s: %s", ref.Kind, ref.Name, ev.Message)})
 		}
-		if !warning {
-			continue
-		}
-		w := &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason)}
-		if IsFinalWarning(ev.Reason) {
+		if w != nil && IsFinalWarning(ev.Reason) {
 			fail(w)
 			return
 		}
-		lastTransient.Store(w)
 	}
 }
 
