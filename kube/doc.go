@@ -5,14 +5,14 @@
 //	client_*     connecting (kubeconfig, proxy), reach errors, waits and
 //	             watches, server-side apply
 //	names*.go    Liqo's names, labels and keys, byte for byte
-//	keys_*       the cluster ID and the authentication key pair
+//	keys*        the cluster ID and the authentication key pair
 //	handshake_*  the handshake's objects: nonce, tenant namespace, Tenant,
 //	             Identity and its kubeconfig, CSR and certificate,
 //	             ResourceSlice
-//	rbac_*       tenant RBAC, the peering user, access checks
+//	rbac*        tenant RBAC, the peering user, access checks
 //	install_*    `init` and the controller's install
 //	detect_*     which Liqo a cluster runs (LiqoFlavor) and the probe
-//	advertise_*  the API server address a peer is given
+//	advertise*   the API server address a peer is given
 //
 // Elsewhere: Liqo 0.x's token authentication is kube/liqo0x (its
 // client-free peer info kube/liqo0x/peerinfo), the controller
