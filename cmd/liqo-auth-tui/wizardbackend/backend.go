@@ -42,6 +42,18 @@ func (b *Backend) connect(ref tui.ClusterRef) (*flows.Cluster, error) {
 	return flows.Connect(flows.ClusterRef{Kubeconfig: ref.Kubeconfig, Context: ref.Context, Namespace: ref.Namespace, ProxyURL: ref.ProxyURL})
 }
 
+// connectPair connects both sides of an automated flow; a failure is
+// explained with the side it happened on.
+func (b *Backend) connectPair(consumer, provider tui.ClusterRef) (c, p *flows.Cluster, err error) {
+	if c, err = b.connect(consumer); err != nil {
+		return nil, nil, explainScoped(handshake.Local, err)
+	}
+	if p, err = b.connect(provider); err != nil {
+		return nil, nil, explainScoped(handshake.Remote, err)
+	}
+	return c, p, nil
+}
+
 // Contexts lists a kubeconfig's contexts with kubectl's loading rules.
 func (b *Backend) Contexts(_ context.Context, kubeconfig string) ([]string, string, error) {
 	return flows.KubeconfigContexts(kubeconfig)
@@ -133,13 +145,9 @@ func (b *Backend) Stage(ctx context.Context, ref tui.ClusterRef, role handshake.
 }
 
 func (b *Backend) Authenticate(ctx context.Context, consumer, provider tui.ClusterRef, sink handshake.Sink) (*tui.AuthResult, error) {
-	cc, err := b.connect(consumer)
+	cc, pc, err := b.connectPair(consumer, provider)
 	if err != nil {
-		return nil, explainScoped(handshake.Local, err)
-	}
-	pc, err := b.connect(provider)
-	if err != nil {
-		return nil, explainScoped(handshake.Remote, err)
+		return nil, err
 	}
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: cc, Provider: pc, ProxyURL: b.proxyURL,
 		StepTimeout: b.stepTimeout, Engine: b.engine}, sink)

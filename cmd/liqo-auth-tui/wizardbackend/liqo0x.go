@@ -63,13 +63,9 @@ func (b *Backend) ApplyPeerInfo(ctx context.Context, consumer tui.ClusterRef, da
 
 // AuthenticateLiqo0x is the automated Liqo 0.x flow.
 func (b *Backend) AuthenticateLiqo0x(ctx context.Context, consumer, provider tui.ClusterRef, o tui.Liqo0xOptions, sink handshake.Sink) (*tui.Liqo0xResult, error) {
-	c, err := b.connect(consumer)
+	c, p, err := b.connectPair(consumer, provider)
 	if err != nil {
-		return nil, explainScoped(handshake.Local, err)
-	}
-	p, err := b.connect(provider)
-	if err != nil {
-		return nil, explainScoped(handshake.Remote, err)
+		return nil, err
 	}
 	res, err := flows.AuthenticateLiqo0x(ctx, c, p, "", b.liqo0xOptions(o), sink)
 	if err != nil {
