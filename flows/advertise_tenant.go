@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -228,3 +229,21 @@ func Readvertise(ctx context.Context, o ProviderOptions, sink handshake.Sink) (*
 // ReasonAdvertisedUnreachable is the reason of the Warning a consumer gets
 // when the API server an Identity advertises does not answer from here.
 const ReasonAdvertisedUnreachable = "AdvertisedAPIServerUnreachable"
+
+// ReadvertiseIfAccepted is Readvertise when the provider already accepted
+// the consumer's Tenant, and nothing otherwise (the Tenant applied later
+// gets the overrides then).
+func ReadvertiseIfAccepted(ctx context.Context, o ProviderOptions, sink handshake.Sink) error {
+	if authcrypto.ValidateClusterID(o.ConsumerID) != nil {
+		return nil
+	}
+	_, err := o.Provider.TenantFor(ctx, "", o.ConsumerID)
+	switch {
+	case kube.IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	}
+	_, err = Readvertise(ctx, o, sink)
+	return err
+}

@@ -25,3 +25,6 @@ func MaskedPeerInfo(info *peerinfo.Info) *peerinfo.Info {
 	c.Token = peerinfo.MaskToken(info.Token)
 	return &c
 }
+
+// PeerInfo is a Liqo 0.x provider's peer info (ID, name, auth URL, token).
+type PeerInfo = peerinfo.Info

@@ -117,3 +117,34 @@ func orDiscard(sink handshake.Sink) handshake.Sink {
 	}
 	return sink
 }
+
+// Change is one object created, updated, deleted or found unchanged.
+type Change = kube.Change
+
+// InitOptions choose the cluster ID and key type of Init.
+type InitOptions = kube.InitOptions
+
+// ApplyController applies the in-cluster controller's manifests with
+// image, as `install controller` does, reporting nothing itself.
+func ApplyController(ctx context.Context, c *Cluster, image string) ([]Change, error) {
+	return c.InstallController(ctx, image)
+}
+
+// RemoveController removes the in-cluster controller (CRDs, cluster ID,
+// keys and peerings stay).
+func RemoveController(ctx context.Context, c *Cluster) ([]Change, error) {
+	return c.UninstallController(ctx)
+}
+
+// SplitChanges separates what changed ("Deployment x created") from the
+// objects found as they should be.
+func SplitChanges(changes []Change) (changed, unchanged []string) {
+	for _, ch := range changes {
+		if ch.Action == kube.Unchanged {
+			unchanged = append(unchanged, ch.Object)
+		} else {
+			changed = append(changed, ch.String())
+		}
+	}
+	return changed, unchanged
+}

@@ -2,8 +2,11 @@ package flows
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -82,3 +85,41 @@ func noteChange(sink handshake.Sink) func(kube.Change) {
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch.String()})
 	}
 }
+
+// PeeringUserOptions choose the key and what the kubeconfig points at.
+type PeeringUserOptions = kube.PeeringUserOptions
+
+// PeeringUserPreview is a peering user's kubeconfig as it may be shown:
+// the server it points at, and the kubeconfig with kubectl config view's
+// words for the private key (REDACTED) and the certificate (DATA+OMITTED).
+func PeeringUserPreview(user *PeeringUser) (server, preview string, err error) {
+	cfg, err := clientcmd.Load(user.Kubeconfig)
+	if err != nil {
+		return "", "", err
+	}
+	if ctx := cfg.Contexts[cfg.CurrentContext]; ctx != nil && cfg.Clusters[ctx.Cluster] != nil {
+		server = cfg.Clusters[ctx.Cluster].Server
+	}
+	for _, ai := range cfg.AuthInfos {
+		if len(ai.ClientKeyData) > 0 {
+			ai.ClientKeyData = redacted
+		}
+		if len(ai.ClientCertificateData) > 0 {
+			ai.ClientCertificateData = omitted
+		}
+		if ai.Token != "" {
+			ai.Token = "REDACTED"
+		}
+	}
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		return "", "", err
+	}
+	return server, string(out), nil
+}
+
+// The bytes that base64-encode to kubectl's words.
+var (
+	redacted, _ = base64.StdEncoding.DecodeString("REDACTED")
+	omitted, _  = base64.StdEncoding.DecodeString("DATA+OMITTED")
+)

@@ -3,6 +3,7 @@ package flows
 import (
 	"context"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
@@ -81,4 +82,13 @@ func Liqo0xUnsupported(r LiqoRelease) string {
 // The names are how to call each cluster in it.
 func PairProblem(consumerName string, consumer LiqoRelease, providerName string, provider LiqoRelease) string {
 	return kube.PairProblem(consumerName, consumer, providerName, provider)
+}
+
+// KeyFingerprint is the fingerprint of c's authentication key.
+func KeyFingerprint(ctx context.Context, c *Cluster) (string, error) {
+	pub, _, err := c.PublicKey(ctx)
+	if err != nil {
+		return "", err
+	}
+	return authcrypto.Fingerprint(pub)
 }

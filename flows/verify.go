@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
@@ -190,4 +191,14 @@ func verifyConfig(ctx context.Context, cfg *rest.Config, tenantNamespace string,
 		}
 	}
 	return v, nil
+}
+
+// IdentityNotAfter is when the certificate of the consumer's Identity for
+// providerID expires (zero when it cannot be read).
+func IdentityNotAfter(ctx context.Context, consumer *Cluster, providerID string) time.Time {
+	id, err := consumer.ControlPlaneIdentityFor(ctx, providerID)
+	if err != nil {
+		return time.Time{}
+	}
+	return artifact.CertificateNotAfter(id)
 }
