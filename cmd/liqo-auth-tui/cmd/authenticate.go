@@ -83,8 +83,13 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 }
 
 // connectBoth connects to the local (consumer) and remote (provider)
-// clusters, naming which one failed.
+// clusters, naming which one failed. The provider must be named: falling
+// back to the default kubeconfig would pair the consumer with itself, or
+// with whatever KUBECONFIG points at.
 func (o *Options) connectBoth(ctx context.Context, remote ClusterFlags) (consumer, provider *flows.Cluster, err error) {
+	if remote.Kubeconfig == "" && remote.Context == "" {
+		return nil, nil, usagef("the provider is missing: give its kubeconfig with --remote-kubeconfig (or --remote-context, a context of your KUBECONFIG)")
+	}
 	if consumer, err = o.connectReachable(ctx, o.Local); err != nil {
 		return nil, nil, flows.Scoped(handshake.Local, err)
 	}

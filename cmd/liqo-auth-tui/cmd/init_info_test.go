@@ -66,3 +66,22 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	require.Equal(t, cmd.ExitOK, code)
 	assert.Contains(t, out, `"clusterID": ""`)
 }
+
+// The provider is named or nothing runs: with KUBECONFIG pointing at the
+// consumer, a fallback to the default kubeconfig would pair the consumer
+// with itself.
+func TestProviderMustBeNamed(t *testing.T) {
+	kc := clusters(t)[1].KubeconfigPath
+	t.Setenv("KUBECONFIG", kc)
+	for _, args := range [][]string{
+		{"authenticate", "--kubeconfig", kc},
+		{"unauthenticate", "--kubeconfig", kc},
+		{"authenticate"},
+	} {
+		code, out, errOut := run(args...)
+		assert.Equal(t, cmd.ExitUsage, code, "%v: %s", args, errOut)
+		assert.Empty(t, out, "%v", args)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%v: %s", args, errOut)
+		assert.Contains(t, errOut, "--remote-kubeconfig", "%v", args)
+	}
+}
