@@ -121,7 +121,7 @@ func startToolPair(t *testing.T, ctx context.Context) *toolPair {
 	p := &toolPair{provider: prov, consumer: cons, server: srv, consumerID: initRes.ClusterID}
 	t.Cleanup(func() { realliqo0x.CleanupPair(t, prov.Config, cons.Config, providerID, p.consumerID) })
 	require.Empty(t, realliqo0x.TenantNamespaces(t, ctx, prov.Config, p.consumerID), "the provider must start without a tenant namespace for %s", p.consumerID)
-	_, err = cons.KubeconfigSecretFor(ctx, providerID)
+	_, err = liqo0x.On(cons).KubeconfigSecret(ctx, providerID)
 	require.True(t, kube.IsNotFound(err), "the consumer must start without an identity for the provider: %v", err)
 	return p
 }
