@@ -189,9 +189,15 @@ func requestLiqo0xIdentity(ctx context.Context, client *liqo0x.AuthClient, req l
 		return nil, scopedErr(handshake.Remote, err)
 	}
 	if len(certPEM) > 0 && bytes.Equal(bytes.TrimSpace(issuedCSR), bytes.TrimSpace(req.CSR)) {
+		// The answer is lost: its API server and CA are read as the auth server builds them.
+		adv, err := liqo0x.On(o.Provider).AdvertisedAPIServer(ctx)
+		if err != nil {
+			return nil, scopedErr(handshake.Remote, err)
+		}
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: fmt.Sprintf(
-			"The provider had already issued the certificate for this cluster's pending CSR (Secret %s/%s): completing with it", ns, liqo0xRemoteCertificateSecret)})
-		return &liqo0x.IdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: o.Provider.Config.Host, APIServerCA: o.Provider.Config.CAData}, nil
+			"The provider had already issued the certificate for this cluster's pending CSR (Secret %s/%s): completing with it, "+
+				"API server %s (from %s), CA from %s", ns, liqo0xRemoteCertificateSecret, adv.URL, adv.URLFrom, adv.CAFrom)})
+		return &liqo0x.IdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: adv.URL, APIServerCA: adv.CA}, nil
 	}
 	if !o.Reissue {
 		return nil, alreadyIssuedError(ctx, o, req.ConsumerID)
