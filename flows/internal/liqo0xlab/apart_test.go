@@ -23,11 +23,13 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
 // After this tool got an identity from a real Liqo 0.x provider, this
@@ -46,7 +48,7 @@ func TestLiqo0xIdentityOutsideV1Replicator(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, secret.Labels, kube.IdentityTypeLabel)
 
-	runConsumerManager(t, p.consumer)
+	liqotest.RunOurManager(t, ctx, p.consumer, controller.Options{Consumer: true})
 	ns := secret.Namespace
 	slice := replicatedSlice(t, ctx, p.consumer, ns, "liqo0x-apart", providerID)
 	ev := waitWarning(t, ctx, p.consumer, ns, slice, controller.ReasonKubeconfigNotFound)
@@ -60,7 +62,9 @@ func TestLiqo0xIdentityOutsideV1Replicator(t *testing.T) {
 		Data: map[string][]byte{kube.KubeconfigField: withCA(t, secret.Data[kube.KubeconfigField], p.provider.Config.CAData)}}
 	_, err = p.consumer.Kube.CoreV1().Secrets(ns).Create(ctx, v1Like, metav1.CreateOptions{})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.consumer.Kube.CoreV1().Secrets(ns).Delete(context.Background(), v1Like.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = p.consumer.Kube.CoreV1().Secrets(ns).Delete(context.Background(), v1Like.Name, metav1.DeleteOptions{})
+	})
 	other := replicatedSlice(t, ctx, p.consumer, ns, "liqo0x-disguised", disguised)
 	ev = waitWarning(t, ctx, p.consumer, ns, other, controller.ReasonReplicationFailed)
 	assert.Contains(t, ev.Message, "serves no resourceslices")
@@ -87,15 +91,7 @@ func TestLiqo0xResumedRequestUsesAnswer(t *testing.T) {
 		_ = p.provider.Kube.AppsV1().Deployments(realliqo0x.Namespace).Delete(context.Background(), deploy.Name, metav1.DeleteOptions{})
 	})
 
-	info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
-	require.NoError(t, err)
-	_, csrPEM, err := liqo0x.On(p.consumer).PendingRequest(ctx, providerID, p.consumerID)
-	require.NoError(t, err)
-	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true})
-	require.NoError(t, err)
-	lost, err := client.RequestIdentity(ctx, liqo0x.IdentityRequest{ConsumerID: p.consumerID,
-		ConsumerName: flows.DefaultLiqo0xClusterName(p.consumerID), Token: info.Token, CSR: csrPEM})
-	require.NoError(t, err)
+	info, lost := loseAnswer(t, ctx, p)
 	require.NotEmpty(t, lost.APIServerCA)
 
 	// The admin's kubeconfig: localhost, and the CA in a file.
@@ -118,6 +114,22 @@ func TestLiqo0xResumedRequestUsesAnswer(t *testing.T) {
 	require.NoError(t, err)
 	user, _ := realliqo0x.WhoAmI(t, ctx, restCfg)
 	assert.Equal(t, p.consumerID, user, "the stored kubeconfig reaches the provider with its own CA")
+}
+
+// loseAnswer sends the consumer's pending CSR as an earlier run did, whose
+// answer (returned) was lost.
+func loseAnswer(t *testing.T, ctx context.Context, p *toolPair) (*peerinfo.Info, *liqo0x.IdentityResponse) {
+	t.Helper()
+	info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
+	require.NoError(t, err)
+	_, csrPEM, err := liqo0x.On(p.consumer).PendingRequest(ctx, providerID, p.consumerID)
+	require.NoError(t, err)
+	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true})
+	require.NoError(t, err)
+	lost, err := client.RequestIdentity(ctx, liqo0x.IdentityRequest{ConsumerID: p.consumerID,
+		ConsumerName: flows.DefaultLiqo0xClusterName(p.consumerID), Token: info.Token, CSR: csrPEM})
+	require.NoError(t, err)
+	return info, lost
 }
 
 // adminWithCAFile is the provider's admin as a kubeconfig naming the API
@@ -155,27 +167,6 @@ func withCA(t *testing.T, kubeconfig, ca []byte) []byte {
 	out, err := clientcmd.Write(*cfg)
 	require.NoError(t, err)
 	return out
-}
-
-// runConsumerManager runs this tool's consumer reconcilers until the test ends.
-func runConsumerManager(t *testing.T, c *kube.Cluster) {
-	t.Helper()
-	m, err := controller.New(c, controller.Options{Consumer: true})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
-	select {
-	case <-m.Synced():
-	case err := <-done:
-		t.Fatalf("manager stopped before syncing: %v", err)
-	case <-liqo0xContext(t).Done():
-		t.Fatal("manager caches did not sync")
-	}
 }
 
 // replicatedSlice creates a ResourceSlice labelled for replication to provider.
