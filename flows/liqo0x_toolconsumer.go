@@ -33,12 +33,19 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 	err := RunStep(ctx, sink, Step{ID: "existing-identity", Scope: handshake.Local, Title: "Looking for an identity already obtained from the provider",
 		Failure: "Unable to look for an existing identity", Command: "kubectl get secrets -n liqo-tenant-" + providerID + " -l " + liqo0x.ClientLabel,
 		Run: func(ctx context.Context) error {
-			s, err := consumer.KubeconfigSecretFor(ctx, providerID)
+			s, err := liqo0x.On(consumer).KubeconfigSecret(ctx, providerID)
 			if kube.IsNotFound(err) {
 				return nil
 			}
 			if err != nil {
 				return err
+			}
+			// Written by an earlier version with the v1 identity type: drop it.
+			if change, err := liqo0x.On(consumer).MigrateKubeconfigSecret(ctx, s); err != nil {
+				return err
+			} else if change.Action == kube.Updated {
+				sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: change.String() +
+					": label " + kube.IdentityTypeLabel + " removed, so that no Liqo v1 component takes this 0.x identity for a v1 one"})
 			}
 			res.IdentitySecret = s.Namespace + "/" + s.Name
 			res.Kubeconfig = s.Data[kube.KubeconfigField]
@@ -182,9 +189,15 @@ func requestLiqo0xIdentity(ctx context.Context, client *liqo0x.AuthClient, req l
 		return nil, scopedErr(handshake.Remote, err)
 	}
 	if len(certPEM) > 0 && bytes.Equal(bytes.TrimSpace(issuedCSR), bytes.TrimSpace(req.CSR)) {
+		// The answer is lost: its API server and CA are read as the auth server builds them.
+		adv, err := liqo0x.On(o.Provider).AdvertisedAPIServer(ctx)
+		if err != nil {
+			return nil, scopedErr(handshake.Remote, err)
+		}
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: fmt.Sprintf(
-			"The provider had already issued the certificate for this cluster's pending CSR (Secret %s/%s): completing with it", ns, liqo0xRemoteCertificateSecret)})
-		return &liqo0x.IdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: o.Provider.Config.Host, APIServerCA: o.Provider.Config.CAData}, nil
+			"The provider had already issued the certificate for this cluster's pending CSR (Secret %s/%s): completing with it, "+
+				"API server %s (from %s), CA from %s", ns, liqo0xRemoteCertificateSecret, adv.URL, adv.URLFrom, adv.CAFrom)})
+		return &liqo0x.IdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: adv.URL, APIServerCA: adv.CA}, nil
 	}
 	if !o.Reissue {
 		return nil, alreadyIssuedError(ctx, o, req.ConsumerID)

@@ -38,7 +38,7 @@ func ProviderStage(ctx context.Context, provider *kube.Cluster, consumerID strin
 
 // ConsumerStage reads the consumer's progress with a provider.
 func ConsumerStage(ctx context.Context, consumer *kube.Cluster, providerID string) (handshake.Stage, error) {
-	if _, err := consumer.KubeconfigSecretFor(ctx, providerID); err == nil {
+	if _, err := kubeconfigSecretFor(ctx, consumer, providerID); err == nil {
 		return handshake.StageAuthenticated, nil
 	} else if !kube.IsNotFound(err) {
 		return "", err

@@ -45,7 +45,7 @@ func ConsumerHoldsLiqo0x(ctx context.Context, consumer *Cluster, providerID stri
 	if runsLiqo0x, err := ClusterRunsLiqo0x(ctx, consumer); err != nil || runsLiqo0x {
 		return runsLiqo0x, err
 	}
-	secret, err := consumer.KubeconfigSecretFor(ctx, providerID)
+	secret, err := kubeconfigSecretFor(ctx, consumer, providerID)
 	switch {
 	case err == nil:
 		return secret.Labels[liqo0x.ClientLabel] == "true", nil

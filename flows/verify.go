@@ -103,7 +103,7 @@ func (a accessCheck) String(tenant string) string {
 // Verify uses the consumer's kubeconfig Secret for a provider to reach the
 // provider and reports who it is and what it may do there.
 func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Verification, error) {
-	s, err := consumer.KubeconfigSecretFor(ctx, providerID)
+	s, err := kubeconfigSecretFor(ctx, consumer, providerID)
 	if kube.IsNotFound(err) {
 		// A consumer running Liqo 0.x keeps its identity in liqo-identity-*.
 		if v, lerr := verifyLiqo0xIdentity(ctx, consumer, providerID); !kube.IsNotFound(lerr) {

@@ -26,6 +26,10 @@ const (
 	Liqo0xDiscoveryGroupVersion = "discovery.liqo.io/v1alpha1"
 	// Liqo0xAuthName is the auth server's Deployment and Service.
 	Liqo0xAuthName = "liqo-auth"
+	// Liqo0xClientLabel marks what this tool made as a Liqo 0.x consumer
+	// without Liqo (its kubeconfig Secret, its pending key Secret): no v1
+	// component selects a Secret carrying it.
+	Liqo0xClientLabel = "liqo-auth-tui.io/liqo-0x-identity"
 	// liqo0xClusterConfigGroupVersion exists only up to v0.2.x (v0.3.0 has no apis/config).
 	liqo0xClusterConfigGroupVersion = "config.liqo.io/v1alpha1"
 )

@@ -17,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // Indexes of the local objects to replicate: by provider (liqo.io/remoteID)
@@ -129,6 +130,12 @@ func (r *replicator[T, L]) sync(ctx context.Context, key string) (time.Duration,
 		return 0, r.deleteCopy(ctx, providerID, name)
 	}
 	rem, err := r.remotes.get(ctx, providerID)
+	if errors.Is(err, errNotServed) || err == nil && rem.informers[r.k.resource] == nil {
+		// Not retried: only a new kubeconfig for the provider changes it.
+		r.events.warning(ctx, local, ReasonReplicationFailed, fmt.Sprintf("Not replicated: provider %s serves no %s (%s): is it a Liqo v1 cluster?",
+			providerID, r.k.resource, authv1beta1.GroupVersion))
+		return 0, nil
+	}
 	if err != nil {
 		reason := ReasonReplicationFailed
 		if errors.Is(err, errNoKubeconfig) {
@@ -279,8 +286,8 @@ func (r *replicator[T, L]) statusBack(ctx context.Context, local, remoteCopy T) 
 // provider there is nothing to reach.
 func (r *replicator[T, L]) deleteCopy(ctx context.Context, providerID, name string) error {
 	rem, err := r.remotes.get(ctx, providerID)
-	if errors.Is(err, errNoKubeconfig) {
-		return nil
+	if errors.Is(err, errNoKubeconfig) || errors.Is(err, errNotServed) || err == nil && rem.informers[r.k.resource] == nil {
+		return nil // nothing to reach, or no such copy there
 	}
 	if err != nil {
 		return err

@@ -5,10 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -21,6 +25,14 @@ import (
 // errNoKubeconfig: this consumer holds no control-plane kubeconfig for the
 // provider, so nothing can be copied there yet.
 var errNoKubeconfig = errors.New("no control-plane kubeconfig")
+
+// errNotServed: the provider's API server serves neither ResourceSlices nor
+// Renews (a Liqo 0.x cluster, or one without Liqo): nothing is copied there,
+// and nothing is retried until its kubeconfig Secret changes.
+var errNotServed = errors.New("the provider's API server serves no " + authv1beta1.GroupVersion.String() + " ResourceSlices or Renews")
+
+// discoveryTimeout bounds the question which APIs a provider serves.
+const discoveryTimeout = 30 * time.Second
 
 // remoteKind is one replicated kind as seen from the per-provider cache:
 // it builds the remote informer of its copies and is told about their
@@ -53,11 +65,12 @@ type remotes struct {
 
 	mu         sync.Mutex
 	byProvider map[string]*remote
+	unserved   map[string][]byte // by provider: the kubeconfig whose API server serves neither kind
 	running    sync.WaitGroup
 }
 
 func newRemotes(secrets cache.Indexer, self *selfID) *remotes {
-	return &remotes{secrets: secrets, self: self, byProvider: map[string]*remote{}}
+	return &remotes{secrets: secrets, self: self, byProvider: map[string]*remote{}, unserved: map[string][]byte{}}
 }
 
 // kubeconfigSecret finds the provider's control-plane kubeconfig Secret
@@ -95,6 +108,9 @@ func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) 
 	if r := rs.byProvider[providerID]; r != nil && r.namespace == namespace && bytes.Equal(r.kubeconfig, kubeconfig) {
 		return r, nil
 	}
+	if k, ok := rs.unserved[providerID]; ok && bytes.Equal(k, kubeconfig) {
+		return nil, fmt.Errorf("%w: provider %s (Secret %s/%s)", errNotServed, providerID, s.Namespace, s.Name)
+	}
 	if namespace == "" {
 		return nil, fmt.Errorf("secret %s/%s has no %s annotation: re-run the authentication with provider %s",
 			s.Namespace, s.Name, kube.RemoteTenantNamespace, providerID)
@@ -107,6 +123,18 @@ func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) 
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig in secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
+	served, err := servedResources(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("asking provider %s which Liqo APIs it serves: %w", providerID, err)
+	}
+	if !slices.ContainsFunc(rs.kinds, func(k remoteKind) bool { return served[k.resourceName()] }) {
+		rs.stopLocked(providerID)
+		rs.unserved[providerID] = kubeconfig
+		klog.FromContext(ctx).Info("Not replicating to provider: its API server serves neither ResourceSlices nor Renews (a Liqo 0.x cluster, or one without Liqo); its kubeconfig Secret is ignored until it changes",
+			"provider", providerID, "secret", klog.KObj(s), "server", cfg.Host)
+		return nil, fmt.Errorf("%w: provider %s (Secret %s/%s)", errNotServed, providerID, s.Namespace, s.Name)
+	}
+	delete(rs.unserved, providerID)
 	liqo, err := kube.NewLiqoClient(cfg)
 	if err != nil {
 		return nil, err
@@ -117,6 +145,9 @@ func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) 
 	runCtx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
 	for _, k := range rs.kinds {
+		if !served[k.resourceName()] {
+			continue // its replicator tells the local objects
+		}
 		inf := k.remoteInformer(liqo, namespace, kube.ReplicaSelector(me))
 		_ = inf.SetTransform(stripManagedFields) // before it runs: cannot fail
 		if _, err := inf.AddEventHandler(handlerFunc(func(obj any) { k.remoteChanged(providerID, obj) })); err != nil {
@@ -136,6 +167,30 @@ func (rs *remotes) drop(providerID string) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	rs.stopLocked(providerID)
+	delete(rs.unserved, providerID)
+}
+
+// servedResources tells which resources of the Liqo authentication group
+// the API server of cfg serves (none when it serves not the group).
+func servedResources(cfg *rest.Config) (map[string]bool, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Timeout = discoveryTimeout
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	list, err := dc.ServerResourcesForGroupVersion(authv1beta1.GroupVersion.String())
+	if kube.IsNotFound(err) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	served := map[string]bool{}
+	for _, r := range list.APIResources {
+		served[r.Name] = true
+	}
+	return served, nil
 }
 
 func (rs *remotes) stopLocked(providerID string) {
@@ -161,7 +216,7 @@ func (rs *remotes) stop() {
 // refers to them; dropped when the Secret goes.
 func (rs *remotes) sync(ctx context.Context, providerID string) error {
 	_, err := rs.get(ctx, providerID)
-	if errors.Is(err, errNoKubeconfig) {
+	if errors.Is(err, errNoKubeconfig) || errors.Is(err, errNotServed) {
 		return nil
 	}
 	return err

@@ -78,7 +78,10 @@ func (m *Manager) wireReplication(r *wiring, ev *events) error {
 		return nil
 	}
 	self := &selfID{c: m.c}
-	secrets := r.secrets(m.c, byLabel(kube.IdentityTypeLabel+"="+string(authv1beta1.ControlPlaneIdentityType)))
+	// A Liqo 0.x identity this tool obtained is no v1 identity: its provider
+	// serves neither ResourceSlices nor Renews (Secrets written before it
+	// lost the identity type still carry it: the mark excludes them).
+	secrets := r.secrets(m.c, byLabel(kube.IdentityTypeLabel+"="+string(authv1beta1.ControlPlaneIdentityType)+",!"+kube.Liqo0xClientLabel))
 	if err := secrets.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ const (
 	ReconcileLabel = "liqo-auth-tui.io/token-updated"
 	// ClientLabel marks what this tool made as a 0.x consumer
 	// without Liqo (its kubeconfig Secret, its pending key Secret).
-	ClientLabel = "liqo-auth-tui.io/liqo-0x-identity"
+	ClientLabel = kube.Liqo0xClientLabel
 	// PendingSecretPrefix + provider ID: the key and CSR of an
 	// identity request not answered yet, so that a re-run resends the same
 	// CSR instead of burning the one identity per cluster ID.

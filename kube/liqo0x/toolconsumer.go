@@ -15,7 +15,6 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // Kubeconfig builds the kubeconfig of an identity issued by a 0.x
@@ -39,11 +38,14 @@ func Kubeconfig(providerID string, resp *IdentityResponse, keyPEM []byte) ([]byt
 	return clientcmd.Write(*cfg)
 }
 
-// StoreKubeconfig stores the kubeconfig of a 0.x identity where
-// KubeconfigSecretFor finds the v1 flow's: Secret
+// StoreKubeconfig stores the kubeconfig of a 0.x identity in Secret
 // kubeconfig-controlplane-<providerID> in the tenant namespace of the
-// provider, labelled with the provider's ID and type ControlPlane. The
-// pending request is then deleted: its key is in the kubeconfig.
+// provider, labelled with the provider's ID and ClientLabel but no
+// identity type, so that no v1 component takes it for a v1 identity (see
+// KubeconfigSecret); the remote tenant namespace is annotated as on a v1
+// kubeconfig Secret. Applied server-side by this tool's field manager, it
+// also drops the identity-type label an earlier version wrote. The pending
+// request is then deleted: its key is in the kubeconfig.
 func (c *Cluster) StoreKubeconfig(ctx context.Context, providerID, remoteNamespace string, kubeconfig []byte) (kube.Change, error) {
 	name := kube.KubeconfigSecretName(kube.ControlPlaneIdentityName(providerID))
 	if _, err := clientcmd.Load(kubeconfig); err != nil || len(kubeconfig) == 0 {
@@ -58,7 +60,6 @@ func (c *Cluster) StoreKubeconfig(ctx context.Context, providerID, remoteNamespa
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns,
 			Labels: map[string]string{
 				kube.RemoteClusterIDLabel: providerID,
-				kube.IdentityTypeLabel:    string(authv1beta1.ControlPlaneIdentityType),
 				ClientLabel:               "true",
 			},
 			Annotations: map[string]string{kube.RemoteTenantNamespace: remoteNamespace},

@@ -175,9 +175,12 @@ func TestToolAsLiqo0xConsumer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, kube.Unchanged, change.Action, "storing again changes nothing")
 
-	secret, err := cons.KubeconfigSecretFor(ctx, providerID)
+	secret, err := liqo0x.On(cons).KubeconfigSecret(ctx, providerID)
 	require.NoError(t, err)
 	assert.Equal(t, kube.TenantNamespaceName(providerID), secret.Namespace)
+	assert.NotContains(t, secret.Labels, kube.IdentityTypeLabel, "no v1 component may select a 0.x identity")
+	_, err = cons.KubeconfigSecretFor(ctx, providerID)
+	assert.True(t, kube.IsNotFound(err), "the v1 lookup (Liqo's) does not find the 0.x identity: %v", err)
 	assert.Equal(t, resp.Namespace, secret.Annotations[kube.RemoteTenantNamespace])
 	assert.Equal(t, "true", secret.Labels[liqo0x.ClientLabel])
 	_, err = cons.Kube.CoreV1().Secrets(secret.Namespace).Get(ctx, liqo0x.PendingSecretPrefix+providerID, metav1.GetOptions{})

@@ -121,7 +121,7 @@ func startToolPair(t *testing.T, ctx context.Context) *toolPair {
 	p := &toolPair{provider: prov, consumer: cons, server: srv, consumerID: initRes.ClusterID}
 	t.Cleanup(func() { realliqo0x.CleanupPair(t, prov.Config, cons.Config, providerID, p.consumerID) })
 	require.Empty(t, realliqo0x.TenantNamespaces(t, ctx, prov.Config, p.consumerID), "the provider must start without a tenant namespace for %s", p.consumerID)
-	_, err = cons.KubeconfigSecretFor(ctx, providerID)
+	_, err = liqo0x.On(cons).KubeconfigSecret(ctx, providerID)
 	require.True(t, kube.IsNotFound(err), "the consumer must start without an identity for the provider: %v", err)
 	return p
 }
@@ -297,16 +297,8 @@ func TestLiqo0xFlowToolConsumer(t *testing.T) {
 
 	t.Run("interrupted after the request was sent", func(t *testing.T) {
 		realliqo0x.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, p.consumerID)
-		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
-		require.NoError(t, err)
 		// An earlier run sent its pending CSR, and the answer was lost.
-		_, csrPEM, err := liqo0x.On(p.consumer).PendingRequest(ctx, providerID, p.consumerID)
-		require.NoError(t, err)
-		client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true})
-		require.NoError(t, err)
-		lost, err := client.RequestIdentity(ctx, liqo0x.IdentityRequest{ConsumerID: p.consumerID,
-			ConsumerName: flows.DefaultLiqo0xClusterName(p.consumerID), Token: info.Token, CSR: csrPEM})
-		require.NoError(t, err)
+		info, lost := loseAnswer(t, ctx, p)
 
 		o := liqo0xOptions()
 		o.Provider = p.provider

@@ -113,7 +113,7 @@ func TestLiqo0xUnauthenticateToolConsumer(t *testing.T) {
 	assert.True(t, un.Deleted)
 	assert.NotEmpty(t, un.ConsumerRemove)
 	assert.Empty(t, un.ProviderRemove)
-	_, err = p.consumer.KubeconfigSecretFor(ctx, providerID)
+	_, err = liqo0x.On(p.consumer).KubeconfigSecret(ctx, providerID)
 	assert.True(t, kube.IsNotFound(err), "the kubeconfig Secret is gone: %v", err)
 	remove, kept, err := liqo0x.On(p.consumer).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
