@@ -57,7 +57,8 @@ func TestResourceSliceCommands(t *testing.T) {
 	list := getSlices(t, consumer, "--remote-cluster-id", provider.id)
 	require.Len(t, list, 1)
 	assert.Equal(t, slice{Name: "cmd-slice", ProviderID: provider.id, Class: "default", Authentication: "Accepted", Resources: "Accepted",
-		Requested:        map[string]string{"cpu": "2", "memory": "1Gi"}, // Liqo's defaults for what it did not ask.
+		Requested: map[string]string{"cpu": "2", "memory": "1Gi"},
+		// and Liqo's defaults for what it did not ask.
 		Granted:          map[string]string{"cpu": "2", "memory": "1Gi", "pods": "110", "ephemeral-storage": "20Gi"},
 		KubeconfigSecret: "liqo-tenant-rs-provider/kubeconfig-resourceslice-cmd-slice"}, list[0])
 	code, out, errOut = run(consumer.args("get", "resourceslice", "cmd-slice")...)
