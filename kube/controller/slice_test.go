@@ -252,16 +252,7 @@ func TestResourceSliceProvider(t *testing.T) {
 	})
 
 	t.Run("outside the tenant namespace: skipped, not denied", func(t *testing.T) {
-		other := "not-a-tenant-namespace"
-		_, err := p.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}, metav1.CreateOptions{})
-		require.NoError(t, err)
-		csr, err := authcrypto.NewResourceSliceCSR(cs.key, "elsewhere", cs.id)
-		require.NoError(t, err)
-		replicaOf(t, p, other, "elsewhere", cs.id, csr, "")
-		waitEvent(t, p, authv1beta1.ResourceSliceKind, other, "elsewhere", ReasonWrongNamespace)
-		got, err := p.Liqo.ResourceSlices(other).Get(ctx, "elsewhere", metav1.GetOptions{})
-		require.NoError(t, err)
-		assert.Empty(t, got.Status.Conditions)
+		undecided(t, p, cs, "not-a-tenant-namespace", "elsewhere", ReasonWrongNamespace)
 	})
 }
 
@@ -273,15 +264,7 @@ func TestResourceSliceWaitsForTenantNamespace(t *testing.T) {
 	cs := newConsumer(t, "late-namespace")
 	ctx := labtest.Context(t)
 	ns := kube.TenantNamespaceName(cs.id)
-	_, err := p.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	csr, err := authcrypto.NewResourceSliceCSR(cs.key, "early", cs.id)
-	require.NoError(t, err)
-	replicaOf(t, p, ns, "early", cs.id, csr, "")
-	waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "early", ReasonTenantNamespaceNotFound)
-	got, err := p.Liqo.ResourceSlices(ns).Get(ctx, "early", metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Empty(t, got.Status.Conditions)
+	undecided(t, p, cs, ns, "early", ReasonTenantNamespaceNotFound)
 
 	// The namespace becomes the consumer's tenant namespace; the handshake follows.
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": kube.TenantNamespaceLabels(cs.id)}})
@@ -290,13 +273,30 @@ func TestResourceSliceWaitsForTenantNamespace(t *testing.T) {
 	require.NoError(t, err)
 	cs.handshake(t, p)
 	denied := false
-	got = waitSlice(t, p, ns, "early", func(rs *authv1beta1.ResourceSlice) bool {
+	got := waitSlice(t, p, ns, "early", func(rs *authv1beta1.ResourceSlice) bool {
 		denied = denied || kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication) == authv1beta1.ResourceSliceConditionDenied
 		return denied || kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == authv1beta1.ResourceSliceConditionAccepted
 	})
 	require.False(t, denied, "never denied")
 	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
 	assertGranted(t, got, "cpu=2,ephemeral-storage=20Gi,memory=4Gi,pods=110")
+}
+
+// undecided puts a replica of the consumer's slice in a new namespace
+// without tenant labels and checks that the provider says why (a Warning)
+// and decides nothing.
+func undecided(t *testing.T, p *kube.Cluster, cs *consumer, namespace, name, reason string) {
+	t.Helper()
+	ctx := labtest.Context(t)
+	_, err := p.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	csr, err := authcrypto.NewResourceSliceCSR(cs.key, name, cs.id)
+	require.NoError(t, err)
+	replicaOf(t, p, namespace, name, cs.id, csr, "")
+	waitEvent(t, p, authv1beta1.ResourceSliceKind, namespace, name, reason)
+	got, err := p.Liqo.ResourceSlices(namespace).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, got.Status.Conditions)
 }
 
 func assertGranted(t testing.TB, rs *authv1beta1.ResourceSlice, want string) {
