@@ -252,7 +252,7 @@ func TestResourceSliceProvider(t *testing.T) {
 	})
 
 	t.Run("outside the tenant namespace: skipped, not denied", func(t *testing.T) {
-		undecided(t, p, cs, "not-a-tenant-namespace", "elsewhere", ReasonWrongNamespace)
+		undecided(t, p, cs, "slices-elsewhere", "elsewhere", ReasonWrongNamespace)
 	})
 }
 
