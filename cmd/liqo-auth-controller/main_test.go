@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -100,11 +101,21 @@ type process struct {
 	log                   string // its stdout and stderr
 }
 
+// handedOut holds every address freeAddr gave: a port closed after the
+// probe can come back from the next Listen(":0"), and two replicas of one
+// test once got the same health port (the second exited at once).
+var handedOut sync.Map
+
 func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := l.Addr().String()
+		require.NoError(t, l.Close())
+		if _, taken := handedOut.LoadOrStore(addr, true); !taken {
+			return addr
+		}
+	}
 }
 
 func (p prepared) start(t *testing.T, kubeconfig, identity string, extra ...string) *process {
