@@ -70,6 +70,7 @@ const (
 const (
 	SliceReasonCertificateIssued = "CertificateIssued"
 	SliceReasonInvalidCSR        = "InvalidCSR"
+	SliceReasonWrongNamespace    = "WrongNamespace"
 	SliceReasonTenantDrained     = "TenantDrained"
 	SliceReasonTenantCordoned    = "TenantCordoned"
 	SliceReasonResourcesAccepted = "ResourcesAccepted"
