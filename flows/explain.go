@@ -56,13 +56,10 @@ func Explain(err error) *Explanation {
 		e.Hint = warn.Hint
 	case errors.As(err, &reach):
 		e.Hint = reach.Hint
-		e.Timeout = reach.Class == kube.FailureTimeout
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kube.ErrWaitTimeout) {
-		e.Timeout = true
-		if e.Hint == "" {
-			e.Hint = waitTimeoutHint
-		}
+	e.Timeout = IsTimeout(err)
+	if e.Hint == "" && waitTimedOut(err) {
+		e.Hint = waitTimeoutHint
 	}
 	if r := liqo0xRefusal(err); r != "" {
 		e.AlreadyIssued = r == liqo0x.AlreadyIssued
@@ -75,11 +72,14 @@ func Explain(err error) *Explanation {
 
 // IsTimeout tells whether err is a wait or a request that ran out of time.
 func IsTimeout(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kube.ErrWaitTimeout) {
-		return true
-	}
 	var reach *kube.ReachError
-	return errors.As(err, &reach) && reach.Class == kube.FailureTimeout
+	return waitTimedOut(err) || errors.As(err, &reach) && reach.Class == kube.FailureTimeout
+}
+
+// waitTimedOut: a wait or the command's own deadline ran out (not a
+// request that timed out on the way to the server).
+func waitTimedOut(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kube.ErrWaitTimeout)
 }
 
 func liqo0xRefusal(err error) liqo0x.Refusal {

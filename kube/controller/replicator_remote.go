@@ -103,36 +103,38 @@ func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) 
 	}
 	kubeconfig := s.Data[kube.KubeconfigField]
 	namespace := s.Annotations[kube.RemoteTenantNamespace]
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r := rs.byProvider[providerID]; r != nil && r.namespace == namespace && bytes.Equal(r.kubeconfig, kubeconfig) {
-		return r, nil
-	}
-	if k, ok := rs.unserved[providerID]; ok && bytes.Equal(k, kubeconfig) {
-		return nil, fmt.Errorf("%w: provider %s (Secret %s/%s)", errNotServed, providerID, s.Namespace, s.Name)
+	if r, known, err := rs.known(providerID, namespace, kubeconfig, s); known {
+		return r, err
 	}
 	if namespace == "" {
 		return nil, fmt.Errorf("secret %s/%s has no %s annotation: re-run the authentication with provider %s",
 			s.Namespace, s.Name, kube.RemoteTenantNamespace, providerID)
 	}
-	me, err := rs.self.get(ctx)
-	if err != nil {
-		return nil, err
-	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig in secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
+	// Asked without the lock: a provider slow to answer must not hold up
+	// the replication to the others.
 	served, err := servedResources(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("asking provider %s which Liqo APIs it serves: %w", providerID, err)
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r, known, err := rs.knownLocked(providerID, namespace, kubeconfig, s); known {
+		return r, err // made meanwhile by another worker
 	}
 	if !slices.ContainsFunc(rs.kinds, func(k remoteKind) bool { return served[k.resourceName()] }) {
 		rs.stopLocked(providerID)
 		rs.unserved[providerID] = kubeconfig
 		klog.FromContext(ctx).Info("Not replicating to provider: its API server serves neither ResourceSlices nor Renews (a Liqo 0.x cluster, or one without Liqo); its kubeconfig Secret is ignored until it changes",
 			"provider", providerID, "secret", klog.KObj(s), "server", cfg.Host)
-		return nil, fmt.Errorf("%w: provider %s (Secret %s/%s)", errNotServed, providerID, s.Namespace, s.Name)
+		return nil, notServed(providerID, s)
+	}
+	me, err := rs.self.get(ctx)
+	if err != nil {
+		return nil, err
 	}
 	delete(rs.unserved, providerID)
 	liqo, err := kube.NewLiqoClient(cfg)
@@ -160,6 +162,28 @@ func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) 
 	rs.byProvider[providerID] = r
 	klog.FromContext(ctx).V(1).Info("Replicating to provider", "provider", providerID, "namespace", namespace, "server", cfg.Host)
 	return r, nil
+}
+
+// known answers from what was made for this provider and kubeconfig
+// before: its remote, or that its API server serves neither kind.
+func (rs *remotes) known(providerID, namespace string, kubeconfig []byte, s *corev1.Secret) (r *remote, known bool, err error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.knownLocked(providerID, namespace, kubeconfig, s)
+}
+
+func (rs *remotes) knownLocked(providerID, namespace string, kubeconfig []byte, s *corev1.Secret) (r *remote, known bool, err error) {
+	if r := rs.byProvider[providerID]; r != nil && r.namespace == namespace && bytes.Equal(r.kubeconfig, kubeconfig) {
+		return r, true, nil
+	}
+	if k, ok := rs.unserved[providerID]; ok && bytes.Equal(k, kubeconfig) {
+		return nil, true, notServed(providerID, s)
+	}
+	return nil, false, nil
+}
+
+func notServed(providerID string, s *corev1.Secret) error {
+	return fmt.Errorf("%w: provider %s (Secret %s/%s)", errNotServed, providerID, s.Namespace, s.Name)
 }
 
 // drop stops the provider's informers and forgets its client.
