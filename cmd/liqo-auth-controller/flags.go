@@ -6,12 +6,14 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
 	cliflag "k8s.io/component-base/cli/flag"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/internal/version"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
 const name = "liqo-auth-controller"
@@ -28,6 +30,7 @@ type options struct {
 	apiServerOverride, caOverrideFile  string
 	caOverride                         string // base64 of the CA PEM, like Liqo's
 	trustedCA                          bool
+	defaultNodeResources               resourceListValue
 	workers                            int
 	profiling                          bool
 	memoryLimit                        string
@@ -58,6 +61,8 @@ func (o *options) flagGroups() cliflag.NamedFlagSets {
 	fs.StringVar(&o.caOverride, "ca-override", "", "provider CA advertised to consumers, base64 of its PEM, like Liqo's (default: the service account's ca.crt)")
 	fs.StringVar(&o.caOverrideFile, "ca-override-file", "", "provider CA bundle advertised to consumers, read from a file (default: the service account's ca.crt)")
 	fs.BoolVar(&o.trustedCA, "trusted-ca", false, "advertise no CA: the API server's certificate is publicly trusted (a CA override still wins)")
+	o.defaultNodeResources.list = controller.DefaultNodeResources()
+	fs.Var(&o.defaultNodeResources, controller.DefaultNodeResourcesFlag, "what a ResourceSlice is granted of each resource it does not ask for, as name=quantity pairs, like Liqo's (\"\": nothing; repeated, they add up)")
 	// A Tenant's reconcile mostly waits: on its requests and on the CA
 	// signing its CSR. Many of them at once keep the API server, not the
 	// queue, the limit when consumers arrive together: in the 1,000-Tenant
@@ -150,4 +155,30 @@ func singleDashHint(fs *pflag.FlagSet, args []string) string {
 		}
 	}
 	return ""
+}
+
+// resourceListValue is --default-node-resources in Liqo's syntax
+// (cpu=4,memory=8Gi): its first use replaces the default, later ones add
+// to it.
+type resourceListValue struct {
+	list corev1.ResourceList
+	set  bool
+}
+
+func (v *resourceListValue) String() string { return controller.FormatResourceList(v.list) }
+
+func (v *resourceListValue) Type() string { return "list" }
+
+func (v *resourceListValue) Set(s string) error {
+	list, err := controller.ParseResourceList(s)
+	if err != nil {
+		return err
+	}
+	if !v.set {
+		v.list, v.set = corev1.ResourceList{}, true
+	}
+	for k, q := range list {
+		v.list[k] = q
+	}
+	return nil
 }

@@ -56,3 +56,25 @@ func TestHelpAndVersionAreDone(t *testing.T) {
 		assert.Contains(t, out.String(), "liqo-auth-controller", arg)
 	}
 }
+
+// --default-node-resources: Liqo's chart default, replaced by the first
+// use, added to by the next ones, emptied by "".
+func TestDefaultNodeResourcesFlag(t *testing.T) {
+	o, _, err := parseFlags(nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "cpu=4,ephemeral-storage=20Gi,memory=8Gi,pods=110", o.defaultNodeResources.String())
+	o, _, err = parseFlags([]string{"--default-node-resources=cpu=2,memory=1Gi", "--default-node-resources", "nvidia.com/gpu=1"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "cpu=2,memory=1Gi,nvidia.com/gpu=1", o.defaultNodeResources.String())
+	copts, err := controllerOptions(o)
+	require.NoError(t, err)
+	assert.Len(t, copts.DefaultNodeResources, 3)
+	o, _, err = parseFlags([]string{"--default-node-resources="}, nil)
+	require.NoError(t, err)
+	assert.NotNil(t, o.defaultNodeResources.list)
+	assert.Empty(t, o.defaultNodeResources.list)
+	for _, bad := range []string{"cpu", "cpu=lots", "=4", "cpu=4=4"} {
+		_, _, err = parseFlags([]string{"--default-node-resources=" + bad}, nil)
+		assert.ErrorContains(t, err, "default-node-resources", bad)
+	}
+}

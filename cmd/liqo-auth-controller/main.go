@@ -140,7 +140,8 @@ func run(ctx context.Context, o options) error {
 // cannot reach.
 func controllerOptions(o options) (controller.Options, error) {
 	copts := controller.Options{Provider: o.provider, Consumer: o.consumer, Workers: o.workers,
-		APIServerOverride: o.apiServerOverride, TrustedCA: o.trustedCA, AdvertiseNodeAddress: o.kubeconfig == ""}
+		APIServerOverride: o.apiServerOverride, TrustedCA: o.trustedCA, AdvertiseNodeAddress: o.kubeconfig == "",
+		DefaultNodeResources: o.defaultNodeResources.list}
 	var err error
 	switch {
 	case o.caOverride != "":

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -59,6 +60,11 @@ type Options struct {
 	// certificate is stored (Liqo lets them pile up; by default we delete
 	// them).
 	KeepCSRs bool
+	// DefaultNodeResources is what a slice of the default class is granted
+	// of each resource it does not ask for (Liqo's
+	// --default-node-resources); nil = Liqo's chart default
+	// (DefaultNodeResources), empty = nothing.
+	DefaultNodeResources corev1.ResourceList
 }
 
 func (o Options) withDefaults() Options {
@@ -67,6 +73,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CertificateTimeout <= 0 {
 		o.CertificateTimeout = 30 * time.Second
+	}
+	if o.DefaultNodeResources == nil {
+		o.DefaultNodeResources = DefaultNodeResources()
 	}
 	return o
 }

@@ -70,7 +70,6 @@ const (
 const (
 	SliceReasonCertificateIssued = "CertificateIssued"
 	SliceReasonInvalidCSR        = "InvalidCSR"
-	SliceReasonWrongNamespace    = "WrongNamespace"
 	SliceReasonTenantDrained     = "TenantDrained"
 	SliceReasonTenantCordoned    = "TenantCordoned"
 	SliceReasonResourcesAccepted = "ResourcesAccepted"

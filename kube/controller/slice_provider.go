@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +41,7 @@ type sliceDecision struct {
 	resStatus           authv1beta1.ResourceSliceConditionStatus // "" = leave it (plugins)
 	resReason, resMsg   string
 	authParams          *authv1beta1.AuthParams
+	resources           corev1.ResourceList // nil = leave status.resources
 	requeueAfter        time.Duration
 	renewed             bool
 }
@@ -55,25 +57,23 @@ func (r *sliceProvider) sync(ctx context.Context, key string) (time.Duration, er
 		return 0, nil
 	}
 	d, err := r.decide(ctx, rs, consumerID)
-	if err != nil {
+	if err != nil || d == nil {
 		return 0, err
 	}
 	return d.requeueAfter, r.writeStatus(ctx, rs, d)
 }
 
 // decide checks the slice and, when it passes, obtains its certificate.
-// Errors are retried; a refusal is a decision (Denied), not an error.
+// Errors are retried; a refusal is a decision (Denied), not an error; nil
+// is no decision at all (nothing written), as Liqo's provider does for a
+// slice outside its consumer's tenant namespace.
 func (r *sliceProvider) decide(ctx context.Context, rs *authv1beta1.ResourceSlice, consumerID string) (*sliceDecision, error) {
 	deny := func(reason, msg string) *sliceDecision {
 		return &sliceDecision{authStatus: authv1beta1.ResourceSliceConditionDenied, authReason: reason, authMsg: msg,
 			resStatus: authv1beta1.ResourceSliceConditionDenied, resReason: reason, resMsg: msg}
 	}
-	ns, err := r.namespaces.get(ctx, consumerID)
-	if err != nil && !kube.IsNotFound(err) {
+	if ok, err := r.inTenantNamespace(ctx, rs, consumerID); !ok {
 		return nil, err
-	}
-	if ns == nil || ns.Name != rs.Namespace {
-		return deny(SliceReasonWrongNamespace, fmt.Sprintf("the ResourceSlice is not in the tenant namespace of consumer %s", consumerID)), nil
 	}
 	if id := rs.Spec.ConsumerClusterID; id != "" && id != consumerID {
 		return deny(SliceReasonInvalidCSR, fmt.Sprintf("spec.consumerClusterID %s is not the consumer it was replicated from (%s)", id, consumerID)), nil
@@ -81,9 +81,6 @@ func (r *sliceProvider) decide(ctx context.Context, rs *authv1beta1.ResourceSlic
 	t, err := r.tenant(ctx, consumerID)
 	if err != nil {
 		return nil, err
-	}
-	if t.Spec.TenantCondition == authv1beta1.TenantConditionDrained {
-		return deny(SliceReasonTenantDrained, fmt.Sprintf("the Tenant of consumer %s is drained: it may neither use nor negotiate resources", consumerID)), nil
 	}
 	var pub any
 	if t.Spec.AuthzPolicy != authv1beta1.TolerateNoHandshake {
@@ -113,20 +110,49 @@ func (r *sliceProvider) decide(ctx context.Context, rs *authv1beta1.ResourceSlic
 	return d, nil
 }
 
-// decideResources: Liqo decides the default class (empty or "default")
-// itself and leaves the others to plugins. A cordoned Tenant gets no new
-// resources; what it was granted stays.
+// inTenantNamespace tells whether the slice is in its consumer's tenant
+// namespace. As in Liqo, a missing one is an error (retried), and a slice
+// elsewhere is left undecided, not denied; both are decided again when
+// the consumer's tenant namespace appears or changes (wireSlicesProvider).
+func (r *sliceProvider) inTenantNamespace(ctx context.Context, rs *authv1beta1.ResourceSlice, consumerID string) (bool, error) {
+	ns, err := r.namespaces.get(ctx, consumerID)
+	if err != nil {
+		if kube.IsNotFound(err) {
+			r.events.warning(ctx, rs, ReasonTenantNamespaceNotFound, fmt.Sprintf("Tenant namespace of cluster %s not found: %v", consumerID, err))
+		}
+		return false, fmt.Errorf("tenant namespace of consumer %s: %w", consumerID, err)
+	}
+	if ns.Name != rs.Namespace {
+		r.events.warning(ctx, rs, ReasonWrongNamespace,
+			fmt.Sprintf("ResourceSlice is not in the tenant namespace of cluster %s (%s): skipped", consumerID, ns.Name))
+		return false, nil
+	}
+	return true, nil
+}
+
+// decideResources decides Resources as Liqo does, by the Tenant's
+// condition: Drained denies them (Authentication stays Accepted); Cordoned
+// denies them to a slice not yet decided and leaves the others as they
+// are; Active grants a slice of the default class (empty or "default")
+// the defaults, then what it asks, on every pass, and leaves the other
+// classes to plugins.
 func (r *sliceProvider) decideResources(rs *authv1beta1.ResourceSlice, t *authv1beta1.Tenant, d *sliceDecision) {
-	if rs.Spec.Class != "" && rs.Spec.Class != authv1beta1.ResourceSliceClassDefault {
-		return
+	switch t.Spec.TenantCondition {
+	case authv1beta1.TenantConditionDrained:
+		d.resStatus, d.resReason = authv1beta1.ResourceSliceConditionDenied, SliceReasonTenantDrained
+		d.resMsg = fmt.Sprintf("the Tenant of consumer %s is drained: it may neither use nor negotiate resources", t.Spec.ClusterID)
+	case authv1beta1.TenantConditionCordoned:
+		if kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == "" {
+			d.resStatus, d.resReason = authv1beta1.ResourceSliceConditionDenied, SliceReasonTenantCordoned
+			d.resMsg = fmt.Sprintf("the Tenant of consumer %s is cordoned: no new resources", t.Spec.ClusterID)
+		}
+	default: // Active (the CRD's default)
+		if rs.Spec.Class != "" && rs.Spec.Class != authv1beta1.ResourceSliceClassDefault {
+			return
+		}
+		d.resources = grantedResources(rs.Status.Resources, r.o.DefaultNodeResources, rs.Spec.Resources)
+		d.resStatus, d.resReason, d.resMsg = authv1beta1.ResourceSliceConditionAccepted, SliceReasonResourcesAccepted, "the requested resources are granted"
 	}
-	accepted := kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == authv1beta1.ResourceSliceConditionAccepted
-	if t.Spec.TenantCondition == authv1beta1.TenantConditionCordoned && !accepted {
-		d.resStatus, d.resReason = authv1beta1.ResourceSliceConditionDenied, SliceReasonTenantCordoned
-		d.resMsg = fmt.Sprintf("the Tenant of consumer %s is cordoned: no new resources", t.Spec.ClusterID)
-		return
-	}
-	d.resStatus, d.resReason, d.resMsg = authv1beta1.ResourceSliceConditionAccepted, SliceReasonResourcesAccepted, "the requested resources are granted"
 }
 
 // tenant finds the consumer's Tenant from the informer, else live.
@@ -225,8 +251,8 @@ func (r *sliceProvider) writeStatus(ctx context.Context, rs *authv1beta1.Resourc
 	case d.authParams != nil:
 		status.AuthParams = d.authParams
 	}
-	if d.resStatus == authv1beta1.ResourceSliceConditionAccepted && (wasRes != authv1beta1.ResourceSliceConditionAccepted || status.Resources == nil) {
-		status.Resources = rs.Spec.Resources.DeepCopy()
+	if d.resources != nil {
+		status.Resources = d.resources
 	}
 	if apiequality.Semantic.DeepEqual(&rs.Status, status) {
 		return nil

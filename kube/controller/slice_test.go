@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"testing"
@@ -43,15 +44,21 @@ func sliceDecided(t authv1beta1.ResourceSliceConditionType, s authv1beta1.Resour
 	return func(rs *authv1beta1.ResourceSlice) bool { return kube.SliceConditionStatus(rs, t) == s }
 }
 
-// replicaOf creates on the provider the copy of a consumer's slice, as the
-// consumer's replicator would.
+// replicaOf creates on the provider the copy of a consumer's slice asking
+// for 2 CPUs and 4Gi, as the consumer's replicator would.
 func replicaOf(t testing.TB, p *kube.Cluster, namespace, name, consumer string, csr []byte, class authv1beta1.ResourceSliceClass) *authv1beta1.ResourceSlice {
+	t.Helper()
+	return replicaAsking(t, p, namespace, name, consumer, csr, class,
+		corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")})
+}
+
+// replicaAsking is replicaOf asking for resources.
+func replicaAsking(t testing.TB, p *kube.Cluster, namespace, name, consumer string, csr []byte, class authv1beta1.ResourceSliceClass, resources corev1.ResourceList) *authv1beta1.ResourceSlice {
 	t.Helper()
 	rs := &authv1beta1.ResourceSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{
 			kube.ReplicationLabel: "false", kube.ReplicatedLabel: "true", kube.OriginIDLabel: consumer, kube.RemoteClusterIDLabel: consumer}},
-		Spec: authv1beta1.ResourceSliceSpec{ConsumerClusterID: consumer, ProviderClusterID: providerID, Class: class, CSR: csr,
-			Resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")}},
+		Spec: authv1beta1.ResourceSliceSpec{ConsumerClusterID: consumer, ProviderClusterID: providerID, Class: class, CSR: csr, Resources: resources},
 	}
 	created, err := p.Liqo.ResourceSlices(namespace).Create(labtest.Context(t), rs, metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -133,8 +140,8 @@ func TestResourceSliceProvider(t *testing.T) {
 	assert.Equal(t, []string{cs.id}, cert.Subject.Organization)
 	assert.True(t, authcrypto.SamePublicKey(cs.key.Public(), cert.PublicKey))
 	assert.Equal(t, p.Config.Host, good.Status.AuthParams.APIServer)
-	assert.True(t, good.Spec.Resources[corev1.ResourceCPU].Equal(good.Status.Resources[corev1.ResourceCPU]))
-	assert.True(t, good.Spec.Resources[corev1.ResourceMemory].Equal(good.Status.Resources[corev1.ResourceMemory]))
+	// What it asks, and Liqo's defaults for the rest.
+	assertGranted(t, good, "cpu=2,ephemeral-storage=20Gi,memory=4Gi,pods=110")
 	cached, err := p.Kube.CoreV1().Secrets(ns).Get(ctx, kube.ResourceSliceCertSecretName("good"), metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, csr, cached.Data[kube.RemoteCertCSRField])
@@ -172,6 +179,28 @@ func TestResourceSliceProvider(t *testing.T) {
 		assert.Equal(t, renewed.Status.AuthParams.SignedCRT, cached.Data[kube.RemoteCertCertificateField])
 	})
 
+	t.Run("a new ask updates the grant", func(t *testing.T) {
+		// liqoctl create resourceslice again, other amounts (CreateOrUpdate).
+		got, err := p.Liqo.ResourceSlices(ns).Get(ctx, "good", metav1.GetOptions{})
+		require.NoError(t, err)
+		got.Spec.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourcePods: resource.MustParse("20")}
+		_, err = p.Liqo.ResourceSlices(ns).Update(ctx, got, metav1.UpdateOptions{})
+		require.NoError(t, err)
+		updated := waitSlice(t, p, ns, "good", func(rs *authv1beta1.ResourceSlice) bool {
+			return rs.Status.Resources.Cpu().Equal(resource.MustParse("3"))
+		})
+		// The memory no longer asked for falls back to the default.
+		assertGranted(t, updated, "cpu=3,ephemeral-storage=20Gi,memory=8Gi,pods=20")
+	})
+
+	t.Run("without amounts, the defaults", func(t *testing.T) {
+		csr, err := authcrypto.NewResourceSliceCSR(cs.key, "no-amounts", cs.id)
+		require.NoError(t, err)
+		replicaAsking(t, p, ns, "no-amounts", cs.id, csr, "", nil)
+		got := waitSlice(t, p, ns, "no-amounts", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted))
+		assertGranted(t, got, "cpu=4,ephemeral-storage=20Gi,memory=8Gi,pods=110")
+	})
+
 	t.Run("a plugin class gets a certificate and no Resources decision", func(t *testing.T) {
 		csr, err := authcrypto.NewResourceSliceCSR(cs.key, "plugin", cs.id)
 		require.NoError(t, err)
@@ -200,6 +229,79 @@ func TestResourceSliceProvider(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(kept, authv1beta1.ResourceSliceConditionTypeResources))
 	})
+
+	t.Run("drained Tenant", func(t *testing.T) {
+		setCondition := func(c authv1beta1.TenantCondition) {
+			_, err := p.Liqo.Tenants(ns).Patch(context.Background(), tn.Name, types.MergePatchType,
+				[]byte(`{"spec":{"tenantCondition":"`+string(c)+`"}}`), metav1.PatchOptions{})
+			require.NoError(t, err)
+		}
+		setCondition(authv1beta1.TenantConditionDrained)
+		t.Cleanup(func() { setCondition(authv1beta1.TenantConditionActive) })
+		// Liqo denies the resources only: the consumer keeps the slice's
+		// Identity and kubeconfig.
+		got := waitSlice(t, p, ns, "good", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied))
+		assert.Equal(t, SliceReasonTenantDrained, kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeResources).Reason)
+		assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
+		require.NotNil(t, got.Status.AuthParams)
+		assert.NotEmpty(t, got.Status.AuthParams.SignedCRT)
+		waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "good", ReasonResourcesDenied)
+		// Active again: granted again.
+		setCondition(authv1beta1.TenantConditionActive)
+		waitSlice(t, p, ns, "good", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted))
+	})
+
+	t.Run("outside the tenant namespace: skipped, not denied", func(t *testing.T) {
+		undecided(t, p, cs, "slices-elsewhere", "elsewhere", ReasonWrongNamespace)
+	})
+}
+
+// A slice whose consumer has no tenant namespace yet is retried, never
+// denied, and decided once the namespace is there.
+func TestResourceSliceWaitsForTenantNamespace(t *testing.T) {
+	p := providerCluster(t)
+	startManager(t, p, Options{Provider: true})
+	cs := newConsumer(t, "late-namespace")
+	ctx := labtest.Context(t)
+	ns := kube.TenantNamespaceName(cs.id)
+	undecided(t, p, cs, ns, "early", ReasonTenantNamespaceNotFound)
+
+	// The namespace becomes the consumer's tenant namespace; the handshake follows.
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": kube.TenantNamespaceLabels(cs.id)}})
+	require.NoError(t, err)
+	_, err = p.Kube.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{})
+	require.NoError(t, err)
+	cs.handshake(t, p)
+	denied := false
+	got := waitSlice(t, p, ns, "early", func(rs *authv1beta1.ResourceSlice) bool {
+		denied = denied || kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication) == authv1beta1.ResourceSliceConditionDenied
+		return denied || kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == authv1beta1.ResourceSliceConditionAccepted
+	})
+	require.False(t, denied, "never denied")
+	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
+	assertGranted(t, got, "cpu=2,ephemeral-storage=20Gi,memory=4Gi,pods=110")
+}
+
+// undecided puts a replica of the consumer's slice in a new namespace
+// without tenant labels and checks that the provider says why (a Warning)
+// and decides nothing.
+func undecided(t *testing.T, p *kube.Cluster, cs *consumer, namespace, name, reason string) {
+	t.Helper()
+	ctx := labtest.Context(t)
+	_, err := p.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	csr, err := authcrypto.NewResourceSliceCSR(cs.key, name, cs.id)
+	require.NoError(t, err)
+	replicaOf(t, p, namespace, name, cs.id, csr, "")
+	waitEvent(t, p, authv1beta1.ResourceSliceKind, namespace, name, reason)
+	got, err := p.Liqo.ResourceSlices(namespace).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, got.Status.Conditions)
+}
+
+func assertGranted(t testing.TB, rs *authv1beta1.ResourceSlice, want string) {
+	t.Helper()
+	assert.Equal(t, want, FormatResourceList(rs.Status.Resources))
 }
 
 // The consumer completes a slice made in a tenant namespace (IDs, labels,

@@ -50,9 +50,11 @@ type wiring struct {
 	syncDone atomic.Bool
 
 	// Shared with the ResourceSlice reconcilers (wiring_slices.go): the
-	// tenant namespaces (set by wire), and the provider's Tenants and CSR
-	// tracker (set by wireProvider; nil on a consumer-only run).
+	// tenant namespaces and their informer (set by wire), and the
+	// provider's Tenants and CSR tracker (set by wireProvider; nil on a
+	// consumer-only run).
 	namespaces tenantNamespaces
+	nsInformer cache.SharedIndexInformer
 	tenants    cache.SharedIndexInformer
 	csrs       *csrTracker
 
@@ -72,6 +74,7 @@ func (m *Manager) wire(ev *events) (*wiring, error) {
 		return nil, err
 	}
 	r.namespaces = tenantNamespaces{c: m.c, lister: namespaces.Lister(), index: namespaces.Informer().GetIndexer()}
+	r.nsInformer = namespaces.Informer()
 	if m.o.Provider {
 		if err := m.wireProvider(r, ev, namespaces.Informer(), namespaces.Lister()); err != nil {
 			return nil, err

@@ -10,7 +10,8 @@ import (
 
 // wireSlicesProvider wires the provider's ResourceSlice reconciler (§10.1):
 // it watches the slices replicated from consumers, and re-decides a
-// consumer's slices when its Tenant changes (cordoned, drained, new key).
+// consumer's slices when its Tenant changes (cordoned, drained, new key)
+// and when its tenant namespace appears or changes (a slice waiting for it).
 func (m *Manager) wireSlicesProvider(r *wiring, ev *events) error {
 	slices, err := r.sliceInformer(m.c, kube.ReplicatedLabel+"=true", cache.Indexers{byOrigin: originIndex})
 	if err != nil {
@@ -22,6 +23,13 @@ func (m *Manager) wireSlicesProvider(r *wiring, ev *events) error {
 	}
 	l := r.loop("resourceslice-provider", p.sync, m.afterSync)
 	if err := r.watch(slices, l.handler()); err != nil {
+		return err
+	}
+	if err := r.watch(r.nsInformer, handlerFunc(func(obj any) {
+		if id := remoteClusterID(obj); id != "" {
+			enqueueByIndex(l, slices.GetIndexer(), byOrigin, id)
+		}
+	})); err != nil {
 		return err
 	}
 	if r.tenants == nil {

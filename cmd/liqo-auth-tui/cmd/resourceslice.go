@@ -236,14 +236,14 @@ func (o *GetResourceSliceOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	w := tabwriter.NewWriter(o.Printer.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tPROVIDER\tCLASS\tAUTHENTICATION\tRESOURCES\tGRANTED\tKUBECONFIG\tEXPIRES")
+	fmt.Fprintln(w, "NAME\tPROVIDER\tCLASS\tAUTHENTICATION\tRESOURCES\tREQUESTED\tGRANTED\tKUBECONFIG\tEXPIRES")
 	for _, st := range list {
 		expires := "-"
 		if !st.NotAfter.IsZero() {
 			expires = st.NotAfter.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.ProviderID, dash(st.Class), dash(st.Authentication), dash(st.Resources),
-			dash(formatQuantities(st.Granted)), dash(st.KubeconfigSecret), expires)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.ProviderID, dash(st.Class), dash(st.Authentication), dash(st.Resources),
+			dash(formatQuantities(st.Requested)), dash(formatQuantities(st.Granted)), dash(st.KubeconfigSecret), expires)
 	}
 	return w.Flush()
 }

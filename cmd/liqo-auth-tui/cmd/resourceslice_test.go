@@ -48,7 +48,7 @@ func TestResourceSliceCommands(t *testing.T) {
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "ResourceSlice liqo-tenant-rs-provider/cmd-slice created")
-	assert.Contains(t, errOut, "ResourceSlice cmd-slice: authentication Accepted, resources Accepted (cpu=2,memory=1Gi); kubeconfig Secret liqo-tenant-rs-provider/kubeconfig-resourceslice-cmd-slice")
+	assert.Contains(t, errOut, "ResourceSlice cmd-slice: authentication Accepted, resources Accepted (cpu=2,ephemeral-storage=20Gi,memory=1Gi,pods=110); kubeconfig Secret liqo-tenant-rs-provider/kubeconfig-resourceslice-cmd-slice")
 
 	code, _, errOut = run(create...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
@@ -57,12 +57,16 @@ func TestResourceSliceCommands(t *testing.T) {
 	list := getSlices(t, consumer, "--remote-cluster-id", provider.id)
 	require.Len(t, list, 1)
 	assert.Equal(t, slice{Name: "cmd-slice", ProviderID: provider.id, Class: "default", Authentication: "Accepted", Resources: "Accepted",
-		Requested: map[string]string{"cpu": "2", "memory": "1Gi"}, Granted: map[string]string{"cpu": "2", "memory": "1Gi"},
+		Requested: map[string]string{"cpu": "2", "memory": "1Gi"},
+		// and Liqo's defaults for what it did not ask.
+		Granted:          map[string]string{"cpu": "2", "memory": "1Gi", "pods": "110", "ephemeral-storage": "20Gi"},
 		KubeconfigSecret: "liqo-tenant-rs-provider/kubeconfig-resourceslice-cmd-slice"}, list[0])
 	code, out, errOut = run(consumer.args("get", "resourceslice", "cmd-slice")...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Contains(t, out, "cmd-slice")
 	assert.Contains(t, out, "Accepted")
+	assert.Regexp(t, `REQUESTED\s+GRANTED`, out)
+	assert.Regexp(t, `cpu=2,memory=1Gi\s+cpu=2,ephemeral-storage=20Gi,memory=1Gi,pods=110`, out)
 
 	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3")...)
 	assert.NotEqual(t, cmd.ExitOK, code)

@@ -75,7 +75,8 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 	assert.NotContains(t, liqotest.Managers(remoteCopy), liqoManager+"/status", "no Liqo provider answered")
 	assert.Equal(t, remoteCopy.Status.AuthParams.SignedCRT, local.Status.AuthParams.SignedCRT)
 	assert.Equal(t, cs[1].Config.Host, local.Status.AuthParams.APIServer)
-	assert.True(t, asked.Cpu().Equal(local.Status.Resources[corev1.ResourceCPU]), "granted %v", local.Status.Resources)
+	// What it asked, and Liqo's defaults (--default-node-resources) for the rest.
+	assert.Equal(t, "cpu=2,ephemeral-storage=20Gi,memory=4Gi,pods=110", controller.FormatResourceList(local.Status.Resources))
 
 	// Liqo's identity creator and Identity controller made the kubeconfig ...
 	id, s := liqotest.WaitIdentityKubeconfig(t, ctx, consumer, consNS, kube.ResourceSliceIdentityName(slice))
@@ -90,6 +91,49 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 	user, groups := liqotest.WhoAmI(t, ctx, s)
 	assert.Equal(t, kube.ResourceSliceUser(slice, liqoID), user)
 	assert.Contains(t, groups, liqoID)
+
+	lifeOfLiqoConsumerSlice(t, ctx, consumer, provider, liqoID, ourID, slice, id.Name)
+}
+
+// lifeOfLiqoConsumerSlice: what a Liqo consumer sees of our provider after
+// the first answer, as with a Liqo provider. A slice without amounts gets
+// the defaults; a CreateOrUpdate with new amounts (liqoctl create
+// resourceslice run again) updates the grant; a drained Tenant keeps the
+// slice's Authentication Accepted, so Liqo keeps its Identity, and denies
+// its Resources.
+func lifeOfLiqoConsumerSlice(t *testing.T, ctx context.Context, consumer, provider *kube.Cluster, liqoID, ourID, slice, identity string) {
+	t.Helper()
+	consNS, provNS := kube.TenantNamespaceName(ourID), kube.TenantNamespaceName(liqoID)
+	const bare = "liqo-asks-nothing"
+	_, err := consumer.Liqo.ResourceSlices(consNS).Create(ctx,
+		kube.ForgeResourceSlice(bare, consNS, ourID, authv1beta1.ResourceSliceClassDefault, nil, false), metav1.CreateOptions{})
+	require.NoError(t, err)
+	got := liqotest.WaitSlice(t, ctx, consumer, consNS, bare, "the defaults", func(rs *authv1beta1.ResourceSlice) bool {
+		return liqotest.SliceAccepted(rs) && len(rs.Status.Resources) > 0
+	})
+	assert.Equal(t, "cpu=4,ephemeral-storage=20Gi,memory=8Gi,pods=110", controller.FormatResourceList(got.Status.Resources))
+
+	again := mustSlice(t, ctx, consumer, consNS, slice)
+	again.Spec.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourcePods: resource.MustParse("20")}
+	_, err = consumer.Liqo.ResourceSlices(consNS).Update(ctx, again, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	got = liqotest.WaitSlice(t, ctx, consumer, consNS, slice, "the new grant", func(rs *authv1beta1.ResourceSlice) bool {
+		return rs.Status.Resources.Cpu().Equal(resource.MustParse("3"))
+	})
+	assert.Equal(t, "cpu=3,ephemeral-storage=20Gi,memory=8Gi,pods=20", controller.FormatResourceList(got.Status.Resources))
+
+	tenant, err := provider.TenantFor(ctx, provNS, liqoID)
+	require.NoError(t, err)
+	tenant.Spec.TenantCondition = authv1beta1.TenantConditionDrained
+	_, err = provider.Liqo.Tenants(provNS).Update(ctx, tenant, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	got = liqotest.WaitSlice(t, ctx, consumer, consNS, slice, "resources denied", func(rs *authv1beta1.ResourceSlice) bool {
+		return kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == authv1beta1.ResourceSliceConditionDenied
+	})
+	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
+	require.NotNil(t, got.Status.AuthParams)
+	_, err = consumer.Liqo.Identities(consNS).Get(ctx, identity, metav1.GetOptions{})
+	assert.NoError(t, err, "Liqo keeps the slice's Identity")
 }
 
 // This project's consumer gets a ResourceSlice from a Liqo v1.2.0 provider:
