@@ -11,10 +11,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
-// ErrNotConfirmed: the admin did not confirm the deletion; nothing was
-// deleted.
-var ErrNotConfirmed = errors.New("nothing deleted: not confirmed")
-
 // Liqo0xUnauthOptions drive UnauthenticateLiqo0x. Either cluster may be nil
 // (one-sided: the other cluster is gone or not reachable); its ID is then
 // given.

@@ -9,6 +9,8 @@
 //	handshake_*  the handshake's objects: nonce, tenant namespace, Tenant,
 //	             Identity and its kubeconfig, CSR and certificate,
 //	             ResourceSlice
+//	lifecycle_*  after the handshake: the Tenant's condition (cordon,
+//	             drain) and a slice's cordon
 //	rbac*        tenant RBAC, the peering user, access checks
 //	install_*    `init` and the controller's install
 //	detect_*     which Liqo a cluster runs (LiqoFlavor) and the probe

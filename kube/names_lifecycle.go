@@ -30,6 +30,11 @@ const (
 	// CordonTenantAnnotation ("true") is set on a consumer's replicated
 	// slices while its Tenant is Cordoned (§5.5).
 	CordonTenantAnnotation = "liqo.io/cordon-tenant"
+	// CordonResourceAnnotation ("true") is set by the provider's admin on
+	// one replicated slice (liqoctl cordon resourceslice); Liqo's offloading
+	// then admits no new pods through it. Liqo's webhook keeps consumers
+	// from setting or removing it (§10.1).
+	CordonResourceAnnotation = "liqo.io/cordon"
 )
 
 // ResourceSliceIdentityName is the Identity made for an accepted slice.

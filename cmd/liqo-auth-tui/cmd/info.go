@@ -96,7 +96,6 @@ func printInfoTable(p *Printer, c *flows.Cluster, info *flows.ClusterInfo) error
 		}
 		return s
 	}
-	yesNo := map[bool]string{true: "yes", false: "no"}
 	noID := "none (run `liqo-auth-tui init`)"
 	if info.Restricted {
 		noID = "not visible to this user"
@@ -107,7 +106,7 @@ func printInfoTable(p *Printer, c *flows.Cluster, info *flows.ClusterInfo) error
 	fmt.Fprintf(w, "Context:\t%s\n", orNone(flows.ContextOf(c), "-"))
 	fmt.Fprintf(w, "Authenticated as:\t%s %v\n", info.User, info.Groups)
 	generation := flows.FlavorLine(info)
-	installed := yesNo[info.LiqoInstalled]
+	installed := yesNo(info.LiqoInstalled)
 	if flows.RunsLiqo0x(info.LiqoRelease) {
 		// LiqoInstalled is about Liqo v1 (JSON keeps it so).
 		installed = generation
@@ -122,7 +121,7 @@ func printInfoTable(p *Printer, c *flows.Cluster, info *flows.ClusterInfo) error
 		fmt.Fprintf(w, "Restricted user:\tkey fingerprint and controller not visible\n")
 		return w.Flush()
 	}
-	fmt.Fprintf(w, "liqo-auth controller:\t%s\n", yesNo[info.Controller])
+	fmt.Fprintf(w, "liqo-auth controller:\t%s\n", yesNo(info.Controller))
 	fmt.Fprintf(w, "Key algorithm:\t%s\n", orNone(info.KeyAlgorithm, "none (run `liqo-auth-tui init`)"))
 	fmt.Fprintf(w, "Key fingerprint:\t%s\n", orNone(info.KeyFingerprint, "-"))
 	return w.Flush()

@@ -1,9 +1,13 @@
 package cmd
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"golang.org/x/term"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
@@ -57,4 +61,20 @@ func (o *Options) applyInput(output string, engine EngineFlags, path, what strin
 	}
 	data, err := o.readInput(path, what)
 	return opts, data, err
+}
+
+// askYes asks a question on the terminal; only y or yes says yes.
+func (o *Options) askYes(question string) bool {
+	sep := " "
+	if strings.HasSuffix(question, "\n") {
+		sep = ""
+	}
+	fmt.Fprintf(o.Printer.Err, "%s%s[y/N] ", question, sep)
+	answer, _ := bufio.NewReader(o.In).ReadString('\n')
+	if f, ok := o.Printer.Err.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
+		// The answer's newline was echoed on the terminal, not here.
+		fmt.Fprintln(o.Printer.Err)
+	}
+	answer = strings.ToLower(strings.TrimSpace(answer))
+	return answer == "y" || answer == "yes"
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -99,10 +98,7 @@ func (o *UnauthenticateOptions) reportLiqo0xUnauth(res *flows.Liqo0xUnauthResult
 
 // confirm asks on the terminal before deleting.
 func (o *UnauthenticateOptions) confirm(objects []string) bool {
-	fmt.Fprintf(o.Printer.Err, "Delete these %d objects?\n  %s\n[y/N] ", len(objects), strings.Join(objects, "\n  "))
-	answer, _ := bufio.NewReader(o.In).ReadString('\n')
-	answer = strings.ToLower(strings.TrimSpace(answer))
-	return answer == "y" || answer == "yes"
+	return o.askYes(fmt.Sprintf("Delete these %d objects?\n  %s\n", len(objects), strings.Join(objects, "\n  ")))
 }
 
 // unauthOneSided connects only to the side still there and removes what

@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -186,4 +188,118 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster)
 		return o.printObject(o.Output, applied)
 	}
 	return nil
+}
+
+// GetTenantOptions: provider side, show the consumers' Tenants, their
+// condition and the ResourceSlices replicated from each.
+type GetTenantOptions struct {
+	*Options
+	ConsumerID string
+	Output     string
+}
+
+func newGetTenantCommand(o *Options) *cobra.Command {
+	opts := &GetTenantOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:     "tenant [CONSUMER_ID]",
+		Aliases: []string{"tenants"},
+		Short:   "Provider: show the consumers' Tenants, their condition (Active, Cordoned, Drained) and their ResourceSlices here",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.ConsumerID = args[0]
+			}
+			return opts.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "table", "output format: table, yaml or json")
+	return cmd
+}
+
+// tenantView is a TenantStatus as printed in YAML and JSON.
+type tenantView struct {
+	Name           string              `json:"name"`
+	Namespace      string              `json:"namespace"`
+	ConsumerID     string              `json:"consumerClusterID"`
+	Condition      string              `json:"condition"`
+	Authenticated  bool                `json:"authenticated"`
+	ResourceSlices []providedSliceView `json:"resourceSlices,omitempty"`
+}
+
+type providedSliceView struct {
+	Name      string `json:"name"`
+	Resources string `json:"resources,omitempty"`
+	Cordoned  bool   `json:"cordoned"`
+}
+
+// Run lists the Tenants, or shows one.
+func (o *GetTenantOptions) Run(ctx context.Context) error {
+	if err := checkOutputFormat(o.Output, "table", "yaml", "json"); err != nil {
+		return err
+	}
+	if o.ConsumerID != "" {
+		if err := flows.ValidateClusterID(o.ConsumerID); err != nil {
+			return usagef("get tenant %s: the Tenant is named after the consumer's cluster ID: %v", o.ConsumerID, err)
+		}
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	provider, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	list, err := flows.ListTenants(ctx, provider, o.ConsumerID)
+	if err != nil {
+		return err
+	}
+	if o.Output != "table" {
+		views := make([]tenantView, len(list))
+		for i, t := range list {
+			views[i] = tenantView{Name: t.Name, Namespace: t.Namespace, ConsumerID: t.ConsumerID, Condition: t.Condition, Authenticated: t.Authenticated}
+			for _, rs := range t.ResourceSlices {
+				views[i].ResourceSlices = append(views[i].ResourceSlices, providedSliceView(rs))
+			}
+		}
+		if o.ConsumerID != "" {
+			return o.printObject(o.Output, views[0])
+		}
+		return o.printObject(o.Output, views)
+	}
+	if len(list) == 0 {
+		o.Printer.Info(handshake.NoScope, "No Tenants on this cluster: a consumer's Tenant arrives with `liqo-auth-tui authenticate` or `liqo-auth-tui apply tenant`")
+		return nil
+	}
+	w := tabwriter.NewWriter(o.Printer.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "CONSUMER\tNAMESPACE\tCONDITION\tAUTHENTICATED\tRESOURCESLICES")
+	for _, t := range list {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Namespace, t.Condition, yesNo(t.Authenticated), dash(slicesCell(t.ResourceSlices)))
+	}
+	return w.Flush()
+}
+
+// slicesCell is "a (cordoned), b (Denied)": each slice with its cordon
+// and a Resources decision other than Accepted.
+func slicesCell(slices []flows.ProvidedSlice) string {
+	cells := make([]string, len(slices))
+	for i, rs := range slices {
+		var notes []string
+		if rs.Cordoned {
+			notes = append(notes, "cordoned")
+		}
+		if rs.Resources != "" && rs.Resources != "Accepted" {
+			notes = append(notes, rs.Resources)
+		}
+		cells[i] = rs.Name
+		if len(notes) > 0 {
+			cells[i] += " (" + strings.Join(notes, ", ") + ")"
+		}
+	}
+	return strings.Join(cells, ", ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
