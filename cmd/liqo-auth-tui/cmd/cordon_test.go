@@ -113,7 +113,7 @@ func waitSliceAnnotation(t *testing.T, provider *kube.Cluster, ns, name, key, va
 // nothing; a declined question writes nothing.
 func TestCordonUncordonDrainActivate(t *testing.T) {
 	provider, consumer := initSide(t, 0, "cd-provider"), initSide(t, 1, "cd-consumer")
-	startController(t, provider)
+	startController(t, provider, "")
 	authenticatedWithSlice(t, provider, consumer, "cd-slice")
 	admin := adminOf(t, provider)
 	ns := kube.TenantNamespaceName(consumer.id)
