@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -93,7 +94,7 @@ func WaitFor[T runtime.Object](ctx context.Context, lw cache.ListerWatcher, what
 		return pollFor(ctx, inner, what, cond)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		if outOfTime(ctx, err) {
 			return zero, fmt.Errorf("%w: %s", ErrWaitTimeout, what)
 		}
 		return zero, err
@@ -127,7 +128,7 @@ func pollFor[T runtime.Object](ctx context.Context, lw cache.ListerWithContext, 
 	})
 	if err != nil {
 		var zero T
-		if ctx.Err() != nil {
+		if outOfTime(ctx, err) {
 			return zero, fmt.Errorf("%w: %s", ErrWaitTimeout, what)
 		}
 		return zero, err
@@ -147,8 +148,17 @@ func WaitForDeletion(ctx context.Context, lw cache.ListerWatcher, objType runtim
 	_, err := watchtools.UntilWithSync(ctx, lw, objType,
 		func(store cache.Store) (bool, error) { return len(store.List()) == 0, nil },
 		func(e watch.Event) (bool, error) { return e.Type == watch.Deleted, nil })
-	if err != nil && ctx.Err() != nil {
+	if err != nil && outOfTime(ctx, err) {
 		return fmt.Errorf("%w: %s", ErrWaitTimeout, what)
 	}
 	return err
+}
+
+// outOfTime tells whether a wait's error means its time ran out: ctx
+// expired, or client-go's rate limiter refused a request because its turn
+// would come after ctx's deadline (it says so before ctx expires, on a
+// busy client: "client rate limiter Wait returned an error: rate: Wait(n=1)
+// would exceed context deadline"; x/time/rate has no sentinel for it).
+func outOfTime(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || strings.Contains(err.Error(), "would exceed context deadline")
 }
