@@ -12,12 +12,13 @@
 # completion stamp per folder holding a hash of what went into it makes a
 # second run a no-op; a change rebuilds that release only.
 #
-# Every release builds from the same main.go and sides.go. hack/liqo-peer's
-# go.mod is v1.2.0's; releases/<release>/go.mod pins every other dependency
-# to the versions of v1.2.0's build (Kubernetes, controller-runtime, ...;
-# MVS lets them be raised), and the build flags are the same: Go's build
-# cache then compiles the dependencies once, and each further release only
-# its own Liqo packages (about a minute on 2 cores).
+# Every release builds from the same sources (hack/liqo-peer/*.go) but for
+# the file that wires the Renew reconcilers, whose constructors changed in
+# v1.2.0. hack/liqo-peer's go.mod is v1.2.0's; releases/<release>/go.mod pins
+# every other dependency to the versions of v1.2.0's build (Kubernetes,
+# controller-runtime, ...; MVS lets them be raised), and the build flags are
+# the same: Go's build cache then compiles the dependencies once, and each
+# further release only its own Liqo packages (48 of them).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -68,7 +69,7 @@ install() {
 	local release=$1 dest="$cache_root/liqo-peer-$1"
 	local mod stamp="$dest/.complete" inputs hash
 	mod=$(module_dir "$release")
-	inputs=("$src/main.go" "$src/sides.go" "$(renewers "$release")" "$mod/go.mod" "$mod/go.sum" "$here/install-liqo-peer.sh")
+	inputs=("$src"/*.go "$(renewers "$release")" "$mod/go.mod" "$mod/go.sum" "$here/install-liqo-peer.sh")
 	hash=$(cat "${inputs[@]}" | sha256sum | cut -c1-16)
 	if [[ -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
 		echo "$dest"
@@ -85,7 +86,7 @@ install() {
 	local work="$dest/.src"
 	rm -rf "$work"
 	mkdir -p "$work"
-	cp "$src/main.go" "$src/sides.go" "$mod/go.mod" "$mod/go.sum" "$work/"
+	cp "$src"/*.go "$mod/go.mod" "$mod/go.sum" "$work/"
 	cp "$(renewers "$release")" "$work/renewers.go"
 	cd "$work"
 	log "downloading modules..."

@@ -3,7 +3,6 @@ package main
 import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/liqotech/liqo/cmd/liqo-controller-manager/modules"
 	localrenewercontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/localrenewer-controller"
 	remoterenewercontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/remoterenwer-controller"
 )
@@ -16,16 +15,16 @@ import (
 
 // remoteRenewer is the provider's Renew reconciler, as
 // modules.SetupAuthenticationModule constructs it.
-func remoteRenewer(mgr manager.Manager, opts *modules.AuthOption, _ []byte) named {
+func remoteRenewer(mgr manager.Manager, opts *authOptions, _ []byte) named {
 	return named{"remote renewer", remoterenewercontroller.NewRemoteRenewerReconciler(mgr.GetClient(), mgr.GetScheme(),
-		opts.NamespaceManager,
+		opts.namespaceManager,
 		mgr.GetEventRecorderFor("remote-renewer-controller"))}
 }
 
 // localRenewer is the consumer's Renew reconciler, as
 // modules.SetupAuthenticationModule constructs it.
-func localRenewer(mgr manager.Manager, opts *modules.AuthOption) named {
+func localRenewer(mgr manager.Manager, opts *authOptions) named {
 	return named{"local renewer", localrenewercontroller.NewLocalRenewerReconciler(mgr.GetClient(), mgr.GetScheme(),
-		opts.LocalClusterID,
+		opts.localClusterID,
 		mgr.GetEventRecorderFor("local-renewer-controller"))}
 }

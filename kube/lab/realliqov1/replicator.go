@@ -8,8 +8,9 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 )
 
-// What Liqo v1.2.0's crd-replicator (cmd/crd-replicator, internal/crdReplicator)
-// needs, read from its source:
+// What Liqo's crd-replicator (cmd/crd-replicator, internal/crdReplicator;
+// the same in every release of Releases but where said) needs, read from
+// its source:
 //   - the Liqo CRDs of every group (its REST mapper is Liqo's; Install puts them);
 //   - its cluster ID (--cluster-id): the originID it stamps on the copies;
 //   - the consumer's control-plane kubeconfig Secret, found cluster-wide by
@@ -20,9 +21,9 @@ import (
 //     namespace (NamespaceMaps, ResourceSlices, Renews) into the namespace
 //     the annotation names on the provider, spec out and status back.
 //
-// ForeignClusters are optional: it reads them only to mark a provider
-// permanently unreachable (annotation), and assumes a provider reachable
-// when there is none. Its kubeconfig comes from KUBECONFIG (it has no
+// ForeignClusters are optional: from v1.1 it reads them only to mark a
+// provider permanently unreachable (annotation), and assumes a provider
+// reachable when there is none; v1.0.x does not read them. Its kubeconfig comes from KUBECONFIG (it has no
 // --kubeconfig flag); its metrics port defaults to a fixed ":8082", so
 // StartReplicator turns it off.
 

@@ -3,7 +3,6 @@ package main
 import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/liqotech/liqo/cmd/liqo-controller-manager/modules"
 	localrenewercontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/localrenwer-controller"
 	remoterenewercontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/remoterenwer-controller"
 )
@@ -16,17 +15,17 @@ import (
 
 // remoteRenewer is the provider's Renew reconciler, as
 // modules.SetupAuthenticationModule constructs it.
-func remoteRenewer(mgr manager.Manager, opts *modules.AuthOption, caOverride []byte) named {
+func remoteRenewer(mgr manager.Manager, opts *authOptions, caOverride []byte) named {
 	return named{"remote renewer", remoterenewercontroller.NewRemoteRenewerReconciler(mgr.GetClient(), mgr.GetScheme(),
-		opts.IdentityProvider, opts.NamespaceManager,
-		opts.APIServerAddressOverride, caOverride, opts.TrustedCA,
+		opts.identityProvider, opts.namespaceManager,
+		opts.apiServerOverride, caOverride, opts.trustedCA,
 		mgr.GetEventRecorderFor("remote-renewer-controller"))}
 }
 
 // localRenewer is the consumer's Renew reconciler, as
 // modules.SetupAuthenticationModule constructs it.
-func localRenewer(mgr manager.Manager, opts *modules.AuthOption) named {
+func localRenewer(mgr manager.Manager, opts *authOptions) named {
 	return named{"local renewer", localrenewercontroller.NewLocalRenewerReconciler(mgr.GetClient(), mgr.GetScheme(),
-		opts.LiqoNamespace, opts.LocalClusterID,
+		opts.liqoNamespace, opts.localClusterID,
 		mgr.GetEventRecorderFor("local-renewer-controller"))}
 }
