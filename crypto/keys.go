@@ -42,6 +42,18 @@ func ParseKeyType(s string) (KeyType, error) {
 	}
 }
 
+// KeyTypeOf is the KeyType of pub; ok is false for a key we never
+// generate (ECDSA) or do not know.
+func KeyTypeOf(pub stdcrypto.PublicKey) (t KeyType, ok bool) {
+	switch pub.(type) {
+	case ed25519.PublicKey:
+		return KeyEd25519, true
+	case *rsa.PublicKey:
+		return KeyRSA, true
+	}
+	return "", false
+}
+
 // GenerateKey generates a new cluster key pair of type t.
 func GenerateKey(t KeyType) (stdcrypto.Signer, error) {
 	switch t {

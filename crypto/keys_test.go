@@ -61,6 +61,22 @@ func TestKeyAlgorithm(t *testing.T) {
 	assert.Equal(t, "unsupported (*ecdh.PublicKey)", KeyAlgorithm(x25519.PublicKey()))
 }
 
+func TestKeyTypeOf(t *testing.T) {
+	for _, kt := range []KeyType{KeyEd25519, KeyRSA} {
+		k, err := GenerateKey(kt)
+		require.NoError(t, err)
+		got, ok := KeyTypeOf(k.Public())
+		assert.True(t, ok, kt)
+		assert.Equal(t, kt, got)
+	}
+	p256, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	for _, pub := range []stdcrypto.PublicKey{p256.Public(), nil} {
+		_, ok := KeyTypeOf(pub)
+		assert.False(t, ok, "%T", pub)
+	}
+}
+
 func TestSamePublicKey(t *testing.T) {
 	keys := testKeys(t)
 	for i, a := range keys {

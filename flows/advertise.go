@@ -64,6 +64,22 @@ func (o EngineOptions) hasOverride() bool {
 // (kube.Advertise), and o's overrides win except on real Liqo
 // (ErrLiqoAdvertises).
 func Advertised(ctx context.Context, provider *kube.Cluster, o EngineOptions) (Advertisement, error) {
+	return advertised(ctx, provider, "", o, false)
+}
+
+// AdvertisedTo is Advertised for one consumer: what an earlier edit set on
+// its Tenant (advertise annotations) holds where o sets nothing, as the
+// flows keep it.
+func AdvertisedTo(ctx context.Context, provider *kube.Cluster, consumerID string, o EngineOptions) (Advertisement, error) {
+	return advertised(ctx, provider, consumerID, o, false)
+}
+
+// advertised is the one rule behind Advertised, AdvertisedTo and the
+// peering user's kubeconfig. consumerID, when valid, brings its Tenant's
+// advertise annotations (not on real Liqo, which ignores them).
+// kubeconfigOnly says o only changes a kubeconfig this tool writes, so it
+// applies on real Liqo too.
+func advertised(ctx context.Context, provider *kube.Cluster, consumerID string, o EngineOptions, kubeconfigOnly bool) (Advertisement, error) {
 	engine, err := detectEngine(ctx, provider)
 	if err != nil {
 		return Advertisement{}, err
@@ -71,8 +87,13 @@ func Advertised(ctx context.Context, provider *kube.Cluster, o EngineOptions) (A
 	if engine == "" {
 		engine = EngineInProcess
 	}
-	if engine == EngineLiqo && o.hasOverride() {
+	if engine == EngineLiqo && o.hasOverride() && !kubeconfigOnly {
 		return Advertisement{Engine: engine}, ErrLiqoAdvertises
+	}
+	if engine != EngineLiqo {
+		if o, err = withTenantEdit(ctx, provider, consumerID, o); err != nil {
+			return Advertisement{}, err
+		}
 	}
 	opts, fromController := kube.AdvertiseOptions{}, false
 	if engine != EngineInProcess {
@@ -87,8 +108,8 @@ func Advertised(ctx context.Context, provider *kube.Cluster, o EngineOptions) (A
 		if engine == EngineLiqo {
 			deployment = liqoControllerDeployment
 		}
-		var inPod bool
-		opts, inPod = deployedAdvertiseFlags(ctx, provider, deployment)
+		args, inPod := deployedArgs(ctx, provider, deployment)
+		opts = advertiseFlags(args)
 		fromController = opts.APIServerOverride != ""
 		if inPod || engine == EngineLiqo {
 			opts.NodeAddress = true
@@ -130,26 +151,23 @@ func Advertised(ctx context.Context, provider *kube.Cluster, o EngineOptions) (A
 	return a, nil
 }
 
-// AdvertisedTo is Advertised for one consumer: what an earlier edit set on
-// its Tenant (advertise annotations) holds where o sets nothing, as the
-// flows keep it.
-func AdvertisedTo(ctx context.Context, provider *kube.Cluster, consumerID string, o EngineOptions) (Advertisement, error) {
-	if err := authcrypto.ValidateClusterID(consumerID); err != nil {
-		return Advertised(ctx, provider, o)
+// withTenantEdit returns o completed by what an earlier edit set on the
+// Tenant of consumerID (advertise annotations), where o sets nothing. An
+// invalid consumerID or no Tenant leaves o as it is.
+func withTenantEdit(ctx context.Context, provider *kube.Cluster, consumerID string, o EngineOptions) (EngineOptions, error) {
+	if authcrypto.ValidateClusterID(consumerID) != nil {
+		return o, nil
 	}
 	t, err := provider.TenantFor(ctx, "", consumerID)
 	switch {
 	case kube.IsNotFound(err):
-		return Advertised(ctx, provider, o)
+		return o, nil
 	case err != nil:
-		return Advertisement{}, err
-	}
-	if engine, err := detectEngine(ctx, provider); err != nil || engine == EngineLiqo {
-		return Advertised(ctx, provider, o) // Liqo ignores the annotations
+		return o, err
 	}
 	edit, err := kube.AdvertiseOptions{}.WithTenantAnnotations(t.Annotations)
 	if err != nil {
-		return Advertisement{}, fmt.Errorf("Tenant %s/%s: %w", t.Namespace, t.Name, err)
+		return o, fmt.Errorf("Tenant %s/%s: %w", t.Namespace, t.Name, err)
 	}
 	if o.APIServerOverride == "" {
 		o.APIServerOverride = edit.APIServerOverride
@@ -157,34 +175,70 @@ func AdvertisedTo(ctx context.Context, provider *kube.Cluster, consumerID string
 	if len(o.CAOverride) == 0 && !o.TrustedCA {
 		o.CAOverride, o.TrustedCA = edit.CAOverride, edit.TrustedCA
 	}
-	return Advertised(ctx, provider, o)
+	return o, nil
 }
 
-// deployedAdvertiseFlags reads the advertise flags of a controller
-// Deployment (ours and Liqo's share their names, §6.4). found is false for
-// a Deployment this kubeconfig may not read, or none.
-func deployedAdvertiseFlags(ctx context.Context, c *kube.Cluster, name string) (o kube.AdvertiseOptions, found bool) {
+// deployedArgs is the command line of a controller Deployment (ours and
+// Liqo's share the advertise flags' names, §6.4). found is false for a
+// Deployment this kubeconfig may not read, or none.
+func deployedArgs(ctx context.Context, c *kube.Cluster, name string) (args []string, found bool) {
 	d, err := c.Kube.AppsV1().Deployments(c.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return kube.AdvertiseOptions{}, false
+		return nil, false
 	}
-	var args []string
 	for _, ctr := range d.Spec.Template.Spec.Containers {
 		args = append(append(args, ctr.Command...), ctr.Args...)
 	}
-	return advertiseFlags(args), true
+	return args, true
 }
 
 // advertiseFlags picks --api-server-address-override, --ca-override and
-// --trusted-ca out of a command line (--flag=value or --flag value).
+// --trusted-ca out of a command line.
 func advertiseFlags(args []string) kube.AdvertiseOptions {
 	var o kube.AdvertiseOptions
+	eachFlag(args, func(f flagArg) {
+		switch f.name {
+		case "api-server-address-override":
+			o.APIServerOverride = f.next()
+		case "ca-override":
+			if ca, err := kube.DecodeCAOverride(f.next()); err == nil {
+				o.CAOverride = ca
+			}
+		case "trusted-ca":
+			o.TrustedCA = f.boolean()
+		}
+	})
+	return o
+}
+
+// flagArg is one --name or --name=value of a controller's command line.
+type flagArg struct {
+	name, value string
+	hasValue    bool
+	// next is the value of a flag that takes one: after "=", else the
+	// next argument (consumed).
+	next func() string
+}
+
+// boolean reads a boolean flag as pflag does: bare is true, a value is
+// strconv.ParseBool's (the controller refuses to start on anything else).
+func (f flagArg) boolean() bool {
+	if !f.hasValue {
+		return true
+	}
+	b, _ := strconv.ParseBool(f.value)
+	return b
+}
+
+// eachFlag calls fn for each flag of args, in order (so the last of a
+// repeated flag wins, as with pflag).
+func eachFlag(args []string, fn func(flagArg)) {
 	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
 		if !strings.HasPrefix(args[i], "-") {
 			continue
 		}
-		next := func() string {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		fn(flagArg{name: name, value: value, hasValue: hasValue, next: func() string {
 			if hasValue {
 				return value
 			}
@@ -193,22 +247,8 @@ func advertiseFlags(args []string) kube.AdvertiseOptions {
 				return args[i]
 			}
 			return ""
-		}
-		switch name {
-		case "api-server-address-override":
-			o.APIServerOverride = next()
-		case "ca-override":
-			if ca, err := kube.DecodeCAOverride(next()); err == nil {
-				o.CAOverride = ca
-			}
-		case "trusted-ca":
-			o.TrustedCA = !hasValue
-			if hasValue {
-				o.TrustedCA, _ = strconv.ParseBool(value)
-			}
-		}
+		}})
 	}
-	return o
 }
 
 // rootCA is the cluster CA a Pod's service account trusts, as the

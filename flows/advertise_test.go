@@ -12,10 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
@@ -121,14 +118,7 @@ func TestConsumerWarnsUnreachableAdvertisedAddress(t *testing.T) {
 func TestAdvertisedByInClusterController(t *testing.T) {
 	provider, _ := pair(t, "incluster-provider", "incluster-consumer")
 	ctx := labtest.Context(t)
-	ns := provider.Namespace
-	now := metav1.NewMicroTime(time.Now())
-	holder, duration := "controller-0", int32(60)
-	_, err := provider.Kube.CoordinationV1().Leases(ns).Create(ctx, &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: kube.ControllerLeaseName},
-		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &now, LeaseDurationSeconds: &duration},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
+	holdControllerLease(t, ctx, provider, time.Now(), 60)
 
 	a, err := flows.Advertised(ctx, provider, flows.EngineOptions{})
 	require.NoError(t, err)
@@ -136,16 +126,10 @@ func TestAdvertisedByInClusterController(t *testing.T) {
 	assert.Equal(t, strings.TrimSuffix(provider.Config.Host, "/"), a.APIServer)
 	assert.Equal(t, flows.AdvertiseKubeconfig, a.Source)
 
-	labels := map[string]string{"app": "adv-test"}
 	deployment := func(args ...string) *appsv1.Deployment {
-		return &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Name: kube.ControllerLeaseName},
-			Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}, Replicas: ptr.To[int32](0),
-				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "controller", Image: "example/controller", Args: args}}}}},
-		}
+		return labtest.Deployment(kube.ControllerLeaseName, "controller", args...)
 	}
-	deployments := provider.Kube.AppsV1().Deployments(ns)
+	deployments := provider.Kube.AppsV1().Deployments(provider.Namespace)
 	_, err = deployments.Create(ctx, deployment(), metav1.CreateOptions{})
 	require.NoError(t, err)
 	a, err = flows.Advertised(ctx, provider, flows.EngineOptions{})

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
@@ -23,27 +24,66 @@ type PeeringUser struct {
 	// admin only, never log it.
 	Kubeconfig []byte
 	Expires    time.Time // the certificate's notAfter
+	// APIServer is the server in the kubeconfig, KeyType its key's type.
+	APIServer string
+	KeyType   authcrypto.KeyType
+}
+
+// PeeringUserOptions choose the key and what the kubeconfig points at.
+type PeeringUserOptions struct {
+	// KeyType of the user's key pair; "" (KeyTypeAuto) follows the
+	// provider's TLS compatibility mode, like liqoctl.
+	KeyType authcrypto.KeyType
+	// APIServerOverride, CAOverride and TrustedCA change the server and
+	// CA of the kubeconfig, which are otherwise what the consumer's
+	// Identity gets (AdvertisedTo). They change only the kubeconfig, so
+	// they apply on real Liqo too.
+	APIServerOverride string
+	CAOverride        []byte
+	TrustedCA         bool
 }
 
 // GeneratePeeringUser makes, on the provider, a peering user for consumerID
 // (§9.4, kube.Cluster.GeneratePeeringUser), as a step: each object is a
-// Note. The consumer's admin then runs the automated handshake with its
-// kubeconfig as the remote one.
-func GeneratePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID string, o kube.PeeringUserOptions, sink handshake.Sink) (*PeeringUser, error) {
+// Note. Its kubeconfig reaches the provider by the rule of an Identity
+// (the Tenant's annotations, the serving controller's flags, a
+// control-plane Node on 6443, the provider kubeconfig's server), so it
+// works from where the consumer's cluster does, not only from the
+// provider's admin's machine. The consumer's admin then runs the automated
+// handshake with it as the remote kubeconfig.
+func GeneratePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID string, o PeeringUserOptions, sink handshake.Sink) (*PeeringUser, error) {
 	sink = orDiscard(sink)
 	res := &PeeringUser{ConsumerID: consumerID}
-	o.Report = noteChange(sink)
 	err := RunStep(ctx, sink, Step{ID: "generate-peering-user", Scope: handshake.Local, Title: "Generating the peering user",
 		Failure: "Unable to generate the peering user", Command: "liqoctl generate peering-user --consumer-cluster-id " + consumerID,
-		Run: func(ctx context.Context) (err error) {
-			if res.Kubeconfig, err = provider.GeneratePeeringUser(ctx, consumerID, o); err != nil {
+		Run: func(ctx context.Context) error {
+			if err := ValidateClusterID(consumerID); err != nil {
+				return err
+			}
+			adv, err := advertised(ctx, provider, consumerID,
+				EngineOptions{APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride, TrustedCA: o.TrustedCA}, true)
+			if err != nil {
+				return err
+			}
+			keyType, why := o.KeyType, "as asked"
+			if keyType == "" {
+				keyType, why = peeringUserKeyType(ctx, provider)
+			}
+			note := func(format string, args ...any) {
+				sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: fmt.Sprintf(format, args...)})
+			}
+			note("The kubeconfig reaches the provider at %s (%s)", adv.APIServer, handshake.AdvertiseSourceText(string(adv.Source)))
+			note("The user's key is %s (%s)", keyName[keyType], why)
+			res.Kubeconfig, err = provider.GeneratePeeringUser(ctx, consumerID, kube.PeeringUserOptions{
+				KeyType: keyType, APIServer: adv.APIServer, CA: adv.CA, Report: noteChange(sink)})
+			if err != nil {
 				return err
 			}
 			cert, err := kubeconfig.ClientCertificate(res.Kubeconfig)
 			if err != nil {
 				return err
 			}
-			res.User, res.Expires = cert.Subject.CommonName, cert.NotAfter
+			res.User, res.Expires, res.APIServer, res.KeyType = cert.Subject.CommonName, cert.NotAfter, adv.APIServer, keyType
 			return nil
 		},
 		Outcome: func() string {
@@ -54,6 +94,9 @@ func GeneratePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID
 	}
 	return res, nil
 }
+
+// keyName names a key type as Liqo's documentation does.
+var keyName = map[authcrypto.KeyType]string{authcrypto.KeyEd25519: "Ed25519", authcrypto.KeyRSA: "RSA-2048"}
 
 // DeletePeeringUser removes the peering user of consumerID from the provider
 // (kube.Cluster.DeletePeeringUser) as a step; each object is a Note.
@@ -85,9 +128,6 @@ func noteChange(sink handshake.Sink) func(kube.Change) {
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch.String()})
 	}
 }
-
-// PeeringUserOptions choose the key and what the kubeconfig points at.
-type PeeringUserOptions = kube.PeeringUserOptions
 
 // PeeringUserPreview is a peering user's kubeconfig as it may be shown:
 // the server it points at, and the kubeconfig with kubectl config view's

@@ -3,7 +3,6 @@
 package kube_test
 
 import (
-	"context"
 	"errors"
 	"net"
 	"testing"
@@ -11,23 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
-
-// createNode makes a Node with labels and addresses, as a kubelet would
-// (a lab has none), and removes it when owner ends.
-func createNode(t, owner *testing.T, c *kube.Cluster, name string, labels map[string]string, addrs ...corev1.NodeAddress) {
-	t.Helper()
-	ctx := context.Background()
-	n, err := c.Kube.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	owner.Cleanup(func() { _ = c.Kube.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	n.Status.Addresses = addrs
-	_, err = c.Kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
-	require.NoError(t, err)
-}
 
 // The Node case of §6.4 on a real API server: the control-plane label, then
 // master, then controlplane; address types by preference across nodes; no
@@ -41,7 +27,7 @@ func TestControlPlaneAddressFromNodes(t *testing.T) {
 	parent := t // the Nodes stay until the end: each subtest adds a better one
 
 	t.Run("no node", func(t *testing.T) {
-		createNode(t, parent, c, "adv-worker", map[string]string{"node-role.kubernetes.io/worker": ""},
+		labtest.CreateNode(t, parent, c.Kube, "adv-worker", map[string]string{"node-role.kubernetes.io/worker": ""},
 			corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: "198.51.100.9"})
 		_, err := c.Advertise(ctx, nodeAddress)
 		require.ErrorIs(t, err, kube.ErrNoControlPlaneNode)
@@ -49,7 +35,7 @@ func TestControlPlaneAddressFromNodes(t *testing.T) {
 		assert.ErrorContains(t, err, "set --api-server-address-override")
 	})
 	t.Run("controlplane label, last fallback", func(t *testing.T) {
-		createNode(t, parent, c, "adv-cp3", map[string]string{"node-role.kubernetes.io/controlplane": "true"},
+		labtest.CreateNode(t, parent, c.Kube, "adv-cp3", map[string]string{"node-role.kubernetes.io/controlplane": "true"},
 			corev1.NodeAddress{Type: corev1.NodeHostName, Address: "cp3.local"})
 		a, err := c.Advertise(ctx, nodeAddress)
 		require.NoError(t, err)
@@ -57,18 +43,18 @@ func TestControlPlaneAddressFromNodes(t *testing.T) {
 		assert.Equal(t, kube.AdvertiseFromNode, a.APIServerSource)
 	})
 	t.Run("master label beats controlplane", func(t *testing.T) {
-		createNode(t, parent, c, "adv-master", map[string]string{"node-role.kubernetes.io/master": ""},
+		labtest.CreateNode(t, parent, c.Kube, "adv-master", map[string]string{"node-role.kubernetes.io/master": ""},
 			corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "10.1.0.2"})
 		a, err := c.Advertise(ctx, nodeAddress)
 		require.NoError(t, err)
 		assert.Equal(t, "https://10.1.0.2:6443", a.APIServer)
 	})
 	t.Run("control-plane label first, type preference across nodes", func(t *testing.T) {
-		createNode(t, parent, c, "adv-cp-a", map[string]string{"node-role.kubernetes.io/control-plane": ""},
+		labtest.CreateNode(t, parent, c.Kube, "adv-cp-a", map[string]string{"node-role.kubernetes.io/control-plane": ""},
 			corev1.NodeAddress{Type: corev1.NodeHostName, Address: "cp-a.local"},
 			corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "10.2.0.1"},
 			corev1.NodeAddress{Type: corev1.NodeInternalDNS, Address: "cp-a.internal"})
-		createNode(t, parent, c, "adv-cp-b", map[string]string{"node-role.kubernetes.io/control-plane": ""},
+		labtest.CreateNode(t, parent, c.Kube, "adv-cp-b", map[string]string{"node-role.kubernetes.io/control-plane": ""},
 			corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "10.2.0.2"},
 			corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: "203.0.113.20"})
 		a, err := c.Advertise(ctx, nodeAddress)

@@ -28,13 +28,14 @@ import (
 
 // PeeringUserOptions tune GeneratePeeringUser.
 type PeeringUserOptions struct {
-	// KeyType of the user's new key pair; "" = Ed25519, like liqoctl.
+	// KeyType of the user's new key pair; "" = Ed25519, Liqo's default.
 	KeyType authcrypto.KeyType
-	// APIServerOverride and CAOverride are the server and CA written in the
-	// kubeconfig; by default those of this cluster's own kubeconfig, as
-	// for the authParams the provider advertises (§6.4).
-	APIServerOverride string
-	CAOverride        []byte
+	// APIServer and CA are the server and CA written in the kubeconfig
+	// (flows.GeneratePeeringUser gives those an Identity advertises, §6.4;
+	// a nil CA: publicly trusted). APIServer "" = this client's own
+	// server and CA.
+	APIServer string
+	CA        []byte
 	// Timeout bounds the wait for the certificate; 0 = 30s, like Liqo.
 	Timeout time.Duration
 	// Report, when set, is told about each object created, replaced or
@@ -44,7 +45,7 @@ type PeeringUserOptions struct {
 
 // GeneratePeeringUser makes the peering user of consumerID and returns its
 // kubeconfig, byte-compatible with `liqoctl generate peering-user`: a new
-// key pair (Ed25519 by default), a certificate issued through the
+// key pair (o.KeyType, Ed25519 by default), a certificate issued through the
 // Kubernetes CSR API (CSR object liqo-peer-user-<id>, CN
 // liqo-peer-user-<id>-<32 hex>, O liqo.io), the RoleBindings
 // liqo-peer-user-<id>-tenant-ns-writer in the tenant namespace (created
@@ -69,11 +70,13 @@ func (c *Cluster) GeneratePeeringUser(ctx context.Context, consumerID string, o 
 	if err != nil {
 		return nil, err
 	}
-	// The kubeconfig reaches the provider like the consumer's Identity does
-	// (§6.4), minus the Node rule: the tool runs outside the cluster.
-	adv, err := c.Advertise(ctx, AdvertiseOptions{APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride})
-	if err != nil {
-		return nil, err
+	server, ca := o.APIServer, o.CA
+	if server == "" {
+		own, err := c.Advertise(ctx, AdvertiseOptions{})
+		if err != nil {
+			return nil, err
+		}
+		server, ca = own.APIServer, own.CA
 	}
 	ns, created, err := c.EnsureTenantNamespace(ctx, consumerID)
 	if err != nil {
@@ -123,7 +126,7 @@ func (c *Cluster) GeneratePeeringUser(ctx context.Context, consumerID string, o 
 	if err != nil {
 		return nil, err
 	}
-	return peeringUserKubeconfig(consumerID, adv.APIServer, ns.Name, adv.CA, cert, keyPEM)
+	return peeringUserKubeconfig(consumerID, server, ns.Name, ca, cert, keyPEM)
 }
 
 // DeletePeeringUser removes the peering user of consumerID, as `liqoctl

@@ -269,13 +269,7 @@ func (a *advertiseScreen) summary() string {
 // detail says where the address comes from and what serves the provider.
 func (a *advertiseScreen) detail() string {
 	adv := a.adv
-	from := map[string]string{
-		"override":   "set for this consumer",
-		"node":       "a control-plane node's address, as Liqo advertises it",
-		"kubeconfig": "the server of this provider's kubeconfig",
-		"controller": "the flags of the controller serving the provider",
-	}[adv.Source]
-	line := "Source: " + orDefault(from, adv.Source)
+	line := "Source: " + handshake.AdvertiseSourceText(adv.Source)
 	if adv.Engine != "" {
 		line += "; served by " + adv.Engine
 	}

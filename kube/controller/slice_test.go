@@ -238,17 +238,26 @@ func TestResourceSliceProvider(t *testing.T) {
 		}
 		setCondition(authv1beta1.TenantConditionDrained)
 		t.Cleanup(func() { setCondition(authv1beta1.TenantConditionActive) })
-		// Liqo denies the resources only: the consumer keeps the slice's
-		// Identity and kubeconfig.
-		got := waitSlice(t, p, ns, "good", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied))
+		// The Tenant's drain deletes every slice replicated from the
+		// consumer, as Liqo's does (§5.5): what was granted goes.
+		waitEvent(t, p, authv1beta1.TenantKind, ns, tn.Name, ReasonResourceSlicesDeleted)
+		waitGone(t, kube.ListWatch(p.Liqo.ResourceSlices(ns).List, p.Liqo.ResourceSlices(ns).Watch, kube.ByName("good")), &authv1beta1.ResourceSlice{}, "good")
+		// A slice that reaches a drained provider anyway: Liqo denies the
+		// resources only, so the consumer keeps the slice's Identity and
+		// kubeconfig.
+		csr, err := authcrypto.NewResourceSliceCSR(cs.key, "while-drained", cs.id)
+		require.NoError(t, err)
+		replicaOf(t, p, ns, "while-drained", cs.id, csr, "")
+		got := waitSlice(t, p, ns, "while-drained", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied))
 		assert.Equal(t, SliceReasonTenantDrained, kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeResources).Reason)
 		assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
 		require.NotNil(t, got.Status.AuthParams)
 		assert.NotEmpty(t, got.Status.AuthParams.SignedCRT)
-		waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "good", ReasonResourcesDenied)
-		// Active again: granted again.
+		assert.Empty(t, got.Status.Resources)
+		waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "while-drained", ReasonResourcesDenied)
+		// Active again: granted.
 		setCondition(authv1beta1.TenantConditionActive)
-		waitSlice(t, p, ns, "good", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted))
+		waitSlice(t, p, ns, "while-drained", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted))
 	})
 
 	t.Run("outside the tenant namespace: skipped, not denied", func(t *testing.T) {

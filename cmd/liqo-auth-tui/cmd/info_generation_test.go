@@ -94,6 +94,10 @@ func TestInfoTellsTheLiqoGeneration(t *testing.T) {
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	infoGenerationUntil(t, "ours", s.args()...)
 	assert.Regexp(t, `Liqo generation:\s+no Liqo: authentication by liqo-auth-tui \(init\)\n`, infoGenerationText(t, s.args()...))
+	// A peering user, made before Liqo 0.x arrives (a 0.x provider refuses
+	// one: it does not do the handshake the user is for).
+	file := generatePeeringUser(t, s, "info-gen-consumer")
+	pu := side{kubeconfig: file, liqoNamespace: s.liqoNamespace}
 
 	createGenerationCRD(t, ctx, admin, "discovery.liqo.io", "v1alpha1", "foreignclusters", "foreignAuthUrl")
 	labels := map[string]string{"run": "auth-service"}
@@ -115,8 +119,6 @@ func TestInfoTellsTheLiqoGeneration(t *testing.T) {
 	assert.Equal(t, false, info["liqoInstalled"], "JSON unchanged: liqoInstalled is about Liqo v1")
 
 	// The peering user: 0.x from discovery, the version not visible.
-	file := generatePeeringUser(t, s, "info-gen-consumer")
-	pu := side{kubeconfig: file, liqoNamespace: s.liqoNamespace}
 	eventuallyMay(t, file, s.liqoNamespace, kube.Access{Verb: "get", Group: "apps", Resource: "deployments", Name: "liqo-auth", Namespace: s.liqoNamespace}, false)
 	info = infoGenerationJSON(t, pu.args()...)
 	assert.Equal(t, "0.x", info["liqoGeneration"])

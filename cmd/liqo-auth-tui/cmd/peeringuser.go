@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
@@ -31,19 +30,22 @@ func newGeneratePeeringUserCommand(o *Options) *cobra.Command {
 		Long: `Makes, on the provider, the peering user of a consumer, like liqoctl generate
 peering-user: a new key pair and a client certificate (CN liqo-peer-user-<id>-<random>,
 O liqo.io) bound in the consumer's tenant namespace and in the Liqo namespace to Liqo's
-peering-user roles (installed by init), and prints its kubeconfig. The consumer's admin
-then runs the whole handshake alone: liqo-auth-tui authenticate --remote-kubeconfig <it>.
-The provider must run Liqo or the in-cluster controller. The kubeconfig holds the user's
-private key: hand it over privately. Running it again makes a new key and certificate,
-and the previous kubeconfig loses its permissions.`,
+peering-user roles (installed by init), and prints its kubeconfig. The kubeconfig reaches
+the provider at the address and CA a consumer's Identity gets (the controller's flags, else
+a control-plane node's address on port 6443, else the provider kubeconfig's server). Its
+key is RSA-2048 when the provider runs in Liqo's TLS compatibility mode, else Ed25519.
+The consumer's admin then runs the whole handshake alone: liqo-auth-tui authenticate
+--remote-kubeconfig <it>. The provider must run Liqo or the in-cluster controller. The
+kubeconfig holds the user's private key: hand it over privately. Running it again makes a
+new key and certificate, and the previous kubeconfig loses its permissions.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
 	}
 	addConsumerClusterIDFlag(cmd, &opts.ConsumerID)
 	cmd.Flags().StringVar(&opts.OutputFile, "output-file", "", "write the kubeconfig to this file (mode 0600) instead of stdout")
-	cmd.Flags().StringVar(&opts.KeyType, "key-type", string(authcrypto.KeyEd25519), "algorithm of the user's key pair: ed25519 or rsa")
-	cmd.Flags().StringVar(&opts.APIServerOverride, "api-server-override", "", "provider API server URL written in the kubeconfig (default: the one in the provider's kubeconfig)")
-	cmd.Flags().StringVar(&opts.CAFile, "ca-override-file", "", "provider CA bundle written in the kubeconfig (default: the one in the provider's kubeconfig)")
+	cmd.Flags().StringVar(&opts.KeyType, "key-type", flows.KeyTypeAuto, "algorithm of the user's key pair: ed25519, rsa, or auto (RSA-2048 when the provider runs in Liqo's TLS compatibility mode, else Ed25519, like liqoctl's --tls-compatibility-mode=auto)")
+	cmd.Flags().StringVar(&opts.APIServerOverride, "api-server-override", "", "provider API server URL written in the kubeconfig (default: the one a consumer's Identity gets: the controller's flags, else a control-plane node's address on 6443, else the provider kubeconfig's server)")
+	cmd.Flags().StringVar(&opts.CAFile, "ca-override-file", "", "provider CA bundle written in the kubeconfig (default: the one a consumer's Identity gets)")
 	return cmd
 }
 
@@ -52,7 +54,7 @@ func (o *GeneratePeeringUserOptions) Run(ctx context.Context) error {
 	if err := flows.ValidateClusterID(o.ConsumerID); err != nil {
 		return usagef("--consumer-cluster-id: %v", err)
 	}
-	keyType, err := authcrypto.ParseKeyType(o.KeyType)
+	keyType, err := flows.ParsePeeringUserKeyType(o.KeyType)
 	if err != nil {
 		return usagef("--key-type: %v", err)
 	}

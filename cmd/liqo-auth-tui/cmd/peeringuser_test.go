@@ -4,6 +4,7 @@ package cmd_test
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -33,9 +35,18 @@ func adminOf(t *testing.T, s side) *kube.Cluster {
 // startController runs the provider's reconcilers under the in-cluster
 // controller's Lease with the admin's kubeconfig until the test ends: a
 // controller runs on the provider, as `install controller` makes one.
-func startController(t *testing.T, s side) {
+// With an apiServer, it runs as if in a Pod of a Deployment whose
+// --api-server-address-override is apiServer: the Deployment is there to
+// read, and the reconcilers advertise it.
+func startController(t *testing.T, s side, apiServer string) {
 	c := adminOf(t, s)
-	m, err := controller.New(c, controller.Options{Provider: true})
+	if apiServer != "" {
+		ctx := labtest.Context(t)
+		_, err := c.Kube.AppsV1().Deployments(s.liqoNamespace).Create(ctx,
+			labtest.Deployment(kube.ControllerLeaseName, "controller", "--api-server-address-override="+apiServer), metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	m, err := controller.New(c, controller.Options{Provider: true, APIServerOverride: apiServer})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -75,9 +86,18 @@ func eventuallyMay(t *testing.T, kubeconfig, liqoNamespace string, a kube.Access
 		"%s: want allowed=%v", a, want)
 }
 
+// The peering user's kubeconfig reaches the provider where the consumer's
+// Identity does: here the in-cluster controller's
+// --api-server-address-override, the lab's API server as localhost (in its
+// certificate), not the admin kubeconfig's 127.0.0.1.
 func TestPeeringUserKubeconfigAuthenticatesAlone(t *testing.T) {
 	provider, consumer := initSide(t, 0, "pua-provider"), initSide(t, 1, "pua-consumer")
-	startController(t, provider)
+	adminServer := strings.TrimSuffix(adminOf(t, provider).Server, "/")
+	u, err := url.Parse(adminServer)
+	require.NoError(t, err)
+	advertised := "https://localhost:" + u.Port()
+	require.NotEqual(t, adminServer, advertised)
+	startController(t, provider, advertised)
 	file := generatePeeringUser(t, provider, consumer.id)
 	info, err := os.Stat(file)
 	require.NoError(t, err)
@@ -88,6 +108,9 @@ func TestPeeringUserKubeconfigAuthenticatesAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `^liqo-peer-user-pua-consumer-[0-9a-f]{32}$`, cert.Subject.CommonName)
 	assert.Equal(t, []string{"liqo.io"}, cert.Subject.Organization)
+	cfg, err := clientcmd.Load(kubeconfig)
+	require.NoError(t, err)
+	assert.Equal(t, advertised, cfg.Clusters[consumer.id].Server)
 
 	// The consumer's admin alone: the remote kubeconfig is the peering
 	// user's, the provider is served by its controller.

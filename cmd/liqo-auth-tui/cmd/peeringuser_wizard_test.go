@@ -28,7 +28,7 @@ import (
 // `info` says so in one line, and the automated flow completes with it.
 func TestPeeringUserThroughTheWizard(t *testing.T) {
 	provider, consumer := initSide(t, 0, "puw-provider"), initSide(t, 1, "puw-consumer")
-	startController(t, provider)
+	startController(t, provider, "")
 	ctx := labtest.Context(t)
 	b := wizardbackend.New(time.Minute, flows.EngineOptions{})
 	discard := func(handshake.Event) {}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -69,7 +68,9 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 	}
 	defer restore()
 	opts := tui.Options{
-		Backend: wizardbackend.New(time.Minute, engine).WithProxy(proxyURL),
+		// Each step's wait is bounded by --timeout too, so the advice
+		// after a wait that ran out ("raise --timeout") holds here.
+		Backend: wizardbackend.New(o.Timeout, engine).WithProxy(proxyURL),
 		Local:   tui.ClusterRef{Kubeconfig: o.Local.Kubeconfig, Context: o.Local.Context, Namespace: o.Local.LiqoNamespace},
 		Remote: tui.ClusterRef{Kubeconfig: sf.Remote.Kubeconfig, Context: sf.Remote.Context, Namespace: sf.Remote.LiqoNamespace,
 			ProxyURL: proxyURL},

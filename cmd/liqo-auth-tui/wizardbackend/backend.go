@@ -31,6 +31,9 @@ func New(stepTimeout time.Duration, engine flows.EngineOptions) *Backend {
 	return &Backend{stepTimeout: stepTimeout, engine: engine}
 }
 
+// StepTimeout is what bounds each step's wait.
+func (b *Backend) StepTimeout() time.Duration { return b.stepTimeout }
+
 // WithProxy makes the Tenants this backend generates carry proxyURL (the
 // wizard's --proxy-url).
 func (b *Backend) WithProxy(proxyURL string) *Backend {

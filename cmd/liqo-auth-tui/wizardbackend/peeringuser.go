@@ -10,7 +10,8 @@ import (
 
 // GeneratePeeringUser makes the peering user of consumerID on the provider,
 // as `generate peering-user` does, with the server and CA the wizard
-// advertises to the consumer (--api-server-override, --ca-override-file).
+// advertises to the consumer (its overrides and edits, else the provider's
+// own rule).
 // The kubeconfig holds the user's private key: the artifact is Sensitive
 // and its Preview masks the key and the client certificate.
 func (b *Backend) GeneratePeeringUser(ctx context.Context, provider tui.ClusterRef, consumerID string, sink handshake.Sink) (*tui.Artifact, error) {
@@ -19,7 +20,7 @@ func (b *Backend) GeneratePeeringUser(ctx context.Context, provider tui.ClusterR
 		return nil, explainErr(err)
 	}
 	user, err := flows.GeneratePeeringUser(ctx, c, consumerID,
-		flows.PeeringUserOptions{APIServerOverride: b.engine.APIServerOverride, CAOverride: b.engine.CAOverride}, sink)
+		flows.PeeringUserOptions{APIServerOverride: b.engine.APIServerOverride, CAOverride: b.engine.CAOverride, TrustedCA: b.engine.TrustedCA}, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
