@@ -81,7 +81,7 @@ func namespaceMapRoundTrip(t *testing.T, ctx context.Context, consumer, provider
 	t.Helper()
 	local, remote := dynamicFor(t, consumer).Resource(namespaceMaps), dynamicFor(t, provider).Resource(namespaceMaps)
 	consNS, provNS := kube.TenantNamespaceName(ourID), kube.TenantNamespaceName(liqoID)
-	name := liqoID + "-offloading"
+	name := namespaceMapName(liqoID)
 	nm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": namespaceMaps.GroupVersion().String(), "kind": "NamespaceMap",
 		"metadata": map[string]any{"name": name, "namespace": consNS,
@@ -110,6 +110,9 @@ func namespaceMapRoundTrip(t *testing.T, ctx context.Context, consumer, provider
 	phase, _, _ := unstructured.NestedString(back.Object, "status", "currentMapping", "apps", "phase")
 	assert.Equal(t, "Accepted", phase)
 }
+
+// namespaceMapName is the NamespaceMap namespaceMapRoundTrip makes.
+func namespaceMapName(liqoID string) string { return liqoID + "-offloading" }
 
 func dynamicFor(t *testing.T, c *kube.Cluster) dynamic.Interface {
 	t.Helper()

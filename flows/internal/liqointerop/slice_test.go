@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
@@ -97,9 +99,12 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 // lifeOfLiqoConsumerSlice: what a Liqo consumer sees of our provider after
 // the first answer, as with a Liqo provider. A slice without amounts gets
 // the defaults; a CreateOrUpdate with new amounts (liqoctl create
-// resourceslice run again) updates the grant; a drained Tenant keeps the
-// slice's Authentication Accepted, so Liqo keeps its Identity, and denies
-// its Resources.
+// resourceslice run again) updates the grant; draining the Tenant takes
+// away what the consumer could use, as Liqo's drain does (§5.5): the
+// copies replicated to our provider (slices and the NamespaceMap of
+// namespaceMapRoundTrip) go and the consumer's control-plane
+// kubeconfig is authorized for nothing there, while Liqo keeps the slice's
+// Identity (its Authentication stays Accepted).
 func lifeOfLiqoConsumerSlice(t *testing.T, ctx context.Context, consumer, provider *kube.Cluster, liqoID, ourID, slice, identity string) {
 	t.Helper()
 	consNS, provNS := kube.TenantNamespaceName(ourID), kube.TenantNamespaceName(liqoID)
@@ -126,11 +131,23 @@ func lifeOfLiqoConsumerSlice(t *testing.T, ctx context.Context, consumer, provid
 	tenant.Spec.TenantCondition = authv1beta1.TenantConditionDrained
 	_, err = provider.Liqo.Tenants(provNS).Update(ctx, tenant, metav1.UpdateOptions{})
 	require.NoError(t, err)
-	got = liqotest.WaitSlice(t, ctx, consumer, consNS, slice, "resources denied", func(rs *authv1beta1.ResourceSlice) bool {
-		return kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == authv1beta1.ResourceSliceConditionDenied
-	})
-	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
-	require.NotNil(t, got.Status.AuthParams)
+	copies := provider.Liqo.ResourceSlices(provNS)
+	for _, name := range []string{slice, bare} {
+		require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(copies.List, copies.Watch, kube.ByName(name)), &authv1beta1.ResourceSlice{},
+			"the drain deletes the copy of "+name))
+	}
+	maps := dynamicFor(t, provider).Resource(namespaceMaps).Namespace(provNS)
+	require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(maps.List, maps.Watch, kube.ByName(namespaceMapName(liqoID))), &unstructured.Unstructured{},
+		"the drain deletes the copy of the NamespaceMap"))
+	s, err := consumer.KubeconfigSecretFor(ctx, ourID)
+	require.NoError(t, err)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[kube.KubeconfigField])
+	require.NoError(t, err)
+	v, err := flows.VerifyConfig(ctx, cfg, provNS)
+	require.NoError(t, err)
+	assert.Empty(t, v.Allowed, "the drain unbound the consumer")
+	local := mustSlice(t, ctx, consumer, consNS, slice)
+	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(local, authv1beta1.ResourceSliceConditionTypeAuthentication))
 	_, err = consumer.Liqo.Identities(consNS).Get(ctx, identity, metav1.GetOptions{})
 	assert.NoError(t, err, "Liqo keeps the slice's Identity")
 }
