@@ -99,9 +99,10 @@ install() {
 		log "built $1 in $((SECONDS - t))s"
 	}
 	build liqo-peer .
-	# The consumer's replicator is built per release too: the v1.0.x one has
-	# no ForeignCluster-state controller and reflects without waiting for
-	# the remote informers.
+	# The consumer's replicator is built per release too, for a few seconds
+	# (all but two of its Liqo packages are liqo-peer's): v1.0.x's has no
+	# ForeignCluster-state controller and reflects without waiting for the
+	# remote informers; v1.1.x's differs from v1.2.0's in the shared packages.
 	build crd-replicator github.com/liqotech/liqo/cmd/crd-replicator
 
 	local liqo_dir
