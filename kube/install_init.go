@@ -32,10 +32,11 @@ type InitResult struct {
 
 // Init makes a cluster without Liqo ready for the handshake, idempotently:
 // the Liqo namespace, the cluster-ID ConfigMap, the authentication-keys
-// Secret, the authentication.liqo.io CRDs, Liqo's two ClusterRoles for
-// consumers and its peering-user roles (the ClusterRole
-// liqo-peering-user-tenant-ns, the Role liqo-peering-user-liqo-ns in the
-// Liqo namespace). Existing identity (ID and keys) is never changed. On a
+// Secret, the authentication.liqo.io CRDs, Liqo's NamespaceMap CRD (a Liqo
+// consumer's crd-replicator watches NamespaceMaps on its providers), Liqo's
+// two ClusterRoles for consumers and its peering-user roles (the
+// ClusterRole liqo-peering-user-tenant-ns, the Role liqo-peering-user-liqo-ns
+// in the Liqo namespace). Existing identity (ID and keys) is never changed. On a
 // cluster where Liqo is installed it writes nothing.
 func (c *Cluster) Init(ctx context.Context, o InitOptions) (*InitResult, error) {
 	if o.ClusterID != "" {
@@ -206,6 +207,11 @@ func embeddedManifests() ([]*apiextv1.CustomResourceDefinition, []*rbacv1.Cluste
 	if err != nil {
 		return nil, nil, err
 	}
+	replicated, err := assets.ReplicatedCRDManifests()
+	if err != nil {
+		return nil, nil, err
+	}
+	crdDocs = append(crdDocs, replicated...)
 	roleDocs, err := assets.ClusterRoleManifests()
 	if err != nil {
 		return nil, nil, err

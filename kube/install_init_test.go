@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -38,13 +40,21 @@ func TestInitPreparesClusterOnceThenChangesNothing(t *testing.T) {
 	assert.Equal(t, kube.Created, actions["ConfigMap liqo-clusterid-configmap"])
 	assert.Equal(t, kube.Created, actions["Secret authentication-keys"])
 	assert.Contains(t, []kube.Action{kube.Created, kube.Unchanged}, actions["CustomResourceDefinition tenants.authentication.liqo.io"])
+	assert.Contains(t, []kube.Action{kube.Created, kube.Unchanged}, actions["CustomResourceDefinition namespacemaps.offloading.liqo.io"])
 	assert.Contains(t, []kube.Action{kube.Created, kube.Unchanged}, actions["ClusterRole liqo-remote-controlplane"])
 	assert.Equal(t, kube.Created, actions["Role liqo-peering-user-liqo-ns"])
 	assert.Contains(t, []kube.Action{kube.Created, kube.Unchanged}, actions["ClusterRole liqo-peering-user-tenant-ns"])
-	assert.Len(t, res.Changes, 3+4+2+2)
+	assert.Len(t, res.Changes, 3+5+2+2)
 
-	// The CRDs serve: a Tenant can be listed and created.
+	// The CRDs serve: a Tenant can be listed and created; so can Liqo's
+	// NamespaceMaps, which a Liqo consumer's replicator lists and watches on
+	// a provider.
 	_, err = c.Liqo.Tenants("").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	namespaceMaps := schema.GroupVersionResource{Group: "offloading.liqo.io", Version: "v1beta1", Resource: "namespacemaps"}
+	dyn, err := dynamic.NewForConfig(c.Config)
+	require.NoError(t, err)
+	_, err = dyn.Resource(namespaceMaps).Namespace("").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 
 	again, err := c.Init(ctx, kube.InitOptions{})

@@ -1,13 +1,18 @@
-// Command liqo-peer runs REAL Liqo v1.2.0 authentication reconcilers against
+// Command liqo-peer runs REAL Liqo v1 authentication reconcilers against
 // one cluster, wired as liqo-controller-manager wires them
 // (cmd/liqo-controller-manager/main.go and modules/authentication.go), so that
 // this project's tests can check interoperability with Liqo itself.
 //
 // It only builds in its own module (Liqo pins older Kubernetes libraries than
-// the main module). The flags are liqo-controller-manager's own (same
-// defaults), plus --kubeconfig and the --provider/--consumer toggles; metrics
-// and health probes are off unless asked for, so that several peers can run
-// side by side. Once the manager's caches synced it prints "ready" on stdout;
+// the main module): go.mod here builds it from Liqo v1.2.0, and
+// hack/install-liqo-peer.sh builds the same sources from the other releases
+// with releases/<release>/go.mod (renewers.go is the only file that
+// differs).
+//
+// The flags are liqo-controller-manager's own (same defaults), plus
+// --kubeconfig and the --provider/--consumer toggles; metrics and health
+// probes are off unless asked for, so that several peers can run side by
+// side. Once the manager's caches synced it prints "ready" on stdout;
 // everything else (klog) goes to stderr.
 package main
 
@@ -35,7 +40,6 @@ import (
 	ipamv1alpha1 "github.com/liqotech/liqo/apis/ipam/v1alpha1"
 	networkingv1beta1 "github.com/liqotech/liqo/apis/networking/v1beta1"
 	offloadingv1beta1 "github.com/liqotech/liqo/apis/offloading/v1beta1"
-	"github.com/liqotech/liqo/cmd/liqo-controller-manager/modules"
 	identitymanager "github.com/liqotech/liqo/pkg/identityManager"
 	liqocontrollermanager "github.com/liqotech/liqo/pkg/liqo-controller-manager"
 	"github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication"
@@ -140,7 +144,7 @@ func run(ctx context.Context, opts *liqocontrollermanager.Options, pf *peerFlags
 
 	namespaceManager := tenantnamespace.NewCachedManager(ctx, clientset, scheme)
 	idProvider := identitymanager.NewCertificateIdentityProvider(ctx, mgr.GetClient(), clientset, config, clusterID, namespaceManager)
-	authOpts := modules.NewAuthOption(idProvider, namespaceManager, clusterID, opts)
+	authOpts := newAuthOptions(idProvider, namespaceManager, clusterID, opts)
 	if err := setupAuthentication(ctx, mgr, uncachedClient, authOpts, pf); err != nil {
 		return fmt.Errorf("unable to setup the authentication module: %w", err)
 	}
@@ -154,23 +158,20 @@ func run(ctx context.Context, opts *liqocontrollermanager.Options, pf *peerFlags
 	return mgr.Start(ctx)
 }
 
-// setupAuthentication is modules.SetupAuthenticationModule with the
-// provider-side and consumer-side reconcilers behind their toggles: with both
-// on it sets up exactly what liqo-controller-manager sets up.
+// setupAuthentication does what liqo-controller-manager's
+// modules.SetupAuthenticationModule does, with the provider-side and
+// consumer-side reconcilers behind their toggles: the cluster keys, then the
+// same reconcilers built with the same arguments.
 func setupAuthentication(ctx context.Context, mgr manager.Manager, uncachedClient client.Client,
-	opts *modules.AuthOption, pf *peerFlags) error {
-	if pf.provider && pf.consumer {
-		return modules.SetupAuthenticationModule(ctx, mgr, uncachedClient, opts)
-	}
-
+	opts *authOptions, pf *peerFlags) error {
 	var caOverride []byte
-	if opts.CAOverrideB64 != "" {
+	if opts.caOverrideB64 != "" {
 		var err error
-		if caOverride, err = base64.StdEncoding.DecodeString(opts.CAOverrideB64); err != nil {
+		if caOverride, err = base64.StdEncoding.DecodeString(opts.caOverrideB64); err != nil {
 			return fmt.Errorf("unable to decode the CA override: %w", err)
 		}
 	}
-	if err := authentication.InitClusterKeys(ctx, uncachedClient, opts.LiqoNamespace, opts.TLSCompatibilityMode); err != nil {
+	if err := authentication.InitClusterKeys(ctx, uncachedClient, opts.liqoNamespace, opts.tlsCompatibility); err != nil {
 		return fmt.Errorf("unable to enforce authentication keys: %w", err)
 	}
 	if pf.provider {

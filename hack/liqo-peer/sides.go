@@ -5,14 +5,11 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/liqotech/liqo/cmd/liqo-controller-manager/modules"
 	identitycontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/identity-controller"
 	identitycreatorcontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/identitycreator-controller"
-	localrenwercontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/localrenewer-controller"
 	localresourceslicecontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/localresourceslice-controller"
 	noncecreatorcontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/noncecreator-controller"
 	noncesigner "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/noncesigner-controller"
-	remoterenwercontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/remoterenwer-controller"
 	remoteresourceslicecontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/remoteresourceslice-controller"
 	tenantcontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/tenant-controller"
 )
@@ -40,43 +37,39 @@ func setupAll(mgr manager.Manager, reconcilers ...named) error {
 
 // setupProvider wires the reconcilers of the cluster that grants access: the
 // same constructors and arguments as modules.SetupAuthenticationModule.
-func setupProvider(mgr manager.Manager, opts *modules.AuthOption, caOverride []byte) error {
+func setupProvider(mgr manager.Manager, opts *authOptions, caOverride []byte) error {
 	return setupAll(mgr,
 		named{"nonce creator", noncecreatorcontroller.NewNonceReconciler(
 			mgr.GetClient(), mgr.GetScheme(),
-			opts.NamespaceManager,
+			opts.namespaceManager,
 			mgr.GetEventRecorderFor("nonce-controller"))},
 		named{"tenant", tenantcontroller.NewTenantReconciler(mgr.GetClient(), mgr.GetScheme(), mgr.GetConfig(),
 			mgr.GetEventRecorderFor("tenant-controller"),
-			opts.IdentityProvider, opts.NamespaceManager,
-			opts.APIServerAddressOverride, caOverride, opts.TrustedCA)},
+			opts.identityProvider, opts.namespaceManager,
+			opts.apiServerOverride, caOverride, opts.trustedCA)},
 		named{"remote resource slice", remoteresourceslicecontroller.NewRemoteResourceSliceReconciler(mgr.GetClient(),
 			mgr.GetScheme(), mgr.GetConfig(), mgr.GetEventRecorderFor("remoteresourceslice-controller"),
-			opts.IdentityProvider, opts.NamespaceManager,
-			opts.APIServerAddressOverride, caOverride, opts.TrustedCA,
-			opts.SliceStatusOptions)},
-		named{"remote renewer", remoterenwercontroller.NewRemoteRenewerReconciler(mgr.GetClient(), mgr.GetScheme(),
-			opts.NamespaceManager,
-			mgr.GetEventRecorderFor("remote-renewer-controller"))},
+			opts.identityProvider, opts.namespaceManager,
+			opts.apiServerOverride, caOverride, opts.trustedCA,
+			opts.sliceStatusOptions)},
+		remoteRenewer(mgr, opts, caOverride),
 	)
 }
 
 // setupConsumer wires the reconcilers of the cluster that asks for access.
-func setupConsumer(mgr manager.Manager, opts *modules.AuthOption) error {
+func setupConsumer(mgr manager.Manager, opts *authOptions) error {
 	return setupAll(mgr,
 		named{"nonce signer", noncesigner.NewNonceSignerReconciler(mgr.GetClient(), mgr.GetScheme(),
 			mgr.GetEventRecorderFor("signed-nonce-controller"),
-			opts.NamespaceManager, opts.LiqoNamespace)},
+			opts.namespaceManager, opts.liqoNamespace)},
 		named{"identity", identitycontroller.NewIdentityReconciler(mgr.GetClient(), mgr.GetScheme(),
-			mgr.GetEventRecorderFor("identity-controller"), opts.LiqoNamespace)},
+			mgr.GetEventRecorderFor("identity-controller"), opts.liqoNamespace)},
 		named{"local resource slice", localresourceslicecontroller.NewLocalResourceSliceReconciler(mgr.GetClient(),
 			mgr.GetScheme(), mgr.GetEventRecorderFor("localresourceslice-controller"),
-			opts.LiqoNamespace, opts.LocalClusterID)},
+			opts.liqoNamespace, opts.localClusterID)},
 		named{"identity creator", identitycreatorcontroller.NewIdentityCreatorReconciler(
 			mgr.GetClient(), mgr.GetScheme(), mgr.GetEventRecorderFor("identitycreator-controller"),
-			opts.LiqoNamespace, opts.LocalClusterID)},
-		named{"local renewer", localrenwercontroller.NewLocalRenewerReconciler(mgr.GetClient(), mgr.GetScheme(),
-			opts.LocalClusterID,
-			mgr.GetEventRecorderFor("local-renewer-controller"))},
+			opts.liqoNamespace, opts.localClusterID)},
+		localRenewer(mgr, opts),
 	)
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/liqoproc"
 )
 
-// What Liqo v1.2.0's crd-replicator (cmd/crd-replicator, internal/crdReplicator)
-// needs, read from its source:
+// What Liqo's crd-replicator (cmd/crd-replicator, internal/crdReplicator;
+// the same in every release of Releases but where said) needs, read from
+// its source:
 //   - the Liqo CRDs of every group (its REST mapper is Liqo's; Install puts them);
 //   - its cluster ID (--cluster-id): the originID it stamps on the copies;
 //   - the consumer's control-plane kubeconfig Secret, found cluster-wide by
@@ -20,9 +21,9 @@ import (
 //     namespace (NamespaceMaps, ResourceSlices, Renews) into the namespace
 //     the annotation names on the provider, spec out and status back.
 //
-// ForeignClusters are optional: it reads them only to mark a provider
-// permanently unreachable (annotation), and assumes a provider reachable
-// when there is none. Its kubeconfig comes from KUBECONFIG (it has no
+// ForeignClusters are optional: from v1.1 it reads them only to mark a
+// provider permanently unreachable (annotation), and assumes a provider
+// reachable when there is none; v1.0.x does not read them. Its kubeconfig comes from KUBECONFIG (it has no
 // --kubeconfig flag); its metrics port defaults to a fixed ":8082", so
 // StartReplicator turns it off.
 
@@ -32,6 +33,8 @@ const replicatorController = `controller="secret_crdreplicator"`
 
 // ReplicatorOptions say what one crd-replicator process runs as.
 type ReplicatorOptions struct {
+	// Release is the Liqo release to run, one of Releases; "" = LiqoVersion.
+	Release string
 	// ClusterID is the local cluster's ID (--cluster-id).
 	ClusterID string
 	// Args are more crd-replicator flags.
@@ -43,7 +46,7 @@ type ReplicatorOptions struct {
 // runs (its caches synced). Its logs go to t.Log.
 func StartReplicator(t testing.TB, kubeconfig string, o ReplicatorOptions) {
 	t.Helper()
-	dir, err := Dir()
+	b, err := find(o.Release)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +54,10 @@ func StartReplicator(t testing.TB, kubeconfig string, o ReplicatorOptions) {
 		t.Fatal("realliqov1.StartReplicator: ClusterID is required")
 	}
 	args := append([]string{"--cluster-id=" + o.ClusterID, "--metrics-address=0"}, o.Args...)
-	p := liqoproc.Start(t, "crd-replicator["+o.ClusterID+"]", filepath.Join(dir, "crd-replicator"), args,
+	p := liqoproc.Start(t, "crd-replicator["+o.ClusterID+"]", filepath.Join(b.dir, "crd-replicator"), args,
 		[]string{"KUBECONFIG=" + kubeconfig}, replicatorReady)
 	p.WaitReady()
-	t.Logf("crd-replicator (Liqo %s) ready on cluster %s", LiqoVersion, o.ClusterID)
+	t.Logf("crd-replicator (Liqo %s) ready on cluster %s", b.version, o.ClusterID)
 }
 
 // replicatorReady matches controller-runtime's "Starting workers" line of
