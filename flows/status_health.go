@@ -86,7 +86,7 @@ func deniedHealth(r PeeringRow) (Health, bool) {
 func progressHealth(r PeeringRow) (Health, bool) {
 	switch {
 	case r.Stage == "" && r.Identity == StateAbsent && r.Tenant == StateAbsent && r.TenantNamespace == "":
-		return Health{handshake.VerdictOneSided, "no handshake object about " + r.RemoteID + " on this side"}, true
+		return Health{handshake.VerdictOneSided, "this cluster has no handshake object about " + r.RemoteID}, true
 	case r.Role == handshake.RoleUnknown:
 		return Health{handshake.VerdictIncomplete, "only the tenant namespace " + r.TenantNamespace + ": no handshake object in it"}, true
 	case r.Tenant == StateDeleting || r.Identity == StateDeleting:
