@@ -4,10 +4,7 @@ import (
 	"context"
 	"sort"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // Peer is another cluster this one has handshake objects for, and where
@@ -18,21 +15,21 @@ type Peer struct {
 }
 
 // Peers lists the clusters c has a tenant namespace for, with the stage
-// of the handshake with each in role, sorted by ID.
+// of the handshake with each in role, sorted by ID. It lists each kind once
+// (as Overview does), however many peers there are.
 func Peers(ctx context.Context, c *Cluster, role handshake.Role) ([]Peer, error) {
-	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: kube.TenantNamespaceLabel})
+	o, err := listPeeringObjects(ctx, c)
 	if err != nil {
-		return nil, c.Reach(err)
+		return nil, err
 	}
 	var peers []Peer
-	for _, ns := range list.Items {
-		id := ns.Labels[kube.RemoteClusterIDLabel]
-		if id == "" {
+	for id, p := range groupByRemote(o) {
+		if p.namespace == nil {
 			continue
 		}
-		st, err := StageOf(ctx, c, role, id)
-		if err != nil {
-			return nil, err
+		st := providerStageOf(true, p.tenant, p.nonce)
+		if role != handshake.RoleProvider {
+			st = consumerStageOf(p.kubeconfig != nil || p.liqo0xKubeconfig != nil, true, p.signedNonce != nil)
 		}
 		peers = append(peers, Peer{ID: id, Stage: st})
 	}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -22,12 +23,25 @@ import (
 
 // SliceStatus is what a consumer knows of one of its ResourceSlices.
 type SliceStatus struct {
-	Name, ProviderID, Class    string
-	Authentication, Resources  string // "Accepted" | "Denied" | ""
-	Message                    string
-	Requested, Granted         map[string]string
-	Identity, KubeconfigSecret string    // namespace/name on the consumer, "" = none yet
-	NotAfter                   time.Time // of the slice's certificate, zero = none
+	Name           string            `json:"name"`
+	ProviderID     string            `json:"providerClusterID"`
+	Class          string            `json:"class,omitempty"`
+	Authentication string            `json:"authentication,omitempty"` // "Accepted" | "Denied" | ""
+	Resources      string            `json:"resources,omitempty"`      // "Accepted" | "Denied" | ""
+	Message        string            `json:"message,omitempty"`
+	Requested      map[string]string `json:"requested,omitempty"`
+	Granted        map[string]string `json:"granted,omitempty"`
+	// Identity and KubeconfigSecret are namespace/name on the consumer, "" = none yet.
+	Identity         string    `json:"identity,omitempty"`
+	KubeconfigSecret string    `json:"kubeconfigSecret,omitempty"`
+	NotAfter         time.Time `json:"notAfter,omitzero"` // of the slice's certificate, zero = none
+}
+
+// Denied tells whether the provider refused the slice's authentication or
+// its resources.
+func (s SliceStatus) Denied() bool {
+	denied := string(authv1beta1.ResourceSliceConditionDenied)
+	return s.Authentication == denied || s.Resources == denied
 }
 
 // SliceOptions tune CreateResourceSlice.
@@ -203,6 +217,31 @@ func quantities(l corev1.ResourceList) map[string]string {
 	out := make(map[string]string, len(l))
 	for k, v := range l {
 		out[string(k)] = v.String()
+	}
+	return out
+}
+
+// sumQuantities adds up quantity maps, key by key (a value that does not
+// parse is left out); nil when there is nothing.
+func sumQuantities(maps []map[string]string) map[string]string {
+	sums := map[string]resource.Quantity{}
+	for _, m := range maps {
+		for k, v := range m {
+			q, err := resource.ParseQuantity(v)
+			if err != nil {
+				continue
+			}
+			sum := sums[k]
+			sum.Add(q)
+			sums[k] = sum
+		}
+	}
+	if len(sums) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(sums))
+	for k, q := range sums {
+		out[k] = q.String()
 	}
 	return out
 }

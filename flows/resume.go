@@ -3,8 +3,11 @@ package flows
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // ProviderStage reads the provider's progress with a consumer.
@@ -17,23 +20,40 @@ func ProviderStage(ctx context.Context, provider *kube.Cluster, consumerID strin
 		return "", err
 	}
 	t, err := provider.TenantFor(ctx, ns.Name, consumerID)
-	switch {
-	case err == nil && t.Status.AuthParams != nil && t.Status.TenantNamespace != "":
-		return handshake.StageGenerateIdentity, nil
-	case err != nil && !kube.IsNotFound(err):
-		return "", err
-	}
-	s, err := provider.NonceSecret(ctx, ns.Name, consumerID)
 	if kube.IsNotFound(err) {
-		return handshake.StageCreateNonce, nil
+		t, err = nil, nil
 	}
 	if err != nil {
 		return "", err
 	}
-	if _, err := kube.NonceOf(s); err != nil {
-		return handshake.StageCreateNonce, nil
+	if t != nil && tenantAccepted(t) {
+		return handshake.StageGenerateIdentity, nil
 	}
-	return handshake.StageAwaitTenant, nil
+	s, err := provider.NonceSecret(ctx, ns.Name, consumerID)
+	if kube.IsNotFound(err) {
+		s, err = nil, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return providerStageOf(true, t, s), nil
+}
+
+// providerStageOf is the provider's stage from what it holds for the
+// consumer: its tenant namespace, Tenant and nonce Secret (nil: none).
+func providerStageOf(namespace bool, t *authv1beta1.Tenant, nonce *corev1.Secret) handshake.Stage {
+	switch {
+	case !namespace:
+		return handshake.StageCreateNonce
+	case t != nil && tenantAccepted(t):
+		return handshake.StageGenerateIdentity
+	case nonce == nil:
+		return handshake.StageCreateNonce
+	}
+	if _, err := kube.NonceOf(nonce); err != nil {
+		return handshake.StageCreateNonce
+	}
+	return handshake.StageAwaitTenant
 }
 
 // ConsumerStage reads the consumer's progress with a provider.
@@ -50,10 +70,21 @@ func ConsumerStage(ctx context.Context, consumer *kube.Cluster, providerID strin
 	if err != nil {
 		return "", err
 	}
-	if _, err := consumer.SignedNonceSecret(ctx, ns.Name, providerID); kube.IsNotFound(err) {
-		return handshake.StageAwaitNonce, nil
-	} else if err != nil {
+	_, err = consumer.SignedNonceSecret(ctx, ns.Name, providerID)
+	if err != nil && !kube.IsNotFound(err) {
 		return "", err
 	}
-	return handshake.StageAwaitIdentity, nil
+	return consumerStageOf(false, true, err == nil), nil
+}
+
+// consumerStageOf is the consumer's stage from what it holds for the
+// provider: a kubeconfig Secret, its tenant namespace, a signed nonce.
+func consumerStageOf(kubeconfig, namespace, signedNonce bool) handshake.Stage {
+	switch {
+	case kubeconfig:
+		return handshake.StageAuthenticated
+	case namespace && signedNonce:
+		return handshake.StageAwaitIdentity
+	}
+	return handshake.StageAwaitNonce
 }

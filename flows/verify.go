@@ -146,11 +146,7 @@ func lastRenewal(ctx context.Context, consumer *kube.Cluster, s *corev1.Secret) 
 	if err != nil {
 		return time.Time{}
 	}
-	at, err := time.Parse(time.RFC3339, id.Annotations[kube.LastRenewalAnnotation])
-	if err != nil {
-		return time.Time{}
-	}
-	return at
+	return lastRenewalOf(id)
 }
 
 // VerifyConfig reports who cfg authenticates as on the provider and which

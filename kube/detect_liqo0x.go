@@ -50,7 +50,7 @@ func (c *Cluster) liqo0xLineFromAPIs(ctx context.Context) (peerinfo.Line, error)
 	case !IsNotFound(err) && !apierrors.IsForbidden(err):
 		return peerinfo.LineUnknown, Reach(c.Server, err)
 	}
-	v02, err := c.servesResource(liqo0xClusterConfigGroupVersion, "clusterconfigs")
+	v02, err := c.ServesResource(liqo0xClusterConfigGroupVersion, "clusterconfigs")
 	if err != nil && !apierrors.IsForbidden(err) {
 		return peerinfo.LineUnknown, err
 	}

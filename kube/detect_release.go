@@ -137,15 +137,15 @@ func (c *Cluster) probeRelease(ctx context.Context) releaseProbes {
 		})
 	}
 	probe(&p.v1Err, func() (err error) {
-		p.v1, err = c.servesResource(v1CoreGroupVersion, "foreignclusters")
+		p.v1, err = c.ServesResource(v1CoreGroupVersion, "foreignclusters")
 		return err
 	})
 	probe(&p.liqo0xErr, func() (err error) {
-		p.liqo0xCRD, err = c.servesResource(Liqo0xDiscoveryGroupVersion, "foreignclusters")
+		p.liqo0xCRD, err = c.ServesResource(Liqo0xDiscoveryGroupVersion, "foreignclusters")
 		return err
 	})
 	probe(&p.oursErr, func() (err error) {
-		p.ours, err = c.servesResource(authenticationGroupVersion, "tenants")
+		p.ours, err = c.ServesResource(authenticationGroupVersion, "tenants")
 		return err
 	})
 	probe(&p.deployErr, func() (err error) {
@@ -160,8 +160,9 @@ func (c *Cluster) probeRelease(ctx context.Context) releaseProbes {
 	return p
 }
 
-// servesResource tells whether the API server serves resource in groupVersion.
-func (c *Cluster) servesResource(groupVersion, resource string) (bool, error) {
+// ServesResource tells whether the API server serves resource in groupVersion
+// (discovery, which every authenticated user may read).
+func (c *Cluster) ServesResource(groupVersion, resource string) (bool, error) {
 	list, err := c.Kube.Discovery().ServerResourcesForGroupVersion(groupVersion)
 	switch {
 	case IsNotFound(err):

@@ -14,6 +14,9 @@ const (
 	StageAwaitNonce    Stage = "await-nonce"    // nothing signed yet for the provider
 	StageAwaitIdentity Stage = "await-identity" // nonce signed, Tenant sent: waiting for the Identity
 	StageAuthenticated Stage = "authenticated"  // the kubeconfig Secret exists
+	// Liqo 0.x stages, shown by `status` (no manual hand-off resumes them).
+	StageAuthenticating Stage = "authenticating"  // consumer: Liqo 0.x asks the provider for an identity
+	StageIdentityIssued Stage = "identity-issued" // provider: an identity was issued to the consumer
 )
 
 // Started tells whether the side has done anything with the peer yet.
@@ -34,6 +37,10 @@ func (s Stage) Describe() string {
 		return "nonce signed, Tenant sent: waiting for the Identity"
 	case StageAuthenticated:
 		return "authenticated (kubeconfig Secret present)"
+	case StageAuthenticating:
+		return "Liqo 0.x is asking the provider for an identity"
+	case StageIdentityIssued:
+		return "identity issued to the consumer (Liqo 0.x)"
 	}
 	return string(s)
 }

@@ -10,11 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -129,20 +126,11 @@ func New(c *kube.Cluster, o Options) (*Manager, error) {
 	if !o.Provider && !o.Consumer {
 		return nil, errors.New("controller: nothing to run: enable the provider side, the consumer side or both")
 	}
-	// Built-in kinds (Secrets, CSRs, RBAC, Events, Namespaces) travel as
-	// protobuf, in requests and in the informers' watches: cheaper than JSON
-	// to encode and decode, for the API server as for us. The Liqo kinds,
-	// custom resources, stay JSON (their own client).
-	pcfg := rest.CopyConfig(c.Config)
-	pcfg.ContentType = runtime.ContentTypeProtobuf
-	pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	kc, err := kubernetes.NewForConfig(pcfg)
+	// Built-in kinds travel as protobuf, in requests and in the informers' watches.
+	c, err := c.WithProtobuf()
 	if err != nil {
-		return nil, fmt.Errorf("controller: building a client for %s: %w", c.Server, err)
+		return nil, fmt.Errorf("controller: %w", err)
 	}
-	own := *c
-	own.Kube = kc
-	c = &own
 	dyn, err := dynamic.NewForConfig(c.Config)
 	if err != nil {
 		return nil, fmt.Errorf("controller: building a dynamic client for %s: %w", c.Server, err)

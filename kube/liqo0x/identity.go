@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,18 +48,11 @@ func (c *Cluster) IdentityFor(ctx context.Context, providerID string) (*Identity
 	if err != nil {
 		return nil, err
 	}
-	var best *corev1.Secret
-	var bestExpire int64 = -1
+	ptrs := make([]*corev1.Secret, len(secrets))
 	for i := range secrets {
-		s := &secrets[i]
-		if len(s.Data[identityCertField]) == 0 {
-			continue
-		}
-		expire, _ := strconv.ParseInt(s.Annotations[CertificateExpireAnnotation], 10, 64)
-		if expire > bestExpire {
-			best, bestExpire = s, expire
-		}
+		ptrs[i] = &secrets[i]
 	}
+	best := LatestIdentity(ptrs)
 	if best == nil {
 		return nil, apierrors.NewNotFound(corev1.Resource("secrets"), IdentitySecretPrefix+"* for "+providerID)
 	}

@@ -175,31 +175,6 @@ func newGetResourceSliceCommand(o *Options) *cobra.Command {
 	return cmd
 }
 
-// sliceView is a SliceStatus as printed in YAML and JSON.
-type sliceView struct {
-	Name             string            `json:"name"`
-	ProviderID       string            `json:"providerClusterID"`
-	Class            string            `json:"class,omitempty"`
-	Authentication   string            `json:"authentication,omitempty"`
-	Resources        string            `json:"resources,omitempty"`
-	Message          string            `json:"message,omitempty"`
-	Requested        map[string]string `json:"requested,omitempty"`
-	Granted          map[string]string `json:"granted,omitempty"`
-	Identity         string            `json:"identity,omitempty"`
-	KubeconfigSecret string            `json:"kubeconfigSecret,omitempty"`
-	NotAfter         *time.Time        `json:"notAfter,omitempty"`
-}
-
-func viewOf(st flows.SliceStatus) sliceView {
-	v := sliceView{Name: st.Name, ProviderID: st.ProviderID, Class: st.Class, Authentication: st.Authentication, Resources: st.Resources,
-		Message: st.Message, Requested: st.Requested, Granted: st.Granted, Identity: st.Identity, KubeconfigSecret: st.KubeconfigSecret}
-	if !st.NotAfter.IsZero() {
-		t := st.NotAfter.UTC()
-		v.NotAfter = &t
-	}
-	return v
-}
-
 // Run lists or shows the slices.
 func (o *GetResourceSliceOptions) Run(ctx context.Context) error {
 	if err := checkOutputFormat(o.Output, "table", "yaml", "json"); err != nil {
@@ -218,18 +193,17 @@ func (o *GetResourceSliceOptions) Run(ctx context.Context) error {
 			return err
 		}
 		if o.Output != "table" {
-			return o.printObject(o.Output, viewOf(*st))
+			return o.printObject(o.Output, st)
 		}
 		list = []flows.SliceStatus{*st}
 	} else if list, err = flows.ListResourceSlices(ctx, consumer, o.ProviderID); err != nil {
 		return err
 	}
 	if o.Output != "table" {
-		views := make([]sliceView, len(list))
-		for i := range list {
-			views[i] = viewOf(list[i])
+		if list == nil {
+			list = []flows.SliceStatus{} // [] rather than null
 		}
-		return o.printObject(o.Output, views)
+		return o.printObject(o.Output, list)
 	}
 	if len(list) == 0 {
 		o.Printer.Info(handshake.NoScope, "No ResourceSlices on this cluster: ask a provider with `liqo-auth-tui create resourceslice NAME --remote-cluster-id <provider>`")

@@ -90,7 +90,8 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	pf.BoolVarP(&o.Verbose, "verbose", "v", false, "also print client-go's and the controllers' logs")
 	root.AddCommand(newInitCommand(o), newInfoCommand(o),
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
-		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o), newDeleteCommand(o))
+		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o), newDeleteCommand(o),
+		newStatusCommand(o))
 	root.AddCommand(newCordonCommand(o), newUncordonCommand(o), newDrainCommand(o), newActivateCommand(o))
 	root.AddCommand(newInstallCommand(o), newUninstallCommand(o))
 	root.AddCommand(newVersionCommand(o))

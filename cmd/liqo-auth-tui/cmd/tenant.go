@@ -272,14 +272,14 @@ func (o *GetTenantOptions) Run(ctx context.Context) error {
 	w := tabwriter.NewWriter(o.Printer.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "CONSUMER\tNAMESPACE\tCONDITION\tAUTHENTICATED\tRESOURCESLICES")
 	for _, t := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Namespace, t.Condition, yesNo(t.Authenticated), dash(slicesCell(t.ResourceSlices)))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Namespace, t.Condition, yesNo(t.Authenticated), dash(providedSlicesCell(t.ResourceSlices)))
 	}
 	return w.Flush()
 }
 
-// slicesCell is "a (cordoned), b (Denied)": each slice with its cordon
+// providedSlicesCell is "a (cordoned), b (Denied)": each slice with its cordon
 // and a Resources decision other than Accepted.
-func slicesCell(slices []flows.ProvidedSlice) string {
+func providedSlicesCell(slices []flows.ProvidedSlice) string {
 	cells := make([]string, len(slices))
 	for i, rs := range slices {
 		var notes []string
