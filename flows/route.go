@@ -40,7 +40,9 @@ func PairRunsLiqo0x(ctx context.Context, consumer, provider *Cluster) (bool, err
 
 // ConsumerHoldsLiqo0x tells whether what the consumer holds for providerID
 // came from Liqo 0.x: the cluster runs it, or its kubeconfig Secret is the
-// one this tool wrote as a 0.x consumer, or it holds no v1 Identity.
+// one this tool wrote as a 0.x consumer, or, without a v1 Identity, Liqo
+// 0.x left something for that provider (a pending key, a token). Anything
+// else is v1's, a handshake that never completed included.
 func ConsumerHoldsLiqo0x(ctx context.Context, consumer *Cluster, providerID string) (bool, error) {
 	if runsLiqo0x, err := ClusterRunsLiqo0x(ctx, consumer); err != nil || runsLiqo0x {
 		return runsLiqo0x, err
@@ -56,10 +58,11 @@ func ConsumerHoldsLiqo0x(ctx context.Context, consumer *Cluster, providerID stri
 	switch {
 	case err == nil:
 		return false, nil
-	case kube.IsNotFound(err):
-		return true, nil // nothing of v1's: 0.x leftovers (a pending key) may remain
+	case !kube.IsNotFound(err):
+		return false, err
 	}
-	return false, err
+	remove, kept, err := liqo0x.On(consumer).ConsumerLeftovers(ctx, providerID)
+	return len(remove)+len(kept) > 0, err
 }
 
 // ScopedError is an error about one of the two clusters: "(remote) ...".

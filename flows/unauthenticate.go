@@ -61,11 +61,13 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 // UnauthenticateWithResult deletes the consumer's Identity (its kubeconfig
 // Secret goes with it) and the provider's Tenant, and waits until the
 // provider has removed the consumer's bindings; when no controller runs on
-// the provider, it does that cleanup itself. Tenant namespaces, nonces and
-// the cached certificate stay, so a later authenticate reuses them, as
-// with Liqo; one-sided, with the consumer gone, the cached certificate and
-// the bindings are removed too. Each Leftover is also told to sink as a
-// Note.
+// the provider, it does that cleanup itself. With both sides reached, the
+// tenant namespaces, nonces and the cached certificate stay, so a later
+// authenticate reuses them, as with Liqo, and sink is told so. One-sided,
+// the other cluster being gone, every trace of it on the side reached goes
+// too (bindings, the tenant namespace with its nonce, signed nonce and
+// certificate), as `liqoctl force unpeer` does: also of a peer whose
+// handshake never completed. Each Leftover is also told to sink as a Note.
 func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink handshake.Sink) (*UnauthenticateResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -87,6 +89,9 @@ func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink
 	}
 	if consumer != nil {
 		steps = append(steps, consumerUnauthSteps(consumer, res, o.StepTimeout)...)
+		if provider == nil {
+			steps = append(steps, deleteTenantNamespaceStep(consumer, handshake.Local, func() string { return res.ProviderID }, o.StepTimeout))
+		}
 	}
 	if provider != nil {
 		steps = append(steps,
@@ -109,11 +114,15 @@ func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink
 			steps = append(steps, Step{ID: "provider-cleanup", Scope: handshake.Remote, Title: "Removing the consumer's bindings and certificate",
 				Success: "Consumer's bindings and certificate removed", Failure: "Unable to remove the consumer's bindings and certificate", Timeout: o.StepTimeout,
 				Command: "kubectl delete clusterrolebindings,rolebindings -A -l " + kube.ManagedByLabel + "=" + kube.LiqoManagedByValue + "," + kube.RemoteClusterIDLabel + "=<consumer>",
-				Run:     func(ctx context.Context) error { return cleanGoneConsumer(ctx, provider, res.ConsumerID) }})
+				Run:     func(ctx context.Context) error { return cleanGoneConsumer(ctx, provider, res.ConsumerID) }},
+				deleteTenantNamespaceStep(provider, handshake.Remote, func() string { return res.ConsumerID }, o.StepTimeout))
 		}
 	}
 	if err := run(ctx, sink, steps); err != nil {
 		return nil, err
+	}
+	if consumer != nil && provider != nil && sink != nil {
+		tellKeptNamespaces(ctx, consumer, provider, res, sink)
 	}
 	res.Leftovers = leftovers(consumer == nil, provider == nil, res.ConsumerID, res.ProviderID)
 	if sink != nil {

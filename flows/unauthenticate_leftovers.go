@@ -32,6 +32,7 @@ func leftovers(consumerGone, providerGone bool, consumerID, providerID string) [
 			Leftover{Role: handshake.RoleProvider, What: "its finalizer, if the Tenant stays Terminating (no controller runs there)",
 				Command: fmt.Sprintf(`kubectl patch %s %s -n %s --type=merge -p '{"metadata":{"finalizers":null}}'`,
 					tenantsResource, consumerID, kube.TenantNamespaceName(consumerID))},
+			tenantNamespaceLeftover(handshake.RoleProvider, consumerID, "its nonce"),
 		)
 	}
 	if consumerGone {
@@ -43,7 +44,15 @@ func leftovers(consumerGone, providerGone bool, consumerID, providerID string) [
 				Command: fmt.Sprintf("kubectl delete secrets -A -l %s,%s", byProvider, kube.IdentityTypeLabel)},
 			Leftover{Role: handshake.RoleConsumer, What: "the Identity for the provider",
 				Command: fmt.Sprintf("kubectl delete %s -A -l %s", identitiesResource, byProvider)},
+			tenantNamespaceLeftover(handshake.RoleConsumer, providerID, "its signed nonce"),
 		)
 	}
 	return out
+}
+
+// tenantNamespaceLeftover is the tenant namespace of remoteID on the side
+// playing role, removed last: what its Tenant's finalizer needs goes first.
+func tenantNamespaceLeftover(role handshake.Role, remoteID, holding string) Leftover {
+	return Leftover{Role: role, What: "the tenant namespace of " + remoteID + " (" + holding + ")",
+		Command: fmt.Sprintf("kubectl delete namespaces -l %s,%s=%s", kube.TenantNamespaceLabel, kube.RemoteClusterIDLabel, remoteID)}
 }

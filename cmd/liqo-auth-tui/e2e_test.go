@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 
 func testMain(m *testing.M) int {
 	flag.Parse()
-	if !runsAny("TestWizardAutomatedInTmux", "TestWizardManualTwoInstancesInTmux") {
+	if !runsAny("TestWizardAutomatedInTmux", "TestWizardManualTwoInstancesInTmux", "TestAuthenticateAsksInTmux") {
 		// `make bench` (-run '^$'): no build.
 		return m.Run()
 	}

@@ -43,6 +43,9 @@ func DecodeTenant(data []byte) (*authv1beta1.Tenant, error) {
 	if err := decodeOne(data, authv1beta1.TenantKind, t); err != nil {
 		return nil, err
 	}
+	if detail := cutTenant(t); detail != "" {
+		return nil, truncatedError(authv1beta1.TenantKind, detail)
+	}
 	return t, nil
 }
 
@@ -51,6 +54,9 @@ func DecodeIdentity(data []byte) (*authv1beta1.Identity, error) {
 	id := &authv1beta1.Identity{}
 	if err := decodeOne(data, authv1beta1.IdentityKind, id); err != nil {
 		return nil, err
+	}
+	if detail := cutIdentity(id); detail != "" {
+		return nil, truncatedError(authv1beta1.IdentityKind, detail)
 	}
 	return id, nil
 }
@@ -81,11 +87,23 @@ func decodeOne(data []byte, kind string, into any) error {
 	if err := yaml.Unmarshal(docs[0], &meta); err != nil {
 		var v any
 		if yaml.Unmarshal(docs[0], &v) == nil {
+			if onlyCutHeader(v, kind) {
+				return truncatedError(kind, "ends before its spec")
+			}
 			if _, ok := v.(map[string]any); !ok {
 				return fmt.Errorf("input is not a YAML or JSON object: expected %s; is it the right file?", article)
 			}
 		}
+		if detail := cutSyntax(docs[0], kind); detail != "" {
+			return truncatedError(kind, detail)
+		}
 		return fmt.Errorf("input is not valid YAML or JSON: %w", oneLine(err))
+	}
+	if meta.Kind != kind || meta.APIVersion != authv1beta1.GroupVersion.String() {
+		var v any
+		if yaml.Unmarshal(docs[0], &v) == nil && onlyCutHeader(v, kind) {
+			return truncatedError(kind, "ends before its spec")
+		}
 	}
 	if meta.Kind != kind {
 		got := meta.Kind
@@ -104,7 +122,14 @@ func decodeOne(data []byte, kind string, into any) error {
 		}
 		return fmt.Errorf("%s has %s, expected %q", kind, got, authv1beta1.GroupVersion.String())
 	}
-	if err := yaml.UnmarshalStrict(docs[0], into); err != nil {
+	err = yaml.UnmarshalStrict(docs[0], into)
+	// A field no artifact has is not a cut: that error stays.
+	if err == nil || !strings.Contains(err.Error(), "unknown field") {
+		if detail := cutFields(docs[0], kind); detail != "" {
+			return truncatedError(kind, detail)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("invalid %s: %w", kind, oneLine(err))
 	}
 	return nil

@@ -33,10 +33,10 @@ import (
 // private key of a pasted key file; what is accepted is valid and encodes
 // back to an input that decodes to the same thing.
 
-func fixture(f *testing.F, name string) []byte {
-	f.Helper()
+func fixture(tb testing.TB, name string) []byte {
+	tb.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "crypto", name))
-	require.NoError(f, err)
+	require.NoError(tb, err)
 	return b
 }
 
@@ -99,7 +99,7 @@ func FuzzParseNonce(f *testing.F) {
 const remoteClusterIDLabel = "liqo.io/remote-cluster-id"
 
 // vectorTenant is the Tenant of the spec's §13 test vectors.
-func vectorTenant(f *testing.F) *authv1beta1.Tenant {
+func vectorTenant(f testing.TB) *authv1beta1.Tenant {
 	f.Helper()
 	t := &authv1beta1.Tenant{}
 	require.NoError(f, json.Unmarshal(fixture(f, "vector-tenant-spec.json"), &t.Spec))
@@ -110,7 +110,7 @@ func vectorTenant(f *testing.F) *authv1beta1.Tenant {
 
 // vectorIdentity is an Identity for the vector Tenant, its certificate
 // made with the vector key (the provider's CA in real life).
-func vectorIdentity(f *testing.F, tenant *authv1beta1.Tenant) *authv1beta1.Identity {
+func vectorIdentity(f testing.TB, tenant *authv1beta1.Tenant) *authv1beta1.Identity {
 	f.Helper()
 	key, err := authcrypto.ParsePrivateKeyPEM(fixture(f, "vector-private-key.pem"))
 	require.NoError(f, err)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,9 @@ type AuthenticateOptions struct {
 	Engine      EngineFlags
 	// Liqo0x: a provider running Liqo 0.x (liqo0x_routing.go).
 	Liqo0x Liqo0xFlags
+	// Yes authenticates without asking, in a terminal, whether the pair
+	// is the right way round.
+	Yes bool
 }
 
 func newAuthenticateCommand(o *Options) *cobra.Command {
@@ -41,6 +45,7 @@ by controllers run in-process for the command's duration.`,
 	addProxyFlags(cmd, &opts.Proxy, true)
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
 	addLiqo0xFlags(cmd.Flags(), &opts.Liqo0x, true)
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask, in a terminal, whether the consumer and the provider are the right way round")
 	return cmd
 }
 
@@ -66,6 +71,9 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := o.confirmPair(ctx, consumer, provider); err != nil {
+		return err
+	}
 	if runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider); err != nil {
 		return flows.Scoped(handshake.Remote, err)
 	} else if runsLiqo0x {
@@ -79,6 +87,21 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	}
 	o.Printer.Info(handshake.NoScope, "Consumer %s is authenticated with provider %s: kubeconfig Secret %s (consumer key %s)",
 		res.ConsumerID, res.ProviderID, res.KubeconfigSecret, res.ConsumerFingerprint)
+	return nil
+}
+
+// confirmPair names both clusters before anything is written: swapped
+// kubeconfigs would authenticate the other way round. It is the first line
+// of the output; in a terminal, the admin is asked too, unless --yes.
+func (o *AuthenticateOptions) confirmPair(ctx context.Context, consumer, provider *flows.Cluster) error {
+	pair := flows.PairLine(ctx, consumer, provider)
+	if o.Yes || !isTerminal(o.Options) {
+		o.Printer.Info(handshake.NoScope, "%s", pair)
+		return nil
+	}
+	if !o.askYes(pair + "\nAuthenticate this consumer with this provider?") {
+		return errors.New("nothing written: the consumer is --kubeconfig and the provider --remote-kubeconfig; swap them if they are the other way round")
+	}
 	return nil
 }
 

@@ -238,7 +238,11 @@ func TestBothFrontEndsGiveOneVerdictInOneWording(t *testing.T) {
 			checkTenant(mutTenant(func(x *v1beta1.Tenant) { x.Spec.ClusterID = "Bad_ID" }))},
 		{"Tenant relabelled", applyTenant(mutTenant(func(x *v1beta1.Tenant) { x.Labels["liqo.io/remote-cluster-id"] = "someone" })),
 			checkTenant(mutTenant(func(x *v1beta1.Tenant) { x.Labels["liqo.io/remote-cluster-id"] = "someone" }))},
+		{"Tenant truncated in a base64 value", applyTenant(cutInside(t, tenantYAML, "signature: ")), checkTenant(cutInside(t, tenantYAML, "signature: "))},
+		{"Tenant truncated at a line's end", applyTenant(cutBefore(t, tenantYAML, "  publicKey:")), checkTenant(cutBefore(t, tenantYAML, "  publicKey:"))},
 		{"good Identity", applyIdentity(identityYAML), checkIdentity(identityYAML)},
+		{"Identity truncated in a base64 value", applyIdentity(cutInside(t, identityYAML, "ca: ")), checkIdentity(cutInside(t, identityYAML, "ca: "))},
+		{"Identity truncated before its type", applyIdentity(cutBefore(t, identityYAML, "  type:")), checkIdentity(cutBefore(t, identityYAML, "  type:"))},
 		{"Identity not YAML", applyIdentity([]byte("kind: [")), checkIdentity([]byte("kind: ["))},
 		{"Tenant as the Identity", applyIdentity(tenantYAML), checkIdentity(tenantYAML)},
 		{"ResourceSlice Identity", applyIdentity(mutIdentity(func(x *v1beta1.Identity) { x.Spec.Type = v1beta1.ResourceSliceIdentityType })),
@@ -265,6 +269,9 @@ func TestBothFrontEndsGiveOneVerdictInOneWording(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := run(tc.cli...)
 			werr := tc.wizard()
+			if strings.Contains(tc.name, "truncated") {
+				require.ErrorContains(t, werr, "truncated", "a cut paste is called truncated")
+			}
 			if werr == nil {
 				require.Equal(t, cmd.ExitOK, code, "the wizard accepts what the command refuses: %s", errOut)
 				return
@@ -276,5 +283,67 @@ func TestBothFrontEndsGiveOneVerdictInOneWording(t *testing.T) {
 			want := strings.Join(strings.Fields(werr.Error()), " ")
 			assert.Contains(t, lines[len(lines)-1], want, "the command words it otherwise")
 		})
+	}
+}
+
+// cutInside is data cut 7 bytes into the value after marker: a paste that
+// stopped mid-value.
+func cutInside(t *testing.T, data []byte, marker string) []byte {
+	i := strings.Index(string(data), marker)
+	require.GreaterOrEqual(t, i, 0, marker)
+	return data[:i+len(marker)+7]
+}
+
+// cutBefore is data up to the line that starts with marker: a paste that
+// stopped at a line's end.
+func cutBefore(t *testing.T, data []byte, marker string) []byte {
+	i := strings.Index(string(data), "\n"+marker)
+	require.GreaterOrEqual(t, i, 0, marker)
+	return data[:i+1]
+}
+
+// A real Tenant and Identity, as the commands printed them, cut at every
+// byte and pasted in the wizard (which validates against the cluster as
+// the admin types): each cut is refused as truncated with what to do, or
+// (cut in the trailing `status: {}`) is the very same artifact.
+func TestCutArtifactsAreToldTruncatedByTheWizard(t *testing.T) {
+	provider, consumer := initSide(t, 0, "cut-provider"), initSide(t, 1, "cut-consumer")
+	dir, _ := manualFlow(t, provider, consumer)
+	b := wizardbackend.New(time.Minute, flows.EngineOptions{})
+	ctx := t.Context()
+	for _, tc := range []struct {
+		file, kind, maker string
+		check             func([]byte) error
+		decode            func([]byte) (any, error)
+	}{
+		{"tenant.yaml", "Tenant", "`generate tenant` on the consumer",
+			func(d []byte) error {
+				_, err := b.CheckTenant(ctx, tui.ClusterRef{Kubeconfig: provider.kubeconfig, Namespace: provider.liqoNamespace}, d)
+				return err
+			},
+			func(d []byte) (any, error) { return artifact.DecodeTenant(d) }},
+		{"identity.yaml", "Identity", "`generate identity` on the provider",
+			func(d []byte) error {
+				_, err := b.CheckIdentity(ctx, tui.ClusterRef{Kubeconfig: consumer.kubeconfig, Namespace: consumer.liqoNamespace}, d)
+				return err
+			},
+			func(d []byte) (any, error) { return artifact.DecodeIdentity(d) }},
+	} {
+		whole, err := os.ReadFile(filepath.Join(dir, tc.file))
+		require.NoError(t, err)
+		want, err := tc.decode(whole)
+		require.NoError(t, err)
+		accepted := 0
+		for cut := 1; cut < len(whole); cut++ {
+			err := tc.check(whole[:cut])
+			if err == nil {
+				got, _ := tc.decode(whole[:cut])
+				require.Equal(t, want, got, "%s cut at %d accepted as another %s", tc.file, cut, tc.kind)
+				accepted++
+				continue
+			}
+			require.Contains(t, err.Error(), "it looks truncated: copy the whole "+tc.kind+" printed by "+tc.maker, "%s cut at %d", tc.file, cut)
+		}
+		assert.Less(t, accepted, 12, "only cuts in the trailing status are accepted")
 	}
 }

@@ -79,7 +79,9 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 		if o.Liqo0xSession.PeerInfoFile != "" {
 			return usagef("--peer-info-file is for the consumer alone (--role consumer): with --remote-kubeconfig the tool reads the provider's peer info itself; drop one of them")
 		}
-		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout, Liqo0x: o.Liqo0xSession.Liqo0xFlags}
+		// --batch asks nothing: the pair is named on the first line.
+		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout, Liqo0x: o.Liqo0xSession.Liqo0xFlags,
+			Yes: true}
 		if err := a.Run(ctx); err != nil || o.BatchSlice.Name == "" {
 			return err
 		}

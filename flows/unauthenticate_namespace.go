@@ -1,0 +1,65 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// Tenant namespaces and what is left in them (§9.3): `liqoctl
+// unauthenticate` keeps them, and a later authenticate reuses the nonce,
+// the signed nonce and the cached certificate; only `liqoctl unpeer
+// --delete-namespaces` and, for a peer that is gone, `liqoctl force unpeer`
+// delete them. Unauthenticate does the same: kept when both clusters are
+// reached (and told), deleted one-sided, the other cluster being gone.
+
+// deleteTenantNamespaceStep deletes the tenant namespace of the cluster that
+// is gone, with everything left in it, and waits until it is gone: after
+// it, nothing on c says that this peer ever began a handshake.
+func deleteTenantNamespaceStep(c *kube.Cluster, scope handshake.Scope, remoteID func() string, timeout time.Duration) Step {
+	return Step{ID: "delete-tenant-namespace", Scope: scope, Title: "Deleting tenant namespace", Success: "Tenant namespace deleted",
+		Failure: "Error while deleting tenant namespace", Timeout: timeout,
+		Command: "kubectl delete namespace -l " + kube.TenantNamespaceLabel + "," + kube.RemoteClusterIDLabel + "=<remote cluster>",
+		Run: func(ctx context.Context) error {
+			ns, err := c.TenantNamespace(ctx, remoteID())
+			if kube.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			namespaces := c.Kube.CoreV1().Namespaces()
+			if err := namespaces.Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+				return err
+			}
+			return kube.WaitForDeletion(ctx, kube.ListWatch(namespaces.List, namespaces.Watch, kube.ByName(ns.Name)), &corev1.Namespace{},
+				fmt.Sprintf("namespace %s is still Terminating: is the namespace controller of kube-controller-manager running?", ns.Name))
+		}}
+}
+
+// tellKeptNamespaces says, after both sides were unauthenticated, which
+// tenant namespaces stay, why, and how to remove them.
+func tellKeptNamespaces(ctx context.Context, consumer, provider *kube.Cluster, res *UnauthenticateResult, sink handshake.Sink) {
+	for _, side := range []struct {
+		c        *kube.Cluster
+		scope    handshake.Scope
+		remoteID string
+		reused   string
+	}{
+		{consumer, handshake.Local, res.ProviderID, "its signed nonce"},
+		{provider, handshake.Remote, res.ConsumerID, "its nonce and the consumer's cached certificate"},
+	} {
+		ns, err := side.c.TenantNamespace(ctx, side.remoteID)
+		if err != nil {
+			continue // nothing kept, or nothing to say about it
+		}
+		sink(handshake.Event{Kind: handshake.Note, Scope: side.scope, Message: fmt.Sprintf(
+			"Tenant namespace %s kept, as Liqo keeps it: a later authenticate reuses %s; `kubectl delete namespace %s` removes it", ns.Name, side.reused, ns.Name)})
+	}
+}
