@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -51,11 +52,18 @@ func Explain(err error) *Explanation {
 	}
 	var warn *WarningError
 	var reach *kube.ReachError
+	var hinted interface{ Hint() string }
 	switch {
 	case errors.As(err, &warn):
 		e.Hint = warn.Hint
 	case errors.As(err, &reach):
 		e.Hint = reach.Hint
+	case errors.As(err, &hinted):
+		// An error that knows what to do about it (SliceUnansweredError):
+		// its message ends with the hint, for the commands; the wizard
+		// shows the hint apart.
+		e.Hint = hinted.Hint()
+		e.Reason = strings.Replace(e.Reason, hintSeparator+e.Hint, "", 1)
 	}
 	e.Timeout = IsTimeout(err)
 	if e.Hint == "" && waitTimedOut(err) {

@@ -88,6 +88,16 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 			}
 		}
 	}
+	// Who answers on the provider, and a way to see the copy arrive there:
+	// asked meanwhile (the provider may answer slowly, or not at all, at the
+	// address the consumer's credentials name), known by the wait.
+	wait := sliceWait{known: make(chan struct{})}
+	if o.Wait {
+		go func() {
+			defer close(wait.known)
+			wait.answer, wait.remote, _ = sliceAnswer(ctx, consumer, req.ProviderID, providerEngine)
+		}()
+	}
 	var eng engines
 	defer eng.stop()
 	rs := existing
@@ -133,7 +143,7 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 			return "ResourceSlice " + ns + "/" + req.Name + " created"
 		}})
 	if o.Wait {
-		steps = append(steps, waitSliceDecisionStep(consumer, sink, o.StepTimeout, ns, req.Name, &rs),
+		steps = append(steps, waitSliceDecisionStep(consumer, sink, o.StepTimeout, ns, req.Name, req.ProviderID, &rs, &wait),
 			waitSliceKubeconfigStep(consumer, sink, o.StepTimeout, ns, req.Name, &rs))
 	}
 	if err := run(ctx, sink, steps); err != nil {
@@ -249,11 +259,22 @@ func sumQuantities(maps []map[string]string) map[string]string {
 // errSliceDenied is a slice the provider refused.
 var errSliceDenied = errors.New("the provider denied the ResourceSlice")
 
-func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name string, out **authv1beta1.ResourceSlice) Step {
+func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name, providerID string, out **authv1beta1.ResourceSlice, w *sliceWait) Step {
 	return Step{ID: "wait-resourceslice", Scope: handshake.Local, Title: "Waiting for the provider to decide on the ResourceSlice",
 		Success: "ResourceSlice authenticated", Failure: "Failed waiting for the ResourceSlice to be accepted", Timeout: timeout,
-		Command: "kubectl get resourceslice " + name + " -n " + ns,
+		Command: "kubectl get " + handshake.SliceResource + " " + name + " -n " + ns,
 		Run: func(ctx context.Context) error {
+			// Say what is awaited, and see the copy reach the provider.
+			select {
+			case <-w.known:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			w.announce(sink, providerID, name)
+			copyCtx, stopCopy := context.WithCancel(ctx)
+			defer stopCopy()
+			var copies sliceCopyWatch
+			go copies.watch(copyCtx, w.remote, w.answer.Namespace, name, providerID, sink)
 			slices := consumer.Liqo.ResourceSlices(ns)
 			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
 				kube.ListWatch(slices.List, slices.Watch, kube.ByName(name)), "the provider's answer to ResourceSlice "+name,
@@ -264,7 +285,8 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 					return sliceDecided(rs), nil
 				})
 			if errors.Is(err, kube.ErrWaitTimeout) {
-				err = fmt.Errorf("%w: the slice reaches the provider through the consumer's replicator and comes back with its status; check `liqo-auth-tui verify --remote-cluster-id %s` and the controllers' Events", err, consumerProvider(*out))
+				stopCopy()
+				return copies.unanswered(err, w.answer, providerID, ns, name)
 			}
 			if err != nil {
 				return err
@@ -274,11 +296,21 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 		}}
 }
 
-func consumerProvider(rs *authv1beta1.ResourceSlice) string {
-	if rs == nil {
-		return "<provider>"
+// sliceWait is what the wait for a provider's answer knows: who answers,
+// and the provider as the consumer reaches it (nil: not at all).
+type sliceWait struct {
+	known  chan struct{} // closed once answer and remote are set
+	answer SliceAnswer
+	remote *kube.Cluster
+}
+
+// announce says who answers and, when that may need the provider's admin,
+// what they run.
+func (w *sliceWait) announce(sink handshake.Sink, providerID, name string) {
+	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: w.answer.Answerer.Who(providerID)})
+	if w.answer.Answerer.NeedsProviderAdmin() {
+		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: w.answer.Handoff(providerID, name).Line()})
 	}
-	return rs.Labels[kube.RemoteClusterIDLabel]
 }
 
 // sliceDecided: authenticated, and resources decided when Liqo decides

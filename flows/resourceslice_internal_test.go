@@ -1,6 +1,7 @@
 package flows
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -89,4 +91,50 @@ func TestSetSliceConditionKeepsTransitionTime(t *testing.T) {
 	assert.Equal(t, "B", conds[0].Reason)
 	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied, "C", "c", metav1.Unix(3000, 0))
 	assert.Equal(t, metav1.Unix(3000, 0), conds[0].LastTransitionTime)
+}
+
+// The refusal to unauthenticate names the command for each slice, the
+// first five, and how to list the rest.
+func TestSliceDeleteCommands(t *testing.T) {
+	var list []authv1beta1.ResourceSlice
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		list = append(list, authv1beta1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	assert.Equal(t, "`liqo-auth-tui delete resourceslice a --remote-cluster-id p`", sliceDeleteCommands(list[:1], "p"))
+	got := sliceDeleteCommands(list, "p")
+	assert.Contains(t, got, "`liqo-auth-tui delete resourceslice e --remote-cluster-id p`; … and 2 more (`liqo-auth-tui get resourceslice --remote-cluster-id p` lists them)")
+	assert.NotContains(t, got, "resourceslice f ")
+}
+
+// A wait for the provider's answer that ran out says whether the request
+// reached the provider and what to run: on the provider when nothing known
+// serves it, on the consumer when the copy never arrived; always how to
+// remove it. Explain shows the hint apart, and it is a timeout.
+func TestSliceUnansweredError(t *testing.T) {
+	timeout := fmt.Errorf("%w: the provider's answer", kube.ErrWaitTimeout)
+	reached := &SliceUnansweredError{Slice: "s", ProviderID: "p", ConsumerID: "c", Namespace: "liqo-tenant-c", LocalNamespace: "liqo-tenant-p",
+		Known: true, Reached: true, Err: timeout}
+	assert.Contains(t, reached.Error(), "no answer from provider p to ResourceSlice s: the request reached it (namespace liqo-tenant-c) but nothing there answered")
+	assert.Contains(t, reached.Hint(), "its admin runs `liqo-auth-tui install controller` there, or keeps the wizard (`liqo-auth-tui --role provider --remote-cluster-id c`) open on its summary")
+	assert.Contains(t, reached.Hint(), "remove it: `liqo-auth-tui delete resourceslice s --remote-cluster-id p`")
+
+	served := *reached
+	served.Answerer = handshake.AnswererLiqo
+	assert.Contains(t, served.Hint(), "the provider's controller did not answer in time")
+	assert.NotContains(t, served.Hint(), "install controller")
+
+	lost := *reached
+	lost.Reached = false
+	assert.Contains(t, lost.Error(), "the request never reached it")
+	assert.Contains(t, lost.Hint(), "`kubectl describe resourceslices.authentication.liqo.io s -n liqo-tenant-p`")
+
+	unknown := *reached
+	unknown.Known = false
+	assert.NotContains(t, unknown.Error(), "reached")
+
+	e := Explain(&StepError{Step: "wait-resourceslice", Line: "Failed waiting: " + reached.Error() + " (step timeout 1m0s)", Err: reached})
+	assert.True(t, e.Timeout)
+	assert.Equal(t, reached.Hint(), e.Hint)
+	assert.NotContains(t, e.Reason, "install controller", "the hint is not repeated in the reason")
+	assert.Contains(t, e.Reason, "nothing there answered")
 }

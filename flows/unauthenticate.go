@@ -177,7 +177,7 @@ func checkedClusterID(ctx context.Context, c *kube.Cluster, want, role string) (
 func consumerUnauthSteps(consumer *kube.Cluster, res *UnauthenticateResult, timeout time.Duration) []Step {
 	return []Step{
 		{ID: "leftover-resourceslices", Scope: handshake.Local, Title: "Checking for leftover ResourceSlices", Success: "No leftover resourceslices on consumer cluster",
-			Failure: "Unable to unauthenticate", Command: "kubectl get resourceslices -A -l liqo.io/replication=true,liqo.io/remoteID=<provider>",
+			Failure: "Unable to unauthenticate", Command: "kubectl get " + handshake.SliceResource + " -A -l liqo.io/replication=true,liqo.io/remoteID=<provider>",
 			Run: func(ctx context.Context) error {
 				sel := labels.Set{"liqo.io/replication": "true", "liqo.io/remoteID": res.ProviderID}.String()
 				list, err := consumer.Liqo.ResourceSlices("").List(ctx, metav1.ListOptions{LabelSelector: sel})
@@ -185,8 +185,8 @@ func consumerUnauthSteps(consumer *kube.Cluster, res *UnauthenticateResult, time
 					return err
 				}
 				if len(list.Items) > 0 {
-					return fmt.Errorf("resourceslices are still present on consumer cluster (%d, e.g. %s/%s): delete them first",
-						len(list.Items), list.Items[0].Namespace, list.Items[0].Name)
+					return fmt.Errorf("resourceslices are still present on consumer cluster (%d, e.g. %s/%s): delete them first: %s",
+						len(list.Items), list.Items[0].Namespace, list.Items[0].Name, sliceDeleteCommands(list.Items, res.ProviderID))
 				}
 				return nil
 			}},

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
@@ -114,13 +113,9 @@ func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Ve
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[kube.KubeconfigField])
+	cfg, ns, err := secretAccess(s)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig in secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	ns := s.Annotations[kube.RemoteTenantNamespace]
-	if ns == "" {
-		return nil, fmt.Errorf("secret %s/%s has no %s annotation", s.Namespace, s.Name, kube.RemoteTenantNamespace)
+		return nil, err
 	}
 	cs := checks
 	if _, ok := s.Labels[liqo0x.ClientLabel]; ok {

@@ -29,10 +29,13 @@ type WarningError struct {
 	Reason, Message, Hint string
 }
 
+// hintSeparator ends an error's message before what to do about it.
+const hintSeparator = " — "
+
 func (e *WarningError) Error() string {
 	msg := e.Reason + ": " + e.Message
 	if e.Hint != "" {
-		msg += " — " + e.Hint
+		msg += hintSeparator + e.Hint
 	}
 	return msg
 }

@@ -244,6 +244,17 @@ type Backend interface {
 	RequestResources(ctx context.Context, consumer ClusterRef, req SliceRequest, sink handshake.Sink) (*SliceInfo, error)
 	// ResourceSlices lists the consumer's ResourceSlices with providerID.
 	ResourceSlices(ctx context.Context, consumer ClusterRef, providerID string) ([]SliceInfo, error)
+	// SliceAnswerer tells, writing nothing, who answers the consumer's
+	// ResourceSlices on providerID: with provider (automated mode), what
+	// serves its side or this wizard in-process; else what the consumer's
+	// credentials for the provider can see (whether Liqo runs there).
+	SliceAnswerer(ctx context.Context, consumer ClusterRef, providerID string, provider *ClusterRef) (handshake.SliceAnswer, error)
+	// ServeSlices serves provider while ctx lives when nothing else does
+	// (in-process, with every reconciler: the consumer's requests for
+	// resources are answered meanwhile), and reports what serves it, then
+	// the copies of consumerID's ResourceSlices whenever they change. It
+	// returns nil once ctx ends, or why serving stopped.
+	ServeSlices(ctx context.Context, provider ClusterRef, consumerID string, report func(ProviderSlices)) error
 
 	// Provider, before its Identity is generated (advertise.go).
 	// Advertised tells the API server and CA the consumer consumerID will
@@ -336,6 +347,15 @@ type SliceInfo struct {
 	Identity, KubeconfigSecret string
 	// NotAfter is when the slice's certificate expires (zero if unknown).
 	NotAfter time.Time
+}
+
+// ProviderSlices is what serves a provider and the copies of one
+// consumer's ResourceSlices it holds, with its answers.
+type ProviderSlices struct {
+	// Engine names what serves the provider; InProcess: this wizard does.
+	Engine    string
+	InProcess bool
+	Slices    []SliceInfo
 }
 
 // Failure is an error the backend explained: the reason in one line and

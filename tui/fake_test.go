@@ -38,6 +38,15 @@ type fakeBackend struct {
 	lastRenewal time.Time
 	slices      []SliceInfo
 	sliceDenial string
+	// answerer is who answers a request without the provider at hand
+	// (with it: in-process); serveStates are what ServeSlices reports, in
+	// order, before it returns serveErr.
+	answerer    handshake.Answerer
+	serveStates []ProviderSlices
+	serveErr    error
+	// serveBlock: ServeSlices then serves until its context ends, and
+	// records "ServeSlices stopped".
+	serveBlock bool
 	// advertisement is what Advertised answers; nil answers nil without
 	// recording the call (nothing to confirm: the flows of other tests).
 	advertisement *Advertisement
@@ -391,6 +400,35 @@ func (f *fakeBackend) RequestResources(_ context.Context, consumer ClusterRef, r
 	}
 	f.slices = append(f.slices, info)
 	return &info, nil
+}
+
+func (f *fakeBackend) SliceAnswerer(_ context.Context, consumer ClusterRef, providerID string, provider *ClusterRef) (handshake.SliceAnswer, error) {
+	if err := f.record("SliceAnswerer %s %s", consumer.Context, providerID); err != nil {
+		return handshake.SliceAnswer{}, err
+	}
+	a := handshake.SliceAnswer{Answerer: f.answerer, ConsumerID: "consumer-1", Namespace: "liqo-tenant-consumer-1"}
+	if provider != nil {
+		a.Answerer = handshake.AnswererInProcess
+	}
+	return a, nil
+}
+
+func (f *fakeBackend) ServeSlices(ctx context.Context, provider ClusterRef, consumerID string, report func(ProviderSlices)) error {
+	if err := f.record("ServeSlices %s %s", provider.Context, consumerID); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	states, err, block := f.serveStates, f.serveErr, f.serveBlock
+	f.mu.Unlock()
+	for _, st := range states {
+		report(st)
+	}
+	if block {
+		<-ctx.Done()
+		_ = f.record("ServeSlices stopped")
+		return nil
+	}
+	return err
 }
 
 func (f *fakeBackend) ResourceSlices(_ context.Context, consumer ClusterRef, providerID string) ([]SliceInfo, error) {

@@ -63,6 +63,8 @@ type handoffScreen struct {
 	fallback  bool // the native copy failed: OSC52 was tried
 	// revealed: a Masked artifact's credential is shown (r toggles).
 	revealed bool
+	// then is where enter goes; nil: where the handshake continues.
+	then tea.Cmd
 }
 
 func newHandoffScreen(s *session, art *Artifact) *handoffScreen {
@@ -81,6 +83,9 @@ func newHandoffScreen(s *session, art *Artifact) *handoffScreen {
 		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save")),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}}
+	if art.Kind == handshake.KindSliceRequest {
+		h.keys.Next.SetHelp("enter", "request")
+	}
 	h.setKeys()
 	return h
 }
@@ -233,6 +238,9 @@ func saveCmd(path string, data []byte, overwrite bool) tea.Cmd {
 
 // next is where the handshake continues after the hand-off.
 func (h *handoffScreen) next() tea.Cmd {
+	if h.then != nil {
+		return h.then
+	}
 	switch h.art.Kind {
 	case handshake.KindNonce:
 		return navigate(gotoReceiveMsg{kind: handshake.KindTenant})
@@ -246,7 +254,7 @@ func (h *handoffScreen) next() tea.Cmd {
 // their next commands, and offers to save it to a file.
 func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 	s, art := h.s, h.art
-	other := s.selfRole().Other()
+	other := art.Kind.Receiver()
 	u.println("")
 	u.printf("Send this %s to the %s's admin.", art.Kind, other)
 	if art.Warning != "" {
@@ -302,10 +310,12 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 		u.println(iconDone + " " + h.status)
 		break
 	}
-	next := h.handoff()
-	u.println(next.Title())
-	for _, c := range next.Commands() {
-		u.println("  " + c)
+	if !h.selfContained() {
+		next := h.handoff()
+		u.println(next.Title())
+		for _, c := range next.Commands() {
+			u.println("  " + c)
+		}
 	}
 	if h.offersPeeringUser() {
 		return h.offerPeeringUser(u)
@@ -313,9 +323,13 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 	return u.await(h, h.next())
 }
 
+// selfContained: the artifact is itself the other admin's next commands
+// (a ResourceSlice request), shown once, in the box.
+func (h *handoffScreen) selfContained() bool { return h.art.Kind == handshake.KindSliceRequest }
+
 func (h *handoffScreen) printable() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s for the %s's admin", h.art.Kind, h.s.selfRole().Other())
+	fmt.Fprintf(&b, "# %s for the %s's admin", h.art.Kind, h.art.Kind.Receiver())
 	if h.art.Fingerprint != "" {
 		fmt.Fprintf(&b, " (%s %s)", fingerprintLabel(h.art.Kind), h.art.Fingerprint)
 	}
@@ -348,7 +362,7 @@ func (h *handoffScreen) handoff() handshake.Handoff {
 
 func (h *handoffScreen) View(width, height int) string {
 	s := h.s
-	other := s.selfRole().Other()
+	other := h.art.Kind.Receiver()
 	var top strings.Builder
 	top.WriteString(styleHeader.Render(fmt.Sprintf("Send this %s to the %s's admin", h.art.Kind, other)) + "\n")
 	if h.art.Warning != "" {
@@ -372,16 +386,18 @@ func (h *handoffScreen) View(width, height int) string {
 		bottom.WriteString(wrap(l, width) + "\n")
 	}
 	bottom.WriteString(h.equivalentView(width))
-	next := h.handoff()
-	bottom.WriteString("\n" + styleBold.Render(wrapWords(next.Title(), width)) + "\n")
-	for _, c := range next.Commands() {
-		style := styleCode.Render
-		if strings.HasPrefix(c, "#") {
-			style = styleSubtle.Render
+	if !h.selfContained() {
+		next := h.handoff()
+		bottom.WriteString("\n" + styleBold.Render(wrapWords(next.Title(), width)) + "\n")
+		for _, c := range next.Commands() {
+			style := styleCode.Render
+			if strings.HasPrefix(c, "#") {
+				style = styleSubtle.Render
+			}
+			// Never cut a command (remarks name some): it is what the other
+			// admin types.
+			bottom.WriteString(indent(wrapWords(c, max(width-2, 10)), "  ", style) + "\n")
 		}
-		// Never cut a command (remarks name some): it is what the other
-		// admin types.
-		bottom.WriteString(indent(wrapWords(c, max(width-2, 10)), "  ", style) + "\n")
 	}
 	if h.saving {
 		h.path.SetWidth(max(width-12, 10))
@@ -403,9 +419,17 @@ func (h *handoffScreen) View(width, height int) string {
 func (h *handoffScreen) artifactBox(width, avail int) string {
 	inner := max(width-4, 10)
 	shown := strings.TrimRight(h.shown(), "\n")
-	if h.revealed {
+	switch {
+	case h.revealed:
 		// The whole credential, wrapped: a cut one could not be read back.
 		shown = ansi.Hardwrap(shown, inner, true)
+	case h.selfContained():
+		// Prose and commands the other admin reads whole.
+		lines := strings.Split(shown, "\n")
+		for i, l := range lines {
+			lines[i] = wrapWords(l, inner)
+		}
+		shown = strings.Join(lines, "\n")
 	}
 	lines := strings.Split(shown, "\n")
 	maxLines := max(avail-2, 1)

@@ -41,6 +41,8 @@ func (h *handoffScreen) kindLines(now time.Time) []string {
 	switch {
 	case art.Masked || art.Kind == handshake.KindPeerInfo:
 		return h.peerInfoLines()
+	case art.Kind == handshake.KindSliceRequest:
+		return []string{h.s.sendRequestLine()}
 	case h.offersPeeringUser():
 		return []string{styleSubtle.Render("Third way: u makes a restricted kubeconfig (peering user) with which the consumer's admin runs the whole handshake alone.")}
 	case art.Kind != handshake.KindPeeringUser:

@@ -107,6 +107,8 @@ type session struct {
 	peerInfo     *Artifact
 	liqo0xOpts   Liqo0xOptions
 	liqo0xResult *Liqo0xResult
+	// served is the provider served from its summary (serve.go).
+	served *serving
 }
 
 func newSession(ctx context.Context, o Options) *session {

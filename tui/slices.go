@@ -36,6 +36,11 @@ type (
 		req SliceRequest
 		err error
 	}
+	// sliceAnswererMsg says who answers the request on the provider.
+	sliceAnswererMsg struct {
+		answer handshake.SliceAnswer
+		err    error
+	}
 )
 
 // sliceField is one field of the request form.
@@ -78,6 +83,11 @@ type slicesScreen struct {
 	err        string
 	busy       bool // the backend checks the request
 	result     *SliceInfo
+	// answer is who answers on the provider, once asked (answerErr: it
+	// could not be told); until then nothing is known.
+	answer       handshake.SliceAnswer
+	answerErr    error
+	answerLoaded bool
 }
 
 func newSlicesScreen(s *session, result *SliceInfo, taken []string) *slicesScreen {
@@ -118,7 +128,21 @@ func (m *slicesScreen) Init() tea.Cmd {
 	if m.result != nil {
 		return nil
 	}
-	return m.inputs[m.focus].Focus()
+	return tea.Batch(m.inputs[m.focus].Focus(), m.loadAnswerer())
+}
+
+// loadAnswerer asks who answers the request on the provider.
+func (m *slicesScreen) loadAnswerer() tea.Cmd {
+	if m.consumer == nil {
+		return nil
+	}
+	s, consumer, pid, provider := m.s, *m.consumer, m.providerID, m.request().Provider
+	return func() tea.Msg {
+		ctx, cancel := s.opContext()
+		defer cancel()
+		a, err := s.backend.SliceAnswerer(ctx, consumer, pid, provider)
+		return sliceAnswererMsg{answer: a, err: err}
+	}
 }
 
 func (m *slicesScreen) Typing() bool      { return m.result == nil }
@@ -202,12 +226,15 @@ func (m *slicesScreen) focusOn(i int) tea.Cmd {
 
 func (m *slicesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	switch msg := msg.(type) {
+	case sliceAnswererMsg:
+		m.answer, m.answerErr, m.answerLoaded = msg.answer, msg.err, true
+		return m, nil
 	case sliceCheckedMsg:
 		m.busy = false
 		if msg.err != nil {
 			return m, m.refuse(msg.err)
 		}
-		return m, runOp(opRequestResources(*m.consumer, msg.req, m.s.backend))
+		return m, m.send(msg.req)
 	case tea.KeyPressMsg:
 		if m.result == nil {
 			switch {
@@ -235,6 +262,42 @@ func (m *slicesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	return m, cmd
 }
 
+// send runs a valid request; first, when nothing known serves the
+// provider, it hands its admin what to run there (the hand-off screen,
+// whose enter sends it).
+func (m *slicesScreen) send(req SliceRequest) tea.Cmd {
+	run := runOp(opRequestResources(*m.consumer, req, m.s.backend))
+	if !m.answer.Answerer.NeedsProviderAdmin() {
+		return run
+	}
+	return navigate(gotoHandoffMsg{art: m.requestArtifact(req), then: run})
+}
+
+// sendRequestLine says what enter does on the request's hand-off.
+func (s *session) sendRequestLine() string {
+	wait := "then waits for the provider's answer"
+	if s.opts.Timeout > 0 {
+		wait += " (at most " + s.opts.Timeout.String() + ", --timeout)"
+	}
+	return "Enter creates the ResourceSlice on the consumer and " + wait + ": send this first, so that the provider's admin can serve it meanwhile."
+}
+
+// requestArtifact is the word to the provider's admin about req: what it
+// asks, and what answers it there.
+func (m *slicesScreen) requestArtifact(req SliceRequest) *Artifact {
+	h := m.answer.Handoff(req.ProviderID, req.Name)
+	asked := map[string]string{}
+	for k, v := range map[string]string{"cpu": req.CPU, "memory": req.Memory, "pods": req.Pods} {
+		if v != "" {
+			asked[k] = v
+		}
+	}
+	head := fmt.Sprintf("# consumer %s asks provider %s for resources: ResourceSlice %s (class %s, %s)",
+		orDefault(m.answer.ConsumerID, "?"), req.ProviderID, req.Name, orDefault(req.Class, defaultSliceClass),
+		formatResources(asked, "the amounts left to the provider"))
+	return &Artifact{Kind: handshake.KindSliceRequest, Data: []byte(head + "\n" + h.Text()), FromID: m.answer.ConsumerID, ForID: req.ProviderID}
+}
+
 // opRequestResources creates the ResourceSlice and waits for the
 // provider's answer, which the screen then shows.
 func opRequestResources(consumer ClusterRef, req SliceRequest, backend Backend) operation {
@@ -256,6 +319,7 @@ func (m *slicesScreen) View(width, height int) string {
 	}
 	var b strings.Builder
 	b.WriteString(m.intro(width) + "\n\n")
+	b.WriteString(wrap(m.who(), max(width-2, 20)) + "\n\n")
 	labelW := 0
 	for _, f := range sliceFields {
 		labelW = max(labelW, len(f.label))
@@ -283,6 +347,24 @@ func (m *slicesScreen) intro(width int) string {
 		wrap("A ResourceSlice on the consumer asks the provider for CPU, memory and pods; the provider answers in its status "+
 			"and signs a certificate for them, which the consumer turns into an Identity and a kubeconfig Secret. "+
 			"esc skips this step.", max(width-2, 20))
+}
+
+// who says who answers the request on the provider, once known, and
+// whether its admin gets a word first.
+func (m *slicesScreen) who() string {
+	switch {
+	case !m.answerLoaded:
+		return styleSubtle.Render("Who answers: checking what serves provider " + m.providerID + "…")
+	case m.answerErr != nil:
+		reason, _ := explain(m.answerErr)
+		return styleWarn.Render(iconWarn+" Who answers: could not tell ("+oneLine(reason)+"). ") +
+			handshake.AnswererUnknown.Who(m.providerID) + styleSubtle.Render(" enter shows what to send its admin first.")
+	}
+	who := "Who answers: " + m.answer.Answerer.Who(m.providerID)
+	if m.answer.Answerer.NeedsProviderAdmin() {
+		who += styleSubtle.Render(" enter shows what to send its admin first.")
+	}
+	return who
 }
 
 // resultView is the provider's answer.
@@ -320,10 +402,10 @@ func (m *slicesScreen) resultView(width int) string {
 	switch {
 	case r.Authentication == sliceDenied || r.Resources == sliceDenied:
 		next = "The provider's reason is above: ask its admin, or request less under another name (r). The ResourceSlice stays on the consumer until deleted " +
-			"(`liqo-auth-tui delete resourceslice " + r.Name + " --remote-cluster-id " + r.ProviderID + "`)."
+			"(`" + handshake.DeleteSliceCommand(r.Name, r.ProviderID) + "`)."
 	case r.Authentication == sliceAccepted && r.Resources == sliceAccepted:
 		next = "The kubeconfig Secret above holds the credentials for these resources. r requests more under another name; a slice asks once: " +
-			"to change it, delete it (`liqo-auth-tui delete resourceslice " + r.Name + " --remote-cluster-id " + r.ProviderID + "`) and request again."
+			"to change it, delete it (`" + handshake.DeleteSliceCommand(r.Name, r.ProviderID) + "`) and request again."
 	default:
 		next = "The ResourceSlice stays on the consumer and the provider answers once its controller handles it: the summary shows its state."
 	}
@@ -350,6 +432,10 @@ func (m *slicesScreen) lines(u *lineUI) (tea.Msg, error) {
 		}
 	}
 	u.println(plain(m.intro(lineWidth)))
+	if nav, err := u.await(m, m.loadAnswerer()); nav != nil || err != nil {
+		return nav, err
+	}
+	u.println(plain(wrap(m.who(), lineWidth)))
 	for {
 		if err := m.askLines(u); err != nil {
 			return nil, err

@@ -210,8 +210,8 @@ func TestSlicesNotOfferedWithoutTheConsumer(t *testing.T) {
 	if f.called("ResourceSlices") || f.called("RequestResources") {
 		t.Fatalf("calls %v", f.calls)
 	}
-	if strings.Contains(h.view(), "ResourceSlices") {
-		t.Fatalf("the provider's summary lists slices:\n%s", h.view())
+	if strings.Contains(h.view(), "request resources") {
+		t.Fatalf("the provider's summary offers requests:\n%s", h.view())
 	}
 }
 
@@ -229,6 +229,9 @@ func TestSlicesOfferedToTheManualConsumer(t *testing.T) {
 	h.key("r")
 	screenIs[*slicesScreen](t, h)
 	h.mustSee("Request resources from provider provider-1", "Name   > provider-1")
+	// Nothing known serves the provider: its admin gets a word first.
+	h.key("enter")
+	screenIs[*handoffScreen](t, h)
 	h.key("enter")
 	if !f.called("RequestResources consumer provider-1 provider-1 cpu= memory= pods= class=default provider=-") {
 		t.Fatalf("calls %v", f.calls)

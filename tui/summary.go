@@ -47,6 +47,11 @@ type summaryScreen struct {
 	// offset scrolls a summary taller than the window down by that many
 	// lines; maxOffset is how far it can go at the last size drawn.
 	offset, maxOffset int
+	// A manual provider's summary serves it (serve.go): what serves it and
+	// the consumer's slices there, or why it is not served from here.
+	sv       *serving
+	served   *ProviderSlices
+	serveErr error
 }
 
 func newSummaryScreen(s *session) *summaryScreen {
@@ -173,8 +178,22 @@ func expiry(notAfter, now time.Time) string {
 }
 
 // Init lists the consumer's ResourceSlices with the provider, when this
-// workstation reaches the consumer.
+// workstation reaches the consumer; a manual provider's summary serves the
+// provider meanwhile (serve.go).
 func (m *summaryScreen) Init() tea.Cmd {
+	if !m.s.servesSlices() {
+		return m.listSlices()
+	}
+	m.sv = m.s.serveSlices(nil)
+	m.served, m.serveErr = m.sv.state()
+	if m.sv.ended() {
+		return nil
+	}
+	return m.sv.listen()
+}
+
+// listSlices lists the consumer's ResourceSlices with the provider.
+func (m *summaryScreen) listSlices() tea.Cmd {
 	c := m.s.consumerRef()
 	if c == nil || !m.keys.Request.Enabled() {
 		return nil
@@ -200,6 +219,11 @@ func (m *summaryScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 	switch msg := msg.(type) {
 	case slicesListedMsg:
 		m.slices, m.slicesErr, m.slicesListed = msg.slices, msg.err, true
+	case servedMsg:
+		m.served = &msg.ps
+		return m, m.sv.listen()
+	case serveEndedMsg:
+		m.serveErr = msg.err
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, m.keys.Up):
@@ -242,7 +266,9 @@ func (m *summaryScreen) lines(u *lineUI) (tea.Msg, error) {
 	s := m.s
 	m.details = true
 	m.keys.Details.SetEnabled(false)
-	if nav, err := u.await(m, m.Init()); nav != nil || err != nil {
+	if s.servesSlices() {
+		m.serveLines(u)
+	} else if nav, err := u.await(m, m.listSlices()); nav != nil || err != nil {
 		return nav, err
 	}
 	u.println("")
@@ -330,7 +356,8 @@ func (m *summaryScreen) content(width int) string {
 				row("Certificate expires:", expiry(s.identity.NotAfter, s.now()))
 			}
 		}
-		b.WriteString("\n" + wrap("The consumer's admin applies the Identity (liqo-auth-tui apply identity -f identity.yaml) and proves the path with `liqo-auth-tui verify --remote-cluster-id "+s.ownID()+"`. The consumer cluster itself must reach the API server above.", max(width-2, 20)))
+		b.WriteString("\n" + wrap("The consumer's admin applies the Identity (liqo-auth-tui apply identity -f identity.yaml) and proves the path with `liqo-auth-tui verify --remote-cluster-id "+s.ownID()+"`. The consumer cluster itself must reach the API server above.", max(width-2, 20)) + "\n")
+		m.servedSection(&b, width)
 		return b.String()
 	}
 	b.WriteString(styleOK.Render(iconDone+" Authenticated") + "\n\n")

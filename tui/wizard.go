@@ -38,7 +38,11 @@ type (
 	gotoDetectMsg  struct{}
 	gotoPeerMsg    struct{}
 	gotoRunMsg     struct{ op operation }
-	gotoHandoffMsg struct{ art *Artifact }
+	gotoHandoffMsg struct {
+		art *Artifact
+		// then, when set, is where enter goes (else: after the kind).
+		then tea.Cmd
+	}
 	gotoReceiveMsg struct {
 		kind handshake.ArtifactKind
 		// prefill is put back in the field (back from a confirmation).
@@ -189,7 +193,9 @@ func (s *session) screenFor(msg tea.Msg) screen {
 		}
 		return newRunScreen(s, msg.op)
 	case gotoHandoffMsg:
-		return newHandoffScreen(s, msg.art)
+		h := newHandoffScreen(s, msg.art)
+		h.then = msg.then
+		return h
 	case gotoReceiveMsg:
 		r := newReceiveScreen(s, msg.kind)
 		r.prefill = msg.prefill
@@ -372,6 +378,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	m := New(ctx, o)
 	s := m.s
+	// The provider's summary may serve it (serve.go): until it let go.
+	defer s.stopServing()
 	if s.accessible() {
 		// Plain line prompts and progress lines, nothing redrawn.
 		in, out := o.In, o.Out

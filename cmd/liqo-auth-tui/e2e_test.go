@@ -453,6 +453,8 @@ func TestWizardManualTwoInstancesInTmux(t *testing.T) {
 	prov.saveAs(identityFile)
 	prov.keys("Enter")
 	prov.waitFor(screenWait, "Provider side done", "Consumer:            "+consumer.id, "Certificate expires:")
+	// Nothing else serves the provider: its summary does while it is open.
+	prov.waitFor(flowWait, "This wizard answers them in-process while this summary is open", "none yet")
 
 	// Consumer: receive the Identity from the file, apply it, verify.
 	cons.receiveFile(identityFile)
@@ -464,6 +466,29 @@ func TestWizardManualTwoInstancesInTmux(t *testing.T) {
 		`re:Authenticated as:\s+`+regexp.QuoteMeta(consumer.id)+`\n`, `re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\d days\)`,
 		"Consumer key:        "+fp[1])
 	t.Logf("consumer summary after %v:\n%s", time.Since(start).Round(time.Millisecond), strings.TrimRight(sc, "\n"))
+
+	// Consumer: request resources. The form says who answers; nothing known
+	// serves the provider, so its admin gets the request first.
+	cons.keys("r")
+	cons.waitFor(screenWait, "Request resources from provider "+provider.id, "Who answers: The controller of provider "+provider.id+" must answer it")
+	cons.keys("Tab")
+	cons.typeText("1")
+	cons.keys("Enter")
+	cons.waitFor(screenWait, "Send this ResourceSlice request to the provider's admin", "liqo-auth-tui install controller",
+		"liqo-auth-tui --role provider --remote-cluster-id "+consumer.id)
+	requestFile := filepath.Join(files, "resourceslice-request.txt")
+	cons.saveAs(requestFile)
+	request, err := os.ReadFile(requestFile)
+	require.NoError(t, err)
+	require.Contains(t, string(request), "kubectl get resourceslices.authentication.liqo.io "+provider.id+" -n liqo-tenant-"+consumer.id)
+	asked := time.Now()
+	cons.keys("Enter")
+	// The provider's wizard, open on its summary, answers.
+	cons.waitFor(flowWait, "✓ Provider "+provider.id+" granted the ResourceSlice "+provider.id, "Requested:           cpu 1")
+	t.Logf("resources granted %v after the request", time.Since(asked).Round(time.Millisecond))
+	prov.waitFor(flowWait, provider.id+"  authentication Accepted · resources Accepted")
+	cons.keys("Enter")
+	cons.waitFor(screenWait, "✓ Authenticated", "r requests more resources")
 
 	cons.finish()
 	prov.finish()

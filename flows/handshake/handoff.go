@@ -36,13 +36,15 @@ func (k ArtifactKind) FileName() string {
 		return "peering-user.kubeconfig"
 	case KindPeerInfo:
 		return "peer-info.txt"
+	case KindSliceRequest:
+		return "resourceslice-request.txt"
 	}
 	return "artifact.txt"
 }
 
 // Receiver is the role of the admin an artifact is handed to.
 func (k ArtifactKind) Receiver() Role {
-	if k == KindTenant {
+	if k == KindTenant || k == KindSliceRequest {
 		return RoleProvider
 	}
 	return RoleConsumer
@@ -69,11 +71,18 @@ type Handoff struct {
 	// Equivalent is the liqoctl command that hands over the same peer info,
 	// its token MASKED (the commands are shown and logged); "" = a template.
 	Equivalent string
+	// Slice is the ResourceSlice of a KindSliceRequest, and Namespace the
+	// consumer's tenant namespace on the provider, where its copy shows
+	// ("" = liqo-tenant-<consumer>).
+	Slice, Namespace string
 }
 
 // Title is the line before the commands: "Next, on the consumer c1
 // (save the nonce as nonce.txt):".
 func (h Handoff) Title() string {
+	if h.Kind == KindSliceRequest {
+		return h.sliceRequestTitle()
+	}
 	title := "Next, on the " + string(h.Kind.Receiver())
 	if h.ReceiverID != "" {
 		title += " " + h.ReceiverID
@@ -95,6 +104,9 @@ func (h Handoff) Commands() []string {
 	}
 	if h.Kind == KindPeerInfo {
 		return h.peerInfoCommands(tool, file, sender)
+	}
+	if h.Kind == KindSliceRequest {
+		return h.sliceRequestCommands(tool)
 	}
 	if h.Batch {
 		switch h.Kind {
@@ -170,6 +182,9 @@ func (h Handoff) peerInfoCommands(tool, file, sender string) []string {
 // Line is the title and the commands on one line, for liqoctl-style
 // progress output; remarks are left out.
 func (h Handoff) Line() string {
+	if h.Kind == KindSliceRequest {
+		return h.sliceRequestLine()
+	}
 	var cmds []string
 	for _, c := range h.Commands() {
 		if !strings.HasPrefix(c, "#") {

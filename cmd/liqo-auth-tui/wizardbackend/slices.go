@@ -80,3 +80,42 @@ func sliceInfo(st flows.SliceStatus) tui.SliceInfo {
 		Authentication: st.Authentication, Resources: st.Resources, Message: st.Message,
 		Requested: st.Requested, Granted: st.Granted, Identity: st.Identity, KubeconfigSecret: st.KubeconfigSecret, NotAfter: st.NotAfter}
 }
+
+// SliceAnswerer says who answers the consumer's ResourceSlices on
+// providerID (flows.SliceAnswerer).
+func (b *Backend) SliceAnswerer(ctx context.Context, consumer tui.ClusterRef, providerID string, provider *tui.ClusterRef) (handshake.SliceAnswer, error) {
+	c, err := b.connect(consumer)
+	if err != nil {
+		return handshake.SliceAnswer{}, explainScoped(handshake.Local, err)
+	}
+	var p *flows.Cluster
+	if provider != nil {
+		if p, err = b.connect(*provider); err != nil {
+			return handshake.SliceAnswer{}, explainScoped(handshake.Remote, err)
+		}
+	}
+	a, err := flows.SliceAnswerer(ctx, c, providerID, p, b.engine)
+	if err != nil {
+		return a, explainErr(err)
+	}
+	return a, nil
+}
+
+// ServeSlices serves the provider while ctx lives (flows.ServeSlices).
+func (b *Backend) ServeSlices(ctx context.Context, provider tui.ClusterRef, consumerID string, report func(tui.ProviderSlices)) error {
+	c, err := b.connect(provider)
+	if err != nil {
+		return explainErr(err)
+	}
+	err = flows.ServeSlices(ctx, c, consumerID, b.engine, func(ps flows.ProviderSlices) {
+		out := tui.ProviderSlices{Engine: string(ps.Engine), InProcess: ps.Engine == flows.EngineInProcess}
+		for _, st := range ps.Slices {
+			out.Slices = append(out.Slices, sliceInfo(st))
+		}
+		report(out)
+	})
+	if err != nil {
+		return explainErr(err)
+	}
+	return nil
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -171,6 +172,12 @@ func TestOurConsumerSliceLiqoProvider(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, n.all(), "consumer side served by "+string(flows.EngineInProcess))
 		assert.Contains(t, n.all(), "provider side served by "+string(flows.EngineLiqo))
+		assert.Contains(t, n.all(), "Liqo's controller-manager on provider "+liqoID+" answers it.")
+		// Without the provider's kubeconfig (manual mode), the consumer's
+		// credentials for it still see Liqo there.
+		answer, err := flows.SliceAnswerer(ctx, consumer, liqoID, nil, flows.EngineOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, handshake.AnswererLiqo, answer.Answerer)
 		assert.Equal(t, string(authv1beta1.ResourceSliceConditionAccepted), st.Authentication)
 		assert.Equal(t, string(authv1beta1.ResourceSliceConditionAccepted), st.Resources)
 		assert.Equal(t, map[string]string{"cpu": "2", "memory": "4Gi"}, st.Granted)
