@@ -41,27 +41,33 @@ renewers() {
 	esac
 }
 
-# clusterrole DEST LIQO_DIR RELEASE NAME COMPONENT: the ClusterRole liqo-NAME
-# as the chart renders it (templates/liqo-remote-controlplane-rbac.yaml,
-# liqo-virtual-kubelet-remote.yaml) for release "liqo": the Tenant
-# controller finds it by app.kubernetes.io/name.
-clusterrole() {
-	local out="$1/clusterroles/liqo-$4.yaml"
+# rbac DEST LIQO_DIR RELEASE KIND FILE LABELNAME COMPONENT: Liqo's KIND
+# (ClusterRole or Role) liqo-FILE as the chart renders it for release "liqo"
+# (templates/liqo-remote-controlplane-rbac.yaml, liqo-virtual-kubelet-remote.yaml,
+# liqo-peer-rbac.yaml), labelled as its liqo.labels helper labels it: the
+# Tenant controller finds its ClusterRoles by app.kubernetes.io/name,
+# `generate peering-user` the peering user's by app.kubernetes.io/component.
+# ClusterRoles go to DEST/clusterroles, Roles (of the Liqo namespace) to
+# DEST/roles.
+rbac() {
+	local folder=clusterroles
+	[[ $4 == Role ]] && folder=roles
+	local out="$1/$folder/liqo-$5.yaml"
 	cat >"$out" <<-EOF
 		apiVersion: rbac.authorization.k8s.io/v1
-		kind: ClusterRole
+		kind: $4
 		metadata:
-		  name: liqo-$4
+		  name: liqo-$5
 		  labels:
-		    app.kubernetes.io/name: "$4"
-		    app.kubernetes.io/instance: "liqo-$4"
-		    app.kubernetes.io/component: "$5"
+		    app.kubernetes.io/name: "$6"
+		    app.kubernetes.io/instance: "liqo-$6"
+		    app.kubernetes.io/component: "$7"
 		    app.kubernetes.io/part-of: "liqo"
 		    helm.sh/chart: "liqo-$3"
 		    app.kubernetes.io/version: "$3"
 		    app.kubernetes.io/managed-by: "Helm"
 	EOF
-	cat "$2/deployments/liqo/files/liqo-$4-ClusterRole.yaml" >>"$out"
+	cat "$2/deployments/liqo/files/liqo-$5-$4.yaml" >>"$out"
 }
 
 # install RELEASE: builds one release into its folder (unless stamped).
@@ -107,13 +113,15 @@ install() {
 
 	local liqo_dir
 	liqo_dir=$(go list -m -f '{{.Dir}}' github.com/liqotech/liqo)
-	log "copying Liqo's CRDs and ClusterRoles from $liqo_dir"
-	rm -rf "$dest/crds" "$dest/clusterroles"
-	mkdir -p "$dest/crds" "$dest/clusterroles"
+	log "copying Liqo's CRDs, ClusterRoles and Roles from $liqo_dir"
+	rm -rf "$dest/crds" "$dest/clusterroles" "$dest/roles"
+	mkdir -p "$dest/crds" "$dest/clusterroles" "$dest/roles"
 	cp "$liqo_dir"/deployments/liqo/charts/liqo-crds/crds/*.yaml "$dest/crds/"
 	chmod u+w "$dest"/crds/*.yaml # the module cache is read-only
-	clusterrole "$dest" "$liqo_dir" "$release" remote-controlplane authentication
-	clusterrole "$dest" "$liqo_dir" "$release" virtual-kubelet-remote-clusterwide virtualkubelet
+	rbac "$dest" "$liqo_dir" "$release" ClusterRole remote-controlplane remote-controlplane authentication
+	rbac "$dest" "$liqo_dir" "$release" ClusterRole virtual-kubelet-remote-clusterwide virtual-kubelet-remote-clusterwide virtualkubelet
+	rbac "$dest" "$liqo_dir" "$release" ClusterRole peering-user-tenant-ns peering-user peering-user
+	rbac "$dest" "$liqo_dir" "$release" Role peering-user-liqo-ns peering-user peering-user
 
 	"$dest/liqo-peer" --help >/dev/null 2>&1 || { log "the built liqo-peer does not run"; exit 1; }
 	cd "$here"

@@ -33,8 +33,9 @@ func Install(ctx context.Context, cfg *rest.Config, namespace, clusterID string)
 // ("" = LiqoVersion) leaves it, as far as the authentication module goes:
 // all of Liqo's CRDs (its controllers' REST mapper needs every Liqo group;
 // the ForeignCluster CRD is what this project's kube.Cluster.LiqoInstalled
-// looks for), the Liqo namespace, the cluster-ID ConfigMap and the
-// ClusterRoles the Tenant controller binds.
+// looks for), the Liqo namespace, the cluster-ID ConfigMap, the
+// ClusterRoles the Tenant controller binds and the peering user's
+// ClusterRole and Role (liqoctl generate peering-user binds them).
 // The authentication-keys Secret is left to liqo-peer, which creates it as
 // liqo-controller-manager does. Idempotent; a different existing cluster ID
 // is an error. The CRDs and ClusterRoles are cluster-wide: installing
@@ -63,6 +64,16 @@ func InstallRelease(ctx context.Context, cfg *rest.Config, release, namespace, c
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
 	if _, err := kc.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", namespace, err)
+	}
+	// The Roles of the Liqo namespace (the peering user's).
+	nsRoles, err := b.ReadManifests(filepath.Join(b.dir, "roles"))
+	if err != nil {
+		return err
+	}
+	for name, body := range nsRoles {
+		if _, err := kc.RbacV1().Roles(namespace).Patch(ctx, name, types.ApplyPatchType, body, b.ApplyOptions()); err != nil {
+			return fmt.Errorf("applying Liqo's Role %s: %w", name, err)
+		}
 	}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterIDConfigMapName, Namespace: namespace,
