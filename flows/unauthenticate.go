@@ -26,8 +26,9 @@ type UnauthenticateOptions struct {
 	ConsumerID, ProviderID string
 	StepTimeout            time.Duration
 	// Engine is not used: unauthenticate starts no controller (it does
-	// the provider controller's cleanup of the Tenant itself when none
-	// runs). Kept for the commands that share the engine flags.
+	// the provider controller's cleanup of the Tenant, and the consumer
+	// replicator's part for the copies, itself when none runs). Kept for
+	// the commands that share the engine flags.
 	Engine EngineOptions
 }
 
@@ -56,8 +57,9 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 }
 
 // UnauthenticateWithResult deletes the consumer's Identity (its kubeconfig
-// Secret goes with it) and the provider's Tenant, and waits until the
-// provider has removed the consumer's bindings; when no controller runs on
+// Secret goes with it, once the copies on the provider are gone) and the
+// provider's Tenant, and waits until the provider has removed the
+// consumer's bindings; when no controller runs on
 // the provider, it does that cleanup itself. Tenant namespaces, nonces and
 // the cached certificate stay, so a later authenticate reuses them, as
 // with Liqo; one-sided, with the consumer gone, the cached certificate and

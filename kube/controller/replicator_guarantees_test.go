@@ -71,7 +71,9 @@ func TestReplicaFinalizers(t *testing.T) {
 
 	// The Identity: its Renew's copy goes before the Renew and the Secret.
 	idName := kube.ControlPlaneIdentityName(providerID)
-	renewCopy, err := kube.WaitFor(ctx, kube.ListWatch(remoteRenews.List, remoteRenews.Watch, kube.ByName(idName)), "renew copy",
+	// Each wait on its own minute: the garbage collector (which deletes the
+	// Renew and the Secret) may take its time on a loaded machine.
+	renewCopy, err := kube.WaitFor(labtest.Context(t), kube.ListWatch(remoteRenews.List, remoteRenews.Watch, kube.ByName(idName)), "renew copy",
 		func(*authv1beta1.Renew) (bool, error) { return true, nil })
 	require.NoError(t, err)
 	addFinalizer(t, func(patch []byte) error {
@@ -81,7 +83,7 @@ func TestReplicaFinalizers(t *testing.T) {
 	// Deleted as kubectl and liqoctl do (background): the garbage collector
 	// deletes the Renew and the Secret.
 	require.NoError(t, c.Liqo.Identities(consNS).Delete(ctx, idName, metav1.DeleteOptions{}))
-	_, err = kube.WaitFor(ctx, kube.ListWatch(remoteRenews.List, remoteRenews.Watch, kube.ByName(idName)), "renew copy deleted",
+	_, err = kube.WaitFor(labtest.Context(t), kube.ListWatch(remoteRenews.List, remoteRenews.Watch, kube.ByName(idName)), "renew copy deleted",
 		func(r *authv1beta1.Renew) (bool, error) { return r.DeletionTimestamp != nil, nil })
 	require.NoError(t, err)
 	renew, err := localRenews.Get(ctx, idName, metav1.GetOptions{})
