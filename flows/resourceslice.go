@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -442,7 +443,8 @@ func GetResourceSlice(ctx context.Context, consumer *kube.Cluster, name, provide
 
 // DeleteResourceSlice deletes a slice of this consumer; its Identity and
 // kubeconfig Secret go with it (owner references), and the replicator
-// deletes its copy on the provider.
+// deletes its copy on the provider, then lets the slice go (this command
+// does, when no replicator runs).
 func DeleteResourceSlice(ctx context.Context, consumer *kube.Cluster, name, providerID string) error {
 	rs, err := findSlice(ctx, consumer, name, providerID)
 	if err != nil {
@@ -452,7 +454,16 @@ func DeleteResourceSlice(ctx context.Context, consumer *kube.Cluster, name, prov
 	if kube.IsNotFound(err) {
 		return nil // gone meanwhile: what was asked
 	}
-	return err
+	if err != nil || !slices.Contains(rs.Finalizers, kube.ReplicaFinalizer) {
+		return err
+	}
+	// Held until its copy on the provider is gone (§10): when no replicator
+	// runs here, this does its part, so the slice does not stay Terminating.
+	g := &replicaGuard{consumer: consumer, providerID: rs.Labels[kube.RemoteIDLabel]}
+	if g.engine, err = detectEngine(ctx, consumer); err != nil || g.served() {
+		return err
+	}
+	return g.finalize(ctx)
 }
 
 func findSlice(ctx context.Context, consumer *kube.Cluster, name, providerID string) (*authv1beta1.ResourceSlice, error) {

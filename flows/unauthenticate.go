@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // UnauthenticateOptions drive unauthenticate (§9.3): consumer local,
@@ -29,8 +26,9 @@ type UnauthenticateOptions struct {
 	ConsumerID, ProviderID string
 	StepTimeout            time.Duration
 	// Engine is not used: unauthenticate starts no controller (it does
-	// the provider controller's cleanup of the Tenant itself when none
-	// runs). Kept for the commands that share the engine flags.
+	// the provider controller's cleanup of the Tenant, and the consumer
+	// replicator's part for the copies, itself when none runs). Kept for
+	// the commands that share the engine flags.
 	Engine EngineOptions
 }
 
@@ -59,15 +57,16 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 }
 
 // UnauthenticateWithResult deletes the consumer's Identity (its kubeconfig
-// Secret goes with it) and the provider's Tenant, and waits until the
-// provider has removed the consumer's bindings; when no controller runs on
-// the provider, it does that cleanup itself. With both sides reached, the
-// tenant namespaces, nonces and the cached certificate stay, so a later
-// authenticate reuses them, as with Liqo, and sink is told so. One-sided,
-// the other cluster being gone, every trace of it on the side reached goes
-// too (bindings, the tenant namespace with its nonce, signed nonce and
-// certificate), as `liqoctl force unpeer` does: also of a peer whose
-// handshake never completed. Each Leftover is also told to sink as a Note.
+// Secret goes with it, once the copies on the provider are gone) and the
+// provider's Tenant, and waits until the provider has removed the
+// consumer's bindings; when no controller runs on the provider, it does
+// that cleanup itself. With both sides reached, the tenant namespaces,
+// nonces and the cached certificate stay, so a later authenticate reuses
+// them, as with Liqo, and sink is told so. One-sided, the other cluster
+// being gone, every trace of it on the side reached goes too (bindings, the
+// tenant namespace with its nonce, signed nonce and certificate), as
+// `liqoctl force unpeer` does: also of a peer whose handshake never
+// completed. Each Leftover is also told to sink as a Note.
 func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink handshake.Sink) (*UnauthenticateResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -88,7 +87,8 @@ func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink
 			}},
 	}
 	if consumer != nil {
-		steps = append(steps, consumerUnauthSteps(consumer, res, o.StepTimeout)...)
+		g := &replicaGuard{consumer: consumer, providerGone: provider == nil, sink: sink}
+		steps = append(steps, consumerUnauthSteps(g, provider, res, o.StepTimeout)...)
 		if provider == nil {
 			steps = append(steps, deleteTenantNamespaceStep(consumer, handshake.Local, func() string { return res.ProviderID }, o.StepTimeout))
 		}
@@ -173,42 +173,27 @@ func checkedClusterID(ctx context.Context, c *kube.Cluster, want, role string) (
 }
 
 // consumerUnauthSteps remove the consumer's side: its Identity, hence its
-// kubeconfig Secret, once no ResourceSlice uses the provider.
-func consumerUnauthSteps(consumer *kube.Cluster, res *UnauthenticateResult, timeout time.Duration) []Step {
-	return []Step{
-		{ID: "leftover-resourceslices", Scope: handshake.Local, Title: "Checking for leftover ResourceSlices", Success: "No leftover resourceslices on consumer cluster",
+// kubeconfig Secret, once no ResourceSlice uses the provider and the
+// copies on the provider are gone (replicaGuard).
+func consumerUnauthSteps(g *replicaGuard, provider *kube.Cluster, res *UnauthenticateResult, timeout time.Duration) []Step {
+	steps := []Step{
+		{ID: "leftover-resourceslices", Scope: handshake.Local, Timeout: timeout, Title: "Checking for leftover ResourceSlices", Success: "No leftover resourceslices on consumer cluster",
 			Failure: "Unable to unauthenticate", Command: "kubectl get " + handshake.SliceResource + " -A -l liqo.io/replication=true,liqo.io/remoteID=<provider>",
 			Run: func(ctx context.Context) error {
-				sel := labels.Set{"liqo.io/replication": "true", "liqo.io/remoteID": res.ProviderID}.String()
-				list, err := consumer.Liqo.ResourceSlices("").List(ctx, metav1.ListOptions{LabelSelector: sel})
-				if err != nil {
+				g.providerID = res.ProviderID
+				if err := g.detect(ctx); err != nil {
 					return err
 				}
-				if len(list.Items) > 0 {
-					return fmt.Errorf("resourceslices are still present on consumer cluster (%d, e.g. %s/%s): delete them first: %s",
-						len(list.Items), list.Items[0].Namespace, list.Items[0].Name, sliceDeleteCommands(list.Items, res.ProviderID))
-				}
-				return nil
-			}},
-		{ID: "delete-identity", Scope: handshake.Local, Timeout: timeout, Title: "Deleting identity control plane", Success: "Identity control plane correctly deleted",
-			Failure: "Unable to delete identity control plane", Command: "kubectl delete identity controlplane-<provider> -n liqo-tenant-<provider>",
-			Run: func(ctx context.Context) error {
-				id, err := consumer.ControlPlaneIdentityFor(ctx, res.ProviderID)
-				if kube.IsNotFound(err) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				// Foreground: the Identity goes only once its kubeconfig
-				// Secret is gone, so waiting for it proves the credentials left.
-				identities := consumer.Liqo.Identities(id.Namespace)
-				fg := metav1.DeletePropagationForeground
-				if err := identities.Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &fg}); err != nil && !kube.IsNotFound(err) {
-					return err
-				}
-				return kube.WaitForDeletion(ctx, kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), &authv1beta1.Identity{},
-					fmt.Sprintf("Identity %s/%s is still there: is the garbage collector of the consumer's kube-controller-manager running?", id.Namespace, id.Name))
+				return g.leftoverSlices(ctx)
 			}},
 	}
+	if provider != nil {
+		steps = append(steps, Step{ID: "leftover-copies", Scope: handshake.Remote, Title: "Checking for leftover ResourceSlice copies",
+			Success: "No leftover resourceslice copies on provider cluster", Failure: "Unable to unauthenticate",
+			Command: "kubectl get " + handshake.SliceResource + " -A -l liqo.io/replicated=true,liqo.io/originID=<consumer>",
+			Run:     func(ctx context.Context) error { return leftoverCopies(ctx, provider, res.ConsumerID) }})
+	}
+	return append(steps, Step{ID: "delete-identity", Scope: handshake.Local, Timeout: timeout, Title: "Deleting identity control plane", Success: "Identity control plane correctly deleted",
+		Failure: "Unable to delete identity control plane", Command: "kubectl delete identity controlplane-<provider> -n liqo-tenant-<provider>",
+		Run: g.deleteIdentity})
 }

@@ -35,7 +35,20 @@ const (
 	// then admits no new pods through it. Liqo's webhook keeps consumers
 	// from setting or removing it (§10.1).
 	CordonResourceAnnotation = "liqo.io/cordon"
+
+	// ReplicaFinalizer holds a local object the replicator copied until its
+	// copy on the provider is gone; ReplicatorSecretFinalizer holds the
+	// control-plane kubeconfig Secret while objects replicated through it
+	// remain, here or on the provider. Liqo's crd-replicator puts and
+	// takes off the same, so either replicator lets the other's objects go.
+	ReplicaFinalizer          = "crdreplicator.liqo.io/resource"
+	ReplicatorSecretFinalizer = "crdreplicator.liqo.io/operator"
 )
+
+// ReplicationSelector selects the local objects to copy to a provider.
+func ReplicationSelector(providerID string) string {
+	return ReplicationLabel + "=true," + RemoteIDLabel + "=" + providerID
+}
 
 // ResourceSliceIdentityName is the Identity made for an accepted slice.
 func ResourceSliceIdentityName(slice string) string { return ResourceSliceIdentityPrefix + slice }

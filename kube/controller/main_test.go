@@ -89,6 +89,19 @@ func (s *syncLog) count() int {
 	return len(s.entries)
 }
 
+// failures counts the failed syncs of key by loop.
+func (s *syncLog) failures(loop, key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, e := range s.entries {
+		if e.loop == loop && e.key == key && e.err != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // waitSyncAfter waits for a successful sync of key by loop among the syncs
 // after the first seen ones.
 func (s *syncLog) waitSyncAfter(t testing.TB, seen int, loop, key string) {

@@ -47,8 +47,11 @@ const (
 	ReasonKubeconfigNotFound   = "KubeconfigNotFound"
 	ReasonReplicationForbidden = "ReplicationForbidden"
 	ReasonReplicationFailed    = "ReplicationFailed"
-	ReasonIdentityRenewed      = "IdentityRenewed"
-	ReasonRenewRefused         = "RenewRefused"
+	// ReplicaLeft: a local object deleted without its copy on the
+	// provider (refused, or no kubeconfig left to reach it).
+	ReasonReplicaLeft     = "ReplicaLeft"
+	ReasonIdentityRenewed = "IdentityRenewed"
+	ReasonRenewRefused    = "RenewRefused"
 )
 
 // ResourceSlice reconcilers (§10.1). Liqo names none of these: they are

@@ -45,6 +45,7 @@ type replicator[T replicable, L runtime.Object] struct {
 	remotes *remotes
 	self    *selfID
 	loop    *loop
+	refused refusals
 }
 
 // replicaIndexers index the local objects by provider and by copy.
@@ -88,8 +89,20 @@ func (r *replicator[T, L]) localHandler() cache.ResourceEventHandler {
 		UpdateFunc: func(old, cur any) {
 			enqueueIfChanged(old, cur, func(cur any) { add(old); add(cur) })
 		},
-		DeleteFunc: add,
+		DeleteFunc: func(obj any) {
+			add(obj)
+			if o := objectMeta(obj); o != nil && o.GetLabels()[kube.RemoteIDLabel] != "" {
+				r.remotes.recheck(o.GetLabels()[kube.RemoteIDLabel]) // its kubeconfig Secret may wait for it
+			}
+		},
 	}
+}
+
+// localLeft tells whether a local object (even one being deleted) is meant
+// for the provider.
+func (r *replicator[T, L]) localLeft(providerID string) bool {
+	keys, _ := r.local.IndexKeys(byProvider, providerID)
+	return len(keys) > 0
 }
 
 // enqueueProvider enqueues every local object meant for a provider (its
@@ -125,10 +138,17 @@ func (r *replicator[T, L]) sync(ctx context.Context, key string) (time.Duration,
 	if err != nil {
 		return 0, err
 	}
-	local, found := r.pick(ctx, objs)
-	if !found || local.GetDeletionTimestamp() != nil {
-		return 0, r.deleteCopy(ctx, providerID, name)
+	live, leaving := splitLeaving[T](objs)
+	if len(live) == 0 {
+		r.refused.forget(key)
+		return 0, r.retire(ctx, providerID, name, leaving)
 	}
+	// Another local object of that name keeps the copy: those going have
+	// no copy of their own to wait for.
+	if err := r.k.release(ctx, r.c, leaving); err != nil {
+		return 0, err
+	}
+	local := r.pick(ctx, live)
 	rem, err := r.remotes.get(ctx, providerID)
 	if errors.Is(err, errNotServed) || err == nil && rem.informers[r.k.resource] == nil {
 		// Not retried: only a new kubeconfig for the provider changes it.
@@ -148,27 +168,41 @@ func (r *replicator[T, L]) sync(ctx context.Context, key string) (time.Duration,
 	if err != nil {
 		return 0, err
 	}
+	// Held before it is copied: deleted, it goes only once its copy did.
+	local, held, err := r.k.hold(ctx, r.c, local)
+	if err != nil || !held {
+		return 0, err // !held: deleted meanwhile, its deletion comes next
+	}
 	remoteCopy, err := r.ensureCopy(ctx, rem, local, me)
 	if err != nil {
-		return 0, r.reportRemote(ctx, rem, local, err)
+		return r.reportRemote(ctx, rem, local, key, err)
+	}
+	if r.refused.forget(key) {
+		klog.FromContext(ctx).Info("Provider accepts the copy again", "kind", r.k.kind, "object", klog.KObj(local), "provider", providerID)
 	}
 	return 0, r.statusBack(ctx, local, remoteCopy)
 }
 
-// pick returns the local object to replicate among those meant for the
-// same copy (same name and provider, several namespaces): the oldest. The
-// others are told they are not replicated.
-func (r *replicator[T, L]) pick(ctx context.Context, objs []any) (T, bool) {
-	var none T
-	locals := make([]T, 0, len(objs))
+// splitLeaving sorts local objects into those that want a copy and those
+// being deleted.
+func splitLeaving[T replicable](objs []any) (live, leaving []T) {
 	for _, obj := range objs {
 		if o, ok := obj.(T); ok {
-			locals = append(locals, o)
+			if o.GetDeletionTimestamp() != nil {
+				leaving = append(leaving, o)
+			} else {
+				live = append(live, o)
+			}
 		}
 	}
-	if len(locals) == 0 {
-		return none, false
-	}
+	return live, leaving
+}
+
+// pick returns the local object to replicate among those meant for the
+// same copy (same name and provider, several namespaces; at least one):
+// the oldest. The others are told they are not replicated.
+func (r *replicator[T, L]) pick(ctx context.Context, live []T) T {
+	locals := slices.Clone(live)
 	slices.SortFunc(locals, func(a, b T) int {
 		if c := a.GetCreationTimestamp().Compare(b.GetCreationTimestamp().Time); c != 0 {
 			return c
@@ -180,28 +214,7 @@ func (r *replicator[T, L]) pick(ctx context.Context, objs []any) (T, bool) {
 			"Not replicated: %s %s/%s has the same name and provider and is replicated instead: rename one of them",
 			r.k.kind, locals[0].GetNamespace(), locals[0].GetName()))
 	}
-	return locals[0], true
-}
-
-// remoteGet reads the copy from the provider's informer once it synced,
-// else from the provider.
-func (r *replicator[T, L]) remoteGet(ctx context.Context, rem *remote, name string) (T, bool, error) {
-	var none T
-	if inf := rem.informers[r.k.resource]; inf != nil && inf.HasSynced() {
-		obj, exists, err := inf.GetStore().GetByKey(rem.namespace + "/" + name)
-		if err != nil || !exists {
-			return none, false, err
-		}
-		return obj.(T), true, nil
-	}
-	got, err := r.k.client(rem.liqo, rem.namespace).Get(ctx, name, metav1.GetOptions{})
-	if kube.IsNotFound(err) {
-		return none, false, nil
-	}
-	if err != nil {
-		return none, false, err
-	}
-	return got, true, nil
+	return locals[0]
 }
 
 // foreignCopyError: the provider holds an object of that name this
@@ -221,7 +234,7 @@ func (r *replicator[T, L]) ensureCopy(ctx context.Context, rem *remote, local T,
 	var none T
 	client := r.k.client(rem.liqo, rem.namespace)
 	wantLabels := kube.ReplicaLabels(local.GetLabels(), me)
-	existing, found, err := r.remoteGet(ctx, rem, local.GetName())
+	existing, found, err := r.k.remoteGet(ctx, rem, local.GetName())
 	if err != nil {
 		return none, err
 	}
@@ -281,57 +294,95 @@ func (r *replicator[T, L]) statusBack(ctx context.Context, local, remoteCopy T) 
 	return err
 }
 
-// deleteCopy deletes the copy that has no local object (any more). Only a
-// copy this consumer made is deleted; without a kubeconfig for the
-// provider there is nothing to reach.
-func (r *replicator[T, L]) deleteCopy(ctx context.Context, providerID, name string) error {
-	rem, err := r.remotes.get(ctx, providerID)
-	if errors.Is(err, errNoKubeconfig) || errors.Is(err, errNotServed) || err == nil && rem.informers[r.k.resource] == nil {
-		return nil // nothing to reach, or no such copy there
+// retire deletes the copy that no local object wants (any more) and, once
+// it is gone, lets the local objects being deleted go.
+func (r *replicator[T, L]) retire(ctx context.Context, providerID, name string, leaving []T) error {
+	gone, err := r.deleteCopy(ctx, providerID, name, leaving)
+	if err != nil || !gone {
+		return err // not gone: its deletion, seen by the provider's informer, brings the key back
 	}
-	if err != nil {
-		return err
+	return r.k.release(ctx, r.c, leaving)
+}
+
+// deleteCopy deletes the copy of that name this consumer made on the
+// provider, and tells whether it is gone. A copy nothing can reach (no
+// kubeconfig: the provider is forgotten), or that the provider refuses to
+// delete (its Tenant drained or deleted; as Liqo does), counts as gone: the
+// local objects waiting for it are told so.
+func (r *replicator[T, L]) deleteCopy(ctx context.Context, providerID, name string, leaving []T) (bool, error) {
+	rem, err := r.remotes.get(ctx, providerID)
+	switch {
+	case errors.Is(err, errNoKubeconfig):
+		r.warnLeft(ctx, leaving, providerID, "", fmt.Sprintf("no control-plane kubeconfig for provider %s is left to reach it", providerID))
+		return true, nil
+	case errors.Is(err, errNotServed) || err == nil && rem.informers[r.k.resource] == nil:
+		return true, nil // no such copy there
+	case err != nil:
+		return false, err
 	}
 	me, err := r.self.get(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
-	existing, found, err := r.remoteGet(ctx, rem, name)
-	if err != nil || !found || existing.GetLabels()[kube.OriginIDLabel] != me {
-		return err
+	gone, err := r.k.deleteCopy(ctx, rem, name, me)
+	if apierrors.IsForbidden(err) {
+		r.warnLeft(ctx, leaving, providerID, rem.namespace, fmt.Sprintf("provider %s refuses its deletion (its Tenant drained or deleted there?): %v", providerID, err))
+		return true, nil
 	}
-	uid := existing.GetUID()
-	err = r.k.client(rem.liqo, rem.namespace).Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if kube.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil // gone already, or a new copy took its place
-	}
-	if err == nil {
-		klog.FromContext(ctx).Info("Replica deleted from provider", "kind", r.k.kind, "name", name, "provider", providerID, "namespace", rem.namespace)
-	}
-	return err
+	return gone, err
 }
 
-// reportRemote puts on the local object what the provider refused, and
-// returns err (retried with back-off).
-func (r *replicator[T, L]) reportRemote(ctx context.Context, rem *remote, local T, err error) error {
+// warnLeft tells the local objects let go without their copy deleted.
+func (r *replicator[T, L]) warnLeft(ctx context.Context, leaving []T, providerID, namespace, why string) {
+	where := "in the consumer's tenant namespace there"
+	if namespace != "" {
+		where = "in namespace " + namespace + " there"
+	}
+	for _, o := range leaving {
+		if !slices.Contains(o.GetFinalizers(), kube.ReplicaFinalizer) {
+			continue
+		}
+		msg := fmt.Sprintf("Deleted without deleting its copy on provider %s: %s. The provider's administrator can delete it: kubectl delete %s %s %s",
+			providerID, why, r.k.resource+"."+authv1beta1.GroupVersion.Group, o.GetName(), where)
+		r.events.warning(ctx, o, ReasonReplicaLeft, msg)
+		klog.FromContext(ctx).Info("Replica left on provider", "kind", r.k.kind, "object", klog.KObj(o), "provider", providerID, "reason", why)
+	}
+}
+
+// reportRemote puts on the local object what the provider refused. A
+// Forbidden (the provider drained or deleted this consumer's Tenant, or
+// took its rights away) is told once and looked at again after a long
+// back-off, or at once when the object or the kubeconfig changes; the
+// rest is returned (retried with back-off).
+func (r *replicator[T, L]) reportRemote(ctx context.Context, rem *remote, local T, key string, err error) (time.Duration, error) {
 	var foreign *foreignCopyError
 	switch {
 	case errors.As(err, &foreign):
 		r.events.warning(ctx, local, ReasonReplicationFailed, err.Error())
 	case apierrors.IsForbidden(err):
+		n := r.refused.note(key)
+		recheck := refusalBackoff(n)
+		if n > 0 {
+			klog.FromContext(ctx).V(1).Info("Provider still refuses the copy", "kind", r.k.kind, "object", klog.KObj(local), "provider", rem.providerID, "recheckIn", recheck)
+			return recheck, nil
+		}
 		user := rem.user
 		if user == "" {
 			user = "this cluster"
 		}
 		r.events.warning(ctx, local, ReasonReplicationForbidden, fmt.Sprintf(
 			"Provider %s refuses the copy of %s %s: %v. The user %s needs get, list, watch, create, update and delete on %s and update on %s/status in namespace %s there: "+
-				"the provider grants them through ClusterRole %s, bound in that namespace when it accepts the Tenant (re-run the authentication, or ask the provider's administrator)",
-			rem.providerID, r.k.kind, local.GetName(), err, user, r.k.resource, r.k.resource, rem.namespace, kube.RemoteControlPlaneClusterRole))
+				"the provider grants them through ClusterRole %s, bound in that namespace when it accepts the Tenant (re-run the authentication, or ask the provider's administrator). "+
+				"Tried again when this object or the kubeconfig changes, else in %s",
+			rem.providerID, r.k.kind, local.GetName(), err, user, r.k.resource, r.k.resource, rem.namespace, kube.RemoteControlPlaneClusterRole, recheck))
+		klog.FromContext(ctx).Info("Provider refuses the copy: not retried until the object or the kubeconfig changes, or after a back-off",
+			"kind", r.k.kind, "object", klog.KObj(local), "provider", rem.providerID, "err", err.Error(), "recheckIn", recheck)
+		return recheck, nil
 	case kube.IsNotFound(err):
 		r.events.warning(ctx, local, ReasonReplicationFailed, fmt.Sprintf(
 			"Provider %s has no namespace %s for this cluster (its Tenant is gone?): %v. Re-run the authentication with the provider", rem.providerID, rem.namespace, err))
 	}
-	return err
+	return 0, err
 }
 
 // warnUnlabelled tells a local object labelled for replication that it

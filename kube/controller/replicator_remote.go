@@ -10,7 +10,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -41,6 +44,7 @@ type remoteKind interface {
 	remoteInformer(c *kube.LiqoClient, namespace, selector string) cache.SharedIndexInformer
 	remoteChanged(providerID string, obj any)
 	resourceName() string
+	localLeft(providerID string) bool
 }
 
 // remote is what the consumer holds to reach one provider: a client built
@@ -62,6 +66,10 @@ type remotes struct {
 	secrets cache.Indexer // ControlPlane kubeconfig Secrets, indexed byRemoteID
 	self    *selfID
 	kinds   []remoteKind
+	c       *kube.Cluster
+	// recheck enqueues the provider's sync (its kubeconfig Secret may wait
+	// for the replicated objects to go).
+	recheck func(providerID string)
 
 	mu         sync.Mutex
 	byProvider map[string]*remote
@@ -69,8 +77,8 @@ type remotes struct {
 	running    sync.WaitGroup
 }
 
-func newRemotes(secrets cache.Indexer, self *selfID) *remotes {
-	return &remotes{secrets: secrets, self: self, byProvider: map[string]*remote{}, unserved: map[string][]byte{}}
+func newRemotes(c *kube.Cluster, secrets cache.Indexer, self *selfID) *remotes {
+	return &remotes{c: c, secrets: secrets, self: self, recheck: func(string) {}, byProvider: map[string]*remote{}, unserved: map[string][]byte{}}
 }
 
 // kubeconfigSecret finds the provider's control-plane kubeconfig Secret
@@ -106,13 +114,9 @@ func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) 
 	if r, known, err := rs.known(providerID, namespace, kubeconfig, s); known {
 		return r, err
 	}
-	if namespace == "" {
-		return nil, fmt.Errorf("secret %s/%s has no %s annotation: re-run the authentication with provider %s",
-			s.Namespace, s.Name, kube.RemoteTenantNamespace, providerID)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	r, cfg, err := remoteFrom(s, providerID)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig in secret %s/%s: %w", s.Namespace, s.Name, err)
+		return nil, err
 	}
 	// Asked without the lock: a provider slow to answer must not hold up
 	// the replication to the others.
@@ -137,22 +141,20 @@ func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) 
 		return nil, err
 	}
 	delete(rs.unserved, providerID)
-	liqo, err := kube.NewLiqoClient(cfg)
-	if err != nil {
-		return nil, err
-	}
 	rs.stopLocked(providerID)
-	r := &remote{providerID: providerID, namespace: namespace, kubeconfig: kubeconfig, liqo: liqo,
-		user: certificateUser(cfg.CertData), informers: map[string]cache.SharedIndexInformer{}}
 	runCtx, cancel := context.WithCancel(ctx)
 	r.cancel = cancel
 	for _, k := range rs.kinds {
 		if !served[k.resourceName()] {
 			continue // its replicator tells the local objects
 		}
-		inf := k.remoteInformer(liqo, namespace, kube.ReplicaSelector(me))
+		inf := k.remoteInformer(r.liqo, namespace, kube.ReplicaSelector(me))
 		_ = inf.SetTransform(stripManagedFields) // before it runs: cannot fail
-		if _, err := inf.AddEventHandler(handlerFunc(func(obj any) { k.remoteChanged(providerID, obj) })); err != nil {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { k.remoteChanged(providerID, obj) },
+			UpdateFunc: func(old, cur any) { enqueueIfChanged(old, cur, func(cur any) { k.remoteChanged(providerID, cur) }) },
+			DeleteFunc: func(obj any) { k.remoteChanged(providerID, obj); rs.recheck(providerID) },
+		}); err != nil {
 			cancel()
 			return nil, err
 		}
@@ -162,6 +164,27 @@ func (rs *remotes) get(ctx context.Context, providerID string) (*remote, error) 
 	rs.byProvider[providerID] = r
 	klog.FromContext(ctx).V(1).Info("Replicating to provider", "provider", providerID, "namespace", namespace, "server", cfg.Host)
 	return r, nil
+}
+
+// remoteFrom builds the client of the provider's remote from its
+// control-plane kubeconfig Secret (no informers yet).
+func remoteFrom(s *corev1.Secret, providerID string) (*remote, *rest.Config, error) {
+	namespace := s.Annotations[kube.RemoteTenantNamespace]
+	if namespace == "" {
+		return nil, nil, fmt.Errorf("secret %s/%s has no %s annotation: re-run the authentication with provider %s",
+			s.Namespace, s.Name, kube.RemoteTenantNamespace, providerID)
+	}
+	kubeconfig := s.Data[kube.KubeconfigField]
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kubeconfig in secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	liqo, err := kube.NewLiqoClient(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &remote{providerID: providerID, namespace: namespace, kubeconfig: kubeconfig, liqo: liqo,
+		user: certificateUser(cfg.CertData), informers: map[string]cache.SharedIndexInformer{}}, cfg, nil
 }
 
 // known answers from what was made for this provider and kubeconfig
@@ -237,13 +260,88 @@ func (rs *remotes) stop() {
 // sync is the level-triggered reconcile of one provider's remote (key:
 // the provider ID): built as soon as its kubeconfig Secret shows up, so
 // that its informers find the copies left behind while nothing local
-// refers to them; dropped when the Secret goes.
+// refers to them; dropped when the Secret goes. The Secret is held with
+// Liqo's finalizer while it may be needed: once it is being deleted, it
+// goes only when no local object is meant for the provider any more and
+// no copy is left there (the Identity's Renew and its copy first).
 func (rs *remotes) sync(ctx context.Context, providerID string) error {
-	_, err := rs.get(ctx, providerID)
-	if errors.Is(err, errNoKubeconfig) || errors.Is(err, errNotServed) {
+	s, err := rs.kubeconfigSecret(providerID)
+	if errors.Is(err, errNoKubeconfig) {
+		rs.drop(providerID)
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	rem, err := rs.get(ctx, providerID)
+	unserved := errors.Is(err, errNotServed) // nothing is copied there
+	if err != nil && !unserved {
+		return err
+	}
+	if s.DeletionTimestamp == nil {
+		if unserved {
+			return nil
+		}
+		return rs.holdSecret(ctx, s, true)
+	}
+	if !unserved {
+		if left, err := rs.replicasLeft(ctx, rem, providerID); err != nil || left {
+			return err // left: their deletion brings the provider back
+		}
+	}
+	return rs.holdSecret(ctx, s, false)
+}
+
+// holdSecret puts the replicator's finalizer on the kubeconfig Secret, or
+// takes it off.
+func (rs *remotes) holdSecret(ctx context.Context, s *corev1.Secret, hold bool) error {
+	patch, change := kube.FinalizerPatch(s, kube.ReplicatorSecretFinalizer, hold)
+	if !change {
+		return nil
+	}
+	_, err := rs.c.Kube.CoreV1().Secrets(s.Namespace).Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if kube.IsNotFound(err) {
+		return nil
+	}
+	if err == nil && !hold {
+		klog.FromContext(ctx).Info("Nothing replicated to the provider is left: its kubeconfig Secret goes", "provider", s.Labels[kube.RemoteClusterIDLabel], "secret", klog.KObj(s))
+	}
 	return err
+}
+
+// replicasLeft tells whether a local object is still meant for the
+// provider, or a copy is still there. A provider that refuses the list
+// (its Tenant drained or deleted) counts as having none, as for Liqo.
+func (rs *remotes) replicasLeft(ctx context.Context, rem *remote, providerID string) (bool, error) {
+	for _, k := range rs.kinds {
+		if k.localLeft(providerID) {
+			return true, nil
+		}
+	}
+	for _, inf := range rem.informers {
+		if inf.HasSynced() {
+			if len(inf.GetStore().ListKeys()) > 0 {
+				return true, nil
+			}
+			continue
+		}
+		return rs.copiesListed(ctx, rem)
+	}
+	return false, nil
+}
+
+// copiesListed asks the provider whether a copy this consumer made is
+// there (the informers not synced yet).
+func (rs *remotes) copiesListed(ctx context.Context, rem *remote) (bool, error) {
+	me, err := rs.self.get(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := countCopies(ctx, rem, me)
+	if apierrors.IsForbidden(err) {
+		return false, nil
+	}
+	return n > 0, err
 }
 
 // selfID is this cluster's ID, read once it is needed and then kept.

@@ -4,6 +4,7 @@ package controller
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +13,9 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -69,6 +73,7 @@ func replicated(provider string, extra map[string]string) map[string]string {
 // this consumer has no kubeconfig for gets a Warning and nothing remote.
 func TestReplicator(t *testing.T) {
 	p, c := providerCluster(t), consumerCluster(t)
+	cleanupReplicas(t, p, c)
 	provider, err := New(p, Options{Provider: true})
 	require.NoError(t, err)
 	stopProvider := runManager(t, provider)
@@ -79,13 +84,6 @@ func TestReplicator(t *testing.T) {
 	ctx := labtest.Context(t)
 	remoteSlices, localSlices := p.Liqo.ResourceSlices(provNS), c.Liqo.ResourceSlices(consNS)
 	remoteRenews, localRenews := p.Liqo.Renews(provNS), c.Liqo.Renews(consNS)
-	// The copies left when the Managers stop would be answered by the next
-	// test's provider (whose API requests some tests count).
-	t.Cleanup(func() {
-		sel := metav1.ListOptions{LabelSelector: kube.ReplicaSelector(consumerID)}
-		_ = remoteSlices.DeleteCollection(context.Background(), metav1.DeleteOptions{}, sel)
-		_ = remoteRenews.DeleteCollection(context.Background(), metav1.DeleteOptions{}, sel)
-	})
 
 	// A copy left behind while the consumer was down, and one that is not
 	// ours: only the first goes.
@@ -98,7 +96,7 @@ func TestReplicator(t *testing.T) {
 		Labels: kube.ReplicaLabels(nil, "someone-else")}, Spec: authv1beta1.ResourceSliceSpec{Class: "replicator-test"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = remoteSlices.Delete(context.Background(), "repl-foreign", metav1.DeleteOptions{}) })
-	startManager(t, c, Options{Consumer: true})
+	_, syncs := startManager(t, c, Options{Consumer: true})
 	waitGone(t, kube.ListWatch(remoteSlices.List, remoteSlices.Watch, kube.ByName("repl-orphan")), &authv1beta1.ResourceSlice{}, "repl-orphan")
 
 	// Replicated with exactly Liqo's labels and the local spec.
@@ -216,7 +214,8 @@ func TestReplicator(t *testing.T) {
 
 	// The provider's admin takes the consumer's rights away (with the
 	// provider's controller stopped: it would make the binding again): a
-	// Warning says what is missing; given back, the copy comes.
+	// Warning says what is missing, once, and the copy is not retried in a
+	// loop; given back, the next change of the slice brings the copy.
 	stopProvider()
 	bindings := p.Kube.RbacV1().RoleBindings(provNS)
 	binding, err := bindings.Get(ctx, kube.RoleBindingName(kube.RemoteControlPlaneClusterRole), metav1.GetOptions{})
@@ -234,11 +233,44 @@ func TestReplicator(t *testing.T) {
 	for _, want := range []string{providerID, "forbidden", consumerID, "create", "resourceslices/status", provNS, kube.RemoteControlPlaneClusterRole} {
 		assert.Contains(t, ev.Message, want)
 	}
+	// A change of the slice tries again: refused again, not told again.
+	key := providerID + "/" + refused.Name
+	seen := syncs.count()
+	touchSlice(t, localSlices, refused.Name, "1")
+	syncs.waitSyncAfter(t, seen, "replicator-"+strings.ToLower(authv1beta1.ResourceSliceKind), key)
+	// Events are written in order: once a later Warning is there, a second
+	// ReplicationForbidden would be too.
+	barrier := &authv1beta1.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: "repl-barrier", Namespace: consNS, Labels: replicated("ghost-provider-2", nil)},
+		Spec:       authv1beta1.ResourceSliceSpec{Class: "replicator-test"},
+	}
+	_, err = localSlices.Create(ctx, barrier, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = localSlices.Delete(context.Background(), barrier.Name, metav1.DeleteOptions{}) })
+	waitEvent(t, c, authv1beta1.ResourceSliceKind, consNS, barrier.Name, ReasonKubeconfigNotFound)
+	forbidden, err := c.Kube.CoreV1().Events(consNS).List(ctx, metav1.ListOptions{FieldSelector: fields.Set{
+		"involvedObject.kind": authv1beta1.ResourceSliceKind, "involvedObject.name": refused.Name, "reason": ReasonReplicationForbidden}.String()})
+	require.NoError(t, err)
+	require.Len(t, forbidden.Items, 1, "told once")
+	assert.EqualValues(t, 1, forbidden.Items[0].Count, "told once")
+	assert.Zero(t, syncs.failures("replicator-"+strings.ToLower(authv1beta1.ResourceSliceKind), key),
+		"a refusal is not an error retried with the rate limiter's back-off")
+
 	binding.ResourceVersion, binding.UID = "", ""
 	_, err = bindings.Create(ctx, binding, metav1.CreateOptions{})
 	require.NoError(t, err)
 	startManager(t, p, Options{Provider: true}) // answers the slices, as before it stopped
+	touchSlice(t, localSlices, refused.Name, "2")
 	waitRemoteSlice(t, p, provNS, refused.Name, func(*authv1beta1.ResourceSlice) bool { return true })
+}
+
+// touchSlice changes an annotation of a local slice (a change the
+// replicator acts on).
+func touchSlice(t testing.TB, slices *gentype.ClientWithList[*authv1beta1.ResourceSlice, *authv1beta1.ResourceSliceList], name, value string) {
+	t.Helper()
+	patch := []byte(`{"metadata":{"annotations":{"example.com/touch":"` + value + `"}}}`)
+	_, err := slices.Patch(labtest.Context(t), name, types.MergePatchType, patch, metav1.PatchOptions{})
+	require.NoError(t, err)
 }
 
 func waitRemoteSlice(t testing.TB, p *kube.Cluster, namespace, name string, cond func(*authv1beta1.ResourceSlice) bool) *authv1beta1.ResourceSlice {

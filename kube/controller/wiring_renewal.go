@@ -85,7 +85,7 @@ func (m *Manager) wireReplication(r *wiring, ev *events) error {
 	if err := secrets.Informer().AddIndexers(byRemoteIDIndexers); err != nil {
 		return err
 	}
-	rs := newRemotes(secrets.Informer().GetIndexer(), self)
+	rs := newRemotes(m.c, secrets.Informer().GetIndexer(), self)
 	slices, err := wireReplicator(m, r, ev, sliceKind, rs, self)
 	if err != nil {
 		return err
@@ -98,6 +98,7 @@ func (m *Manager) wireReplication(r *wiring, ev *events) error {
 	remoteLoop := r.loop("replicator-remotes", func(ctx context.Context, providerID string) (time.Duration, error) {
 		return 0, rs.sync(ctx, providerID)
 	}, m.afterSync)
+	rs.recheck = func(providerID string) { remoteLoop.queue.Add(providerID) }
 	r.closers = append(r.closers, rs.stop)
 	// A kubeconfig coming, rewritten (renewal) or going: the provider's
 	// client follows, and what waited for it goes on.
