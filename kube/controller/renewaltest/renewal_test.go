@@ -139,15 +139,22 @@ func initCluster(t *testing.T, cfg *rest.Config, id string) *kube.Cluster {
 // runManager runs the reconcilers of one side until the test ends.
 func runManager(t *testing.T, c *kube.Cluster, o controller.Options) {
 	t.Helper()
+	t.Cleanup(startManager(t, c, o))
+}
+
+// startManager runs the reconcilers of one side until the returned stop
+// is called (once).
+func startManager(t *testing.T, c *kube.Cluster, o controller.Options) (stop func()) {
+	t.Helper()
 	m, err := controller.New(c, o)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
-	t.Cleanup(func() {
+	stop = func() {
 		cancel()
 		require.NoError(t, <-done)
-	})
+	}
 	select {
 	case <-m.Synced():
 	case err := <-done:
@@ -155,6 +162,7 @@ func runManager(t *testing.T, c *kube.Cluster, o controller.Options) {
 	case <-labtest.Context(t).Done():
 		t.Fatal("manager caches did not sync")
 	}
+	return stop
 }
 
 // authenticate runs the handshake, both Managers doing their parts, up to
