@@ -32,8 +32,9 @@ image:
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null
 
-# REAL Liqo v1.2.0 authentication reconcilers (hack/liqo-peer) with Liqo's
-# CRDs, for the interoperability tests (built once, then cached per user).
+# REAL Liqo v1 authentication reconcilers (hack/liqo-peer) and crd-replicator
+# with Liqo's CRDs, of each release the interoperability tests run against
+# (v1.2.0, v1.1.2, v1.0.3; built once, then cached per user).
 liqo-peer:
 	@hack/install-liqo-peer.sh >/dev/null
 

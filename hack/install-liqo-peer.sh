@@ -1,78 +1,132 @@
 #!/usr/bin/env bash
-# Builds liqo-peer (REAL Liqo v1.2.0 authentication reconcilers, hack/liqo-peer)
-# and Liqo's own crd-replicator into a per-user cache, with Liqo's CRDs and
-# the ClusterRoles its Tenant controller binds (rendered as Liqo's Helm chart
-# renders them), for the interoperability tests (kube/lab/realliqov1).
-# Prints the folder on stdout; progress goes to stderr. A completion stamp
-# holding a hash of hack/liqo-peer and of this script makes a second run a
-# no-op; a change to either rebuilds.
+# Builds liqo-peer (REAL Liqo v1 authentication reconcilers, hack/liqo-peer)
+# and Liqo's own crd-replicator for each Liqo v1 release the interoperability
+# tests run against, each into its own per-user cache folder
+# liqo-peer-<release>, with that release's CRDs and the ClusterRoles its
+# Tenant controller binds (rendered as Liqo's Helm chart renders them), for
+# kube/lab/realliqov1.
+#
+#   hack/install-liqo-peer.sh [RELEASE...]   (default: every release below)
+#
+# Prints the folder of each release on stdout; progress goes to stderr. A
+# completion stamp per folder holding a hash of what went into it makes a
+# second run a no-op; a change rebuilds that release only.
+#
+# Every release builds from the same main.go and sides.go. hack/liqo-peer's
+# go.mod is v1.2.0's; releases/<release>/go.mod pins every other dependency
+# to the versions of v1.2.0's build (Kubernetes, controller-runtime, ...;
+# MVS lets them be raised), and the build flags are the same: Go's build
+# cache then compiles the dependencies once, and each further release only
+# its own Liqo packages (about a minute on 2 cores).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-liqo_version=v1.2.0
-cache_root=${LIQO_AUTH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/liqo-auth-tui}
-dest="$cache_root/liqo-peer-$liqo_version"
-stamp="$dest/.complete"
-
 src="$here/liqo-peer"
-sources_hash=$(cd "$src" && cat go.mod go.sum ./*.go "$here/install-liqo-peer.sh" | sha256sum | cut -c1-16)
-if [[ -f "$stamp" && "$(cat "$stamp")" == "$sources_hash" ]]; then
-	echo "$dest"
-	exit 0
-fi
+cache_root=${LIQO_AUTH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/liqo-auth-tui}
+# The first one compiles the shared dependencies; keep it first.
+all_releases=(v1.2.0 v1.1.2 v1.0.3)
 
-log() { echo "liqo-peer: $*" >&2; }
-mkdir -p "$dest"
-rm -f "$stamp"
-cd "$src"
-
-start=$SECONDS
-log "building Liqo $liqo_version's authentication reconcilers and crd-replicator into $dest"
-log "this happens once per machine (and when hack/liqo-peer changes): several minutes on 2 cores, then cached"
-log "downloading modules..."
-go mod download
-build() { # name package
-	local t=$SECONDS
-	log "building $1..."
-	CGO_ENABLED=0 nice go build -trimpath -ldflags "-s -w" -o "$dest/$1.tmp" "$2"
-	mv "$dest/$1.tmp" "$dest/$1"
-	log "built $1 in $((SECONDS - t))s"
+# module_dir RELEASE: where the release's go.mod and go.sum are.
+module_dir() {
+	if [[ $1 == v1.2.0 ]]; then echo "$src"; else echo "$src/releases/$1"; fi
 }
-build liqo-peer .
-build crd-replicator github.com/liqotech/liqo/cmd/crd-replicator
 
-liqo_dir=$(go list -m -f '{{.Dir}}' github.com/liqotech/liqo)
-log "copying Liqo's CRDs and ClusterRoles from $liqo_dir"
-rm -rf "$dest/crds" "$dest/clusterroles"
-mkdir -p "$dest/crds" "$dest/clusterroles"
-cp "$liqo_dir"/deployments/liqo/charts/liqo-crds/crds/*.yaml "$dest/crds/"
-chmod u+w "$dest"/crds/*.yaml # the module cache is read-only
+# renewers RELEASE: the file that wires the release's Renew reconcilers
+# (their constructors changed with provider-driven renewal in v1.2.0).
+renewers() {
+	case $1 in
+	v1.0.* | v1.1.*) echo "$src/releases/_consumer-driven-renewal/renewers.go" ;;
+	*) echo "$src/renewers.go" ;;
+	esac
+}
 
-# clusterrole NAME MODULE: the ClusterRole liqo-NAME as the chart renders it
-# (templates/liqo-remote-controlplane-rbac.yaml, liqo-virtual-kubelet-remote.yaml)
-# for release "liqo": the Tenant controller finds it by app.kubernetes.io/name.
+# clusterrole DEST LIQO_DIR RELEASE NAME COMPONENT: the ClusterRole liqo-NAME
+# as the chart renders it (templates/liqo-remote-controlplane-rbac.yaml,
+# liqo-virtual-kubelet-remote.yaml) for release "liqo": the Tenant
+# controller finds it by app.kubernetes.io/name.
 clusterrole() {
-	local out="$dest/clusterroles/liqo-$1.yaml"
+	local out="$1/clusterroles/liqo-$4.yaml"
 	cat >"$out" <<-EOF
 		apiVersion: rbac.authorization.k8s.io/v1
 		kind: ClusterRole
 		metadata:
-		  name: liqo-$1
+		  name: liqo-$4
 		  labels:
-		    app.kubernetes.io/name: "$1"
-		    app.kubernetes.io/instance: "liqo-$1"
-		    app.kubernetes.io/component: "$2"
+		    app.kubernetes.io/name: "$4"
+		    app.kubernetes.io/instance: "liqo-$4"
+		    app.kubernetes.io/component: "$5"
 		    app.kubernetes.io/part-of: "liqo"
-		    helm.sh/chart: "liqo-$liqo_version"
-		    app.kubernetes.io/version: "$liqo_version"
+		    helm.sh/chart: "liqo-$3"
+		    app.kubernetes.io/version: "$3"
 		    app.kubernetes.io/managed-by: "Helm"
 	EOF
-	cat "$liqo_dir/deployments/liqo/files/liqo-$1-ClusterRole.yaml" >>"$out"
+	cat "$2/deployments/liqo/files/liqo-$4-ClusterRole.yaml" >>"$out"
 }
-clusterrole remote-controlplane authentication
-clusterrole virtual-kubelet-remote-clusterwide virtualkubelet
 
-"$dest/liqo-peer" --help >/dev/null 2>&1 || { log "the built liqo-peer does not run"; exit 1; }
-echo "$sources_hash" >"$stamp"
-log "done in $((SECONDS - start))s"
-echo "$dest"
+# install RELEASE: builds one release into its folder (unless stamped).
+install() {
+	local release=$1 dest="$cache_root/liqo-peer-$1"
+	local mod stamp="$dest/.complete" inputs hash
+	mod=$(module_dir "$release")
+	inputs=("$src/main.go" "$src/sides.go" "$(renewers "$release")" "$mod/go.mod" "$mod/go.sum" "$here/install-liqo-peer.sh")
+	hash=$(cat "${inputs[@]}" | sha256sum | cut -c1-16)
+	if [[ -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
+		echo "$dest"
+		return
+	fi
+
+	log() { echo "liqo-peer $release: $*" >&2; }
+	local start=$SECONDS
+	log "building Liqo $release's authentication reconcilers and crd-replicator into $dest"
+	log "this happens once per machine (and when hack/liqo-peer changes), then cached"
+	mkdir -p "$dest"
+	rm -f "$stamp"
+	# The build folder: the shared sources, the release's renewers and module.
+	local work="$dest/.src"
+	rm -rf "$work"
+	mkdir -p "$work"
+	cp "$src/main.go" "$src/sides.go" "$mod/go.mod" "$mod/go.sum" "$work/"
+	cp "$(renewers "$release")" "$work/renewers.go"
+	cd "$work"
+	log "downloading modules..."
+	go mod download
+	build() { # name package
+		local t=$SECONDS
+		log "building $1..."
+		CGO_ENABLED=0 nice go build -trimpath -ldflags "-s -w" -o "$dest/$1.tmp" "$2"
+		mv "$dest/$1.tmp" "$dest/$1"
+		log "built $1 in $((SECONDS - t))s"
+	}
+	build liqo-peer .
+	# The consumer's replicator is built per release too: the v1.0.x one has
+	# no ForeignCluster-state controller and reflects without waiting for
+	# the remote informers.
+	build crd-replicator github.com/liqotech/liqo/cmd/crd-replicator
+
+	local liqo_dir
+	liqo_dir=$(go list -m -f '{{.Dir}}' github.com/liqotech/liqo)
+	log "copying Liqo's CRDs and ClusterRoles from $liqo_dir"
+	rm -rf "$dest/crds" "$dest/clusterroles"
+	mkdir -p "$dest/crds" "$dest/clusterroles"
+	cp "$liqo_dir"/deployments/liqo/charts/liqo-crds/crds/*.yaml "$dest/crds/"
+	chmod u+w "$dest"/crds/*.yaml # the module cache is read-only
+	clusterrole "$dest" "$liqo_dir" "$release" remote-controlplane authentication
+	clusterrole "$dest" "$liqo_dir" "$release" virtual-kubelet-remote-clusterwide virtualkubelet
+
+	"$dest/liqo-peer" --help >/dev/null 2>&1 || { log "the built liqo-peer does not run"; exit 1; }
+	cd "$here"
+	rm -rf "$work"
+	echo "$hash" >"$stamp"
+	log "done in $((SECONDS - start))s"
+	echo "$dest"
+}
+
+releases=("$@")
+((${#releases[@]})) || releases=("${all_releases[@]}")
+for release in "${releases[@]}"; do
+	if [[ " ${all_releases[*]} " != *" $release "* ]]; then
+		echo "install-liqo-peer.sh: unknown Liqo release $release: use one of ${all_releases[*]}" >&2
+		exit 2
+	fi
+	install "$release"
+done

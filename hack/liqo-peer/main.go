@@ -1,10 +1,12 @@
-// Command liqo-peer runs REAL Liqo v1.2.0 authentication reconcilers against
+// Command liqo-peer runs REAL Liqo v1 authentication reconcilers against
 // one cluster, wired as liqo-controller-manager wires them
 // (cmd/liqo-controller-manager/main.go and modules/authentication.go), so that
 // this project's tests can check interoperability with Liqo itself.
 //
 // It only builds in its own module (Liqo pins older Kubernetes libraries than
-// the main module). The flags are liqo-controller-manager's own (same
+// the main module): go.mod here builds it from Liqo v1.2.0, and
+// hack/install-liqo-peer.sh builds the same sources from the other releases
+// with releases/<release>/go.mod (renewers.go is the only file that differs). The flags are liqo-controller-manager's own (same
 // defaults), plus --kubeconfig and the --provider/--consumer toggles; metrics
 // and health probes are off unless asked for, so that several peers can run
 // side by side. Once the manager's caches synced it prints "ready" on stdout;

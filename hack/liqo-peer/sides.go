@@ -8,11 +8,9 @@ import (
 	"github.com/liqotech/liqo/cmd/liqo-controller-manager/modules"
 	identitycontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/identity-controller"
 	identitycreatorcontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/identitycreator-controller"
-	localrenwercontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/localrenewer-controller"
 	localresourceslicecontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/localresourceslice-controller"
 	noncecreatorcontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/noncecreator-controller"
 	noncesigner "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/noncesigner-controller"
-	remoterenwercontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/remoterenwer-controller"
 	remoteresourceslicecontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/remoteresourceslice-controller"
 	tenantcontroller "github.com/liqotech/liqo/pkg/liqo-controller-manager/authentication/tenant-controller"
 )
@@ -55,9 +53,7 @@ func setupProvider(mgr manager.Manager, opts *modules.AuthOption, caOverride []b
 			opts.IdentityProvider, opts.NamespaceManager,
 			opts.APIServerAddressOverride, caOverride, opts.TrustedCA,
 			opts.SliceStatusOptions)},
-		named{"remote renewer", remoterenwercontroller.NewRemoteRenewerReconciler(mgr.GetClient(), mgr.GetScheme(),
-			opts.NamespaceManager,
-			mgr.GetEventRecorderFor("remote-renewer-controller"))},
+		remoteRenewer(mgr, opts, caOverride),
 	)
 }
 
@@ -75,8 +71,6 @@ func setupConsumer(mgr manager.Manager, opts *modules.AuthOption) error {
 		named{"identity creator", identitycreatorcontroller.NewIdentityCreatorReconciler(
 			mgr.GetClient(), mgr.GetScheme(), mgr.GetEventRecorderFor("identitycreator-controller"),
 			opts.LiqoNamespace, opts.LocalClusterID)},
-		named{"local renewer", localrenwercontroller.NewLocalRenewerReconciler(mgr.GetClient(), mgr.GetScheme(),
-			opts.LocalClusterID,
-			mgr.GetEventRecorderFor("local-renewer-controller"))},
+		localRenewer(mgr, opts),
 	)
 }

@@ -1,4 +1,4 @@
-// Package liqotest holds what the cluster tests against real Liqo v1.2.0
+// Package liqotest holds what the cluster tests against real Liqo v1
 // (liqointerop, liqorenewal) share: Liqo and this project set up on lab
 // clusters, this project's controllers run for a test, and the waits and
 // checks on what the two produce.
@@ -30,16 +30,24 @@ const LiqoManager = "liqo-peer"
 // writes (client-go names it after the binary).
 const ReplicatorManager = "crd-replicator"
 
-// LiqoCluster installs Liqo on the lab cluster lc as its Helm chart would
-// (namespace "liqo-<id>") and runs liqo-peer there with the sides asked
-// for, advertising the lab's admin address (lab clusters have no Nodes).
-// It returns this project's view of that cluster.
+// LiqoCluster is LiqoReleaseCluster of the default release
+// (realliqov1.LiqoVersion).
 func LiqoCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, id string, provider, consumer bool) *kube.Cluster {
 	t.Helper()
+	return LiqoReleaseCluster(t, ctx, lc, realliqov1.LiqoVersion, id, provider, consumer)
+}
+
+// LiqoReleaseCluster installs Liqo release (one of realliqov1.Releases) on
+// the lab cluster lc as its Helm chart would (namespace "liqo-<id>") and
+// runs its liqo-peer there with the sides asked for, advertising the lab's
+// admin address (lab clusters have no Nodes). It returns this project's
+// view of that cluster.
+func LiqoReleaseCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, release, id string, provider, consumer bool) *kube.Cluster {
+	t.Helper()
 	ns := "liqo-" + id
-	require.NoError(t, realliqov1.Install(ctx, lc.Config, ns, id))
+	require.NoError(t, realliqov1.InstallRelease(ctx, lc.Config, release, ns, id))
 	realliqov1.Start(t, lc.KubeconfigPath, realliqov1.Options{
-		ClusterID: id, Namespace: ns, Provider: provider, Consumer: consumer,
+		Release: release, ClusterID: id, Namespace: ns, Provider: provider, Consumer: consumer,
 		APIServerOverride: lc.Config.Host,
 	})
 	c, err := kube.NewCluster(lc.Config, ns)

@@ -16,44 +16,47 @@ import (
 )
 
 // What Liqo's Helm chart names (templates/liqo-clusterid-configmap.yaml and
-// _helpers.tpl, release "liqo", tag v1.2.0): this project's code must find
-// Liqo's objects by these, so they are written here as Liqo writes them.
+// _helpers.tpl, release "liqo", the same in every release of Releases):
+// this project's code must find Liqo's objects by these, so they are
+// written here as Liqo writes them.
 const (
 	ClusterIDConfigMapName = "liqo-clusterid-configmap"
 	clusterIDKey           = "CLUSTER_ID"
 )
 
-// chartLabels are the labels the chart puts on the component name of module.
-func chartLabels(name, module string) map[string]string {
-	return liqoproc.ChartLabels(LiqoVersion, name, module)
+// Install is InstallRelease of the default release, LiqoVersion.
+func Install(ctx context.Context, cfg *rest.Config, namespace, clusterID string) error {
+	return InstallRelease(ctx, cfg, LiqoVersion, namespace, clusterID)
 }
 
-// Install makes the cluster look as Liqo's Helm chart leaves it, as far as
-// the authentication module goes: all of Liqo's CRDs (its controllers'
-// REST mapper needs every Liqo group; the ForeignCluster CRD is what this
-// project's kube.Cluster.LiqoInstalled looks for), the Liqo namespace, the
-// cluster-ID ConfigMap and the ClusterRoles the Tenant controller binds.
+// InstallRelease makes the cluster look as the Helm chart of Liqo release
+// ("" = LiqoVersion) leaves it, as far as the authentication module goes:
+// all of Liqo's CRDs (its controllers' REST mapper needs every Liqo group;
+// the ForeignCluster CRD is what this project's kube.Cluster.LiqoInstalled
+// looks for), the Liqo namespace, the cluster-ID ConfigMap and the
+// ClusterRoles the Tenant controller binds.
 // The authentication-keys Secret is left to liqo-peer, which creates it as
 // liqo-controller-manager does. Idempotent; a different existing cluster ID
-// is an error.
-func Install(ctx context.Context, cfg *rest.Config, namespace, clusterID string) error {
-	if err := InstallCRDs(ctx, cfg); err != nil {
+// is an error. The CRDs and ClusterRoles are cluster-wide: installing
+// another release on the same cluster replaces them with its own.
+func InstallRelease(ctx context.Context, cfg *rest.Config, release, namespace, clusterID string) error {
+	if err := InstallCRDs(ctx, cfg, release); err != nil {
 		return err
 	}
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	dir, err := Dir()
+	b, err := find(release)
 	if err != nil {
 		return err
 	}
-	roles, err := build.ReadManifests(filepath.Join(dir, "clusterroles"))
+	roles, err := b.ReadManifests(filepath.Join(b.dir, "clusterroles"))
 	if err != nil {
 		return err
 	}
 	for name, body := range roles {
-		if _, err := kc.RbacV1().ClusterRoles().Patch(ctx, name, types.ApplyPatchType, body, build.ApplyOptions()); err != nil {
+		if _, err := kc.RbacV1().ClusterRoles().Patch(ctx, name, types.ApplyPatchType, body, b.ApplyOptions()); err != nil {
 			return fmt.Errorf("applying Liqo's ClusterRole %s: %w", name, err)
 		}
 	}
@@ -63,7 +66,7 @@ func Install(ctx context.Context, cfg *rest.Config, namespace, clusterID string)
 	}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterIDConfigMapName, Namespace: namespace,
-			Labels: chartLabels("clusterid-configmap", "clusterid-configmap")},
+			Labels: liqoproc.ChartLabels(b.version, "clusterid-configmap", "clusterid-configmap")},
 		Data: map[string]string{clusterIDKey: clusterID},
 	}
 	_, err = kc.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{})
@@ -80,12 +83,13 @@ func Install(ctx context.Context, cfg *rest.Config, namespace, clusterID string)
 	return err
 }
 
-// InstallCRDs applies Liqo's own CRDs (from the chart's liqo-crds
-// subchart) and waits until the API server serves them all.
-func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
-	dir, err := Dir()
+// InstallCRDs applies the CRDs of Liqo release ("" = LiqoVersion), from
+// its chart's liqo-crds subchart, and waits until the API server serves
+// them all.
+func InstallCRDs(ctx context.Context, cfg *rest.Config, release string) error {
+	b, err := find(release)
 	if err != nil {
 		return err
 	}
-	return build.ApplyCRDs(ctx, cfg, filepath.Join(dir, "crds"))
+	return b.ApplyCRDs(ctx, cfg, filepath.Join(b.dir, "crds"))
 }

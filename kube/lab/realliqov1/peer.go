@@ -10,6 +10,9 @@ import (
 
 // Options say what one liqo-peer process runs.
 type Options struct {
+	// Release is the Liqo release to run, one of Releases; "" = LiqoVersion.
+	// Install the same release's CRDs first (InstallRelease).
+	Release string
 	// ClusterID is Liqo's --cluster-id: the ID in the cluster-ID ConfigMap.
 	ClusterID string
 	// Namespace is Liqo's --liqo-namespace; "" = "liqo".
@@ -37,7 +40,7 @@ const readyLine = "ready"
 // that cannot start fails the test with its exit status.
 func Start(t testing.TB, kubeconfig string, o Options) {
 	t.Helper()
-	dir, err := Dir()
+	b, err := find(o.Release)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +62,8 @@ func Start(t testing.TB, kubeconfig string, o Options) {
 		args = append(args, "--api-server-address-override="+o.APIServerOverride)
 	}
 	args = append(args, o.Args...)
-	p := liqoproc.Start(t, "liqo-peer["+o.ClusterID+"]", filepath.Join(dir, "liqo-peer"), args, nil,
+	p := liqoproc.Start(t, "liqo-peer["+o.ClusterID+"]", filepath.Join(b.dir, "liqo-peer"), args, nil,
 		func(line string) bool { return line == readyLine })
 	p.WaitReady()
-	t.Logf("liqo-peer (Liqo %s) ready on cluster %s (provider=%t, consumer=%t)", LiqoVersion, o.ClusterID, o.Provider, o.Consumer)
+	t.Logf("liqo-peer (Liqo %s) ready on cluster %s (provider=%t, consumer=%t)", b.version, o.ClusterID, o.Provider, o.Consumer)
 }

@@ -32,6 +32,8 @@ const replicatorController = `controller="secret_crdreplicator"`
 
 // ReplicatorOptions say what one crd-replicator process runs as.
 type ReplicatorOptions struct {
+	// Release is the Liqo release to run, one of Releases; "" = LiqoVersion.
+	Release string
 	// ClusterID is the local cluster's ID (--cluster-id).
 	ClusterID string
 	// Args are more crd-replicator flags.
@@ -43,7 +45,7 @@ type ReplicatorOptions struct {
 // runs (its caches synced). Its logs go to t.Log.
 func StartReplicator(t testing.TB, kubeconfig string, o ReplicatorOptions) {
 	t.Helper()
-	dir, err := Dir()
+	b, err := find(o.Release)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +53,10 @@ func StartReplicator(t testing.TB, kubeconfig string, o ReplicatorOptions) {
 		t.Fatal("realliqov1.StartReplicator: ClusterID is required")
 	}
 	args := append([]string{"--cluster-id=" + o.ClusterID, "--metrics-address=0"}, o.Args...)
-	p := liqoproc.Start(t, "crd-replicator["+o.ClusterID+"]", filepath.Join(dir, "crd-replicator"), args,
+	p := liqoproc.Start(t, "crd-replicator["+o.ClusterID+"]", filepath.Join(b.dir, "crd-replicator"), args,
 		[]string{"KUBECONFIG=" + kubeconfig}, replicatorReady)
 	p.WaitReady()
-	t.Logf("crd-replicator (Liqo %s) ready on cluster %s", LiqoVersion, o.ClusterID)
+	t.Logf("crd-replicator (Liqo %s) ready on cluster %s", b.version, o.ClusterID)
 }
 
 // replicatorReady matches controller-runtime's "Starting workers" line of
