@@ -11,6 +11,7 @@ import (
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -54,6 +55,10 @@ func (r *renewer) sync(ctx context.Context, key string) (time.Duration, error) {
 	// (renew_v11_consumer.go).
 	existing, previous := r.cachedRenew(want)
 	ask, requeueAfter := decideAsk(id, r.clock())
+	slice := want.Spec.ResourceSliceRef != nil
+	if slice && !ask.asking() {
+		return requeueAfter, r.deleteRenew(ctx, existing)
+	}
 	if ask.asking() {
 		if err := r.askForRenewal(ctx, want, existing, ask); err != nil {
 			return 0, err
@@ -63,9 +68,11 @@ func (r *renewer) sync(ctx context.Context, key string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	renewed, err := r.apply(ctx, id, renew)
-	if err != nil {
-		return 0, err
+	renewed := false
+	if !slice { // a slice's Identity is renewed from the slice's status
+		if renewed, err = r.apply(ctx, id, renew); err != nil {
+			return 0, err
+		}
 	}
 	if ask.asking() {
 		r.reportAsk(ctx, id, renew, previous, ask, renewed)
@@ -87,11 +94,22 @@ func (r *renewer) cachedRenew(want *authv1beta1.Renew) (*authv1beta1.Renew, stri
 // wantRenew is the Renew of an Identity (§10.2): same name and namespace,
 // owned by it, labelled for replication to its provider, and asking for
 // nothing but the renewal of that identity. nil: the Identity is not
-// renewed this way. As in Liqo v1.2, only ControlPlane Identities have a
-// Renew: a ResourceSlice Identity follows its slice, whose status brings
-// the renewed certificate back (the slice Identity creator applies it).
+// renewed this way. As in Liqo v1.2, a ControlPlane Identity has one for
+// good; a ResourceSlice Identity follows its slice, whose status brings the
+// renewed certificate back (the slice Identity creator applies it), and
+// has one only while this consumer asks for its renewal itself, as Liqo
+// v1.0–v1.1 consumers do (renew_v11_consumer.go).
 func (r *renewer) wantRenew(ctx context.Context, id *authv1beta1.Identity) (*authv1beta1.Renew, error) {
-	if id.Spec.Type != authv1beta1.ControlPlaneIdentityType {
+	var sliceRef *corev1.LocalObjectReference
+	switch id.Spec.Type {
+	case authv1beta1.ControlPlaneIdentityType:
+	case authv1beta1.ResourceSliceIdentityType:
+		slice := sliceOfIdentity(id)
+		if slice == "" {
+			return nil, nil
+		}
+		sliceRef = &corev1.LocalObjectReference{Name: slice}
+	default:
 		return nil, nil
 	}
 	provider := id.Spec.ClusterID
@@ -109,8 +127,35 @@ func (r *renewer) wantRenew(ctx context.Context, id *authv1beta1.Identity) (*aut
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(id,
 				authv1beta1.GroupVersion.WithKind(authv1beta1.IdentityKind))},
 		},
-		Spec: authv1beta1.RenewSpec{ConsumerClusterID: me, IdentityType: id.Spec.Type},
+		Spec: authv1beta1.RenewSpec{ConsumerClusterID: me, IdentityType: id.Spec.Type, ResourceSliceRef: sliceRef},
 	}, nil
+}
+
+// sliceOfIdentity is the slice a ResourceSlice Identity is for: its label,
+// else its owner (Liqo's identity creator sets both).
+func sliceOfIdentity(id *authv1beta1.Identity) string {
+	if s := id.Labels[kube.ResourceSliceNameLabel]; s != "" {
+		return s
+	}
+	for _, ref := range id.OwnerReferences {
+		if ref.Kind == authv1beta1.ResourceSliceKind {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+// deleteRenew deletes a Renew this consumer made, if there is one.
+func (r *renewer) deleteRenew(ctx context.Context, renew *authv1beta1.Renew) error {
+	if renew == nil {
+		return nil
+	}
+	uid := renew.UID
+	err := r.c.Liqo.Renews(renew.Namespace).Delete(ctx, renew.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if kube.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
 }
 
 // ensureRenew creates the Renew or brings it to want (labels added, spec,

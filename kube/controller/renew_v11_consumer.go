@@ -30,11 +30,14 @@ import (
 // (v1.2+, or ours) does so from 2/3 of the validity, 2/3 + 1/15 at the
 // latest (it looks again after 1.1 × the time left to the 2/3 point). If by
 // 5/6 no newer certificate came back, or when the Identity carries
-// liqo.io/renew=true, this consumer asks as a v1.0–v1.1 consumer does, in
-// its one permanent Renew, and asks again at every round (askEvery) until
-// a newer certificate comes back: a v1.0–v1.1 provider looks at a Renew
-// only when it changes. A v1.2 provider ignores the CSR and keeps answering
-// with its Tenant's certificate.
+// liqo.io/renew=true, this consumer asks as a v1.0–v1.1 consumer does: in
+// the permanent Renew of a ControlPlane Identity, in a Renew made for the
+// time of the ask for a ResourceSlice Identity (whose new certificate comes
+// back in the slice's status), and again at every round (askEvery) until a
+// newer certificate comes: a v1.0–v1.1 provider looks at a Renew only when
+// it changes. Once told (a Warning on the Identity at each round) the
+// provider's administrator deletes the cache Secret, and the next ask gets
+// a new certificate. A v1.2 provider ignores the CSR (and a slice's Renew).
 
 // consumerAskPoint is when a consumer asks for the renewal itself: at 5/6
 // of the validity, halfway from the 2/3 point to the expiry.
@@ -78,22 +81,28 @@ func decideAsk(id *authv1beta1.Identity, now time.Time) (renewalAsk, time.Durati
 }
 
 // askForRenewal puts into want what a Liqo v1.0–v1.1 consumer's Renew
-// carries: a control-plane CSR made with the cluster key, byte for byte
-// the Tenant's (§5.4: same key, same subject, deterministic for Ed25519
-// and RSA), so that a provider caching the certificate under it stays
-// consistent with its Tenant; the public key as PKIX DER; and the round of
-// the ask. A CSR already there that still fits is kept (an ECDSA one
-// differs at each signing).
+// carries: a CSR made with the cluster key, byte for byte the Tenant's or
+// the slice's (§5.4, §10.1: same key, same subject, deterministic for
+// Ed25519 and RSA), so that a provider caching the certificate under it
+// stays consistent with its Tenant or slice; the public key as PKIX DER;
+// and the round of the ask. A CSR already there that still fits is kept
+// (an ECDSA one differs at each signing).
 func (r *renewer) askForRenewal(ctx context.Context, want, existing *authv1beta1.Renew, ask renewalAsk) error {
 	key, _, err := r.c.PrivateKey(ctx)
 	if err != nil {
 		return err
 	}
 	me := want.Spec.ConsumerClusterID
+	check := func(csr []byte) error { return authcrypto.CheckCSR(csr, me, key.Public()) }
+	newCSR := func() ([]byte, error) { return authcrypto.NewCSR(key, me) }
+	if ref := want.Spec.ResourceSliceRef; ref != nil {
+		check = func(csr []byte) error { return authcrypto.CheckResourceSliceCSR(csr, ref.Name, me, key.Public()) }
+		newCSR = func() ([]byte, error) { return authcrypto.NewResourceSliceCSR(key, ref.Name, me) }
+	}
 	csr := []byte(nil)
-	if existing != nil && authcrypto.CheckCSR(existing.Spec.CSR, me, key.Public()) == nil {
+	if existing != nil && check(existing.Spec.CSR) == nil {
 		csr = existing.Spec.CSR
-	} else if csr, err = authcrypto.NewCSR(key, me); err != nil {
+	} else if csr, err = newCSR(); err != nil {
 		return err
 	}
 	der, err := authcrypto.PublicKeyDER(key.Public())
@@ -130,9 +139,13 @@ func (r *renewer) reportAsk(ctx context.Context, id *authv1beta1.Identity, renew
 	if id.Spec.Namespace != "" {
 		ns = id.Spec.Namespace
 	}
+	cache := kube.RemoteCertSecretName
+	if ref := renew.Spec.ResourceSliceRef; ref != nil {
+		cache = kube.ResourceSliceCertSecretName(ref.Name)
+	}
 	r.events.warning(ctx, id, ReasonCertificateNotRenewed, fmt.Sprintf(
 		"Provider %s answered Renew %s without a new certificate (this one is valid until %s). "+
-			"A Liqo v1.0 or v1.1 provider answers with the certificate it cached at the handshake: its administrator must delete Secret %s in namespace %s there, and the new certificate comes with the next ask (every %s). "+
+			"A Liqo v1.0 or v1.1 provider answers with the certificate it cached when it first signed: its administrator must delete Secret %s in namespace %s there, and the new certificate comes with the next ask (every %s). "+
 			"A Liqo v1.2 provider, or liqo-auth-tui's, renews by itself, from 2/3 of the validity",
-		provider, renew.Name, until, kube.RemoteCertSecretName, ns, ask.every))
+		provider, renew.Name, until, cache, ns, ask.every))
 }
