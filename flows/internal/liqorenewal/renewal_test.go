@@ -74,7 +74,9 @@ func liqoProviderRenewsOurConsumer(t *testing.T, release string) {
 	cs := testLab.Clusters(t)
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
-	liqoID, ourID, slice := releaseID("liqo-renew-provider", release), releaseID("ours-renew-consumer", release), "ours-renews"
+	// Slice names are unique on a consumer: the previous release's tenant
+	// namespace may still be going.
+	liqoID, ourID, slice := releaseID("liqo-renew-provider", release), releaseID("ours-renew-consumer", release), releaseID("ours-renews", release)
 	provider := liqotest.LiqoReleaseCluster(t, ctx, cs[0], release, liqoID, true, false)
 	consumer := liqotest.OurCluster(t, ctx, cs[1], ourID)
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
@@ -164,7 +166,7 @@ func ourProviderRenewsLiqoConsumer(t *testing.T, release string) {
 	cs := testLab.Clusters(t)
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
-	liqoID, ourID, slice := releaseID("liqo-renew-consumer", release), releaseID("ours-renew-provider", release), "liqo-renews"
+	liqoID, ourID, slice := releaseID("liqo-renew-consumer", release), releaseID("ours-renew-provider", release), releaseID("liqo-renews", release)
 	consumer := liqotest.LiqoReleaseCluster(t, ctx, cs[0], release, liqoID, false, true)
 	provider := liqotest.OurCluster(t, ctx, cs[1], ourID)
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
