@@ -188,9 +188,16 @@ func authenticate(t *testing.T, p, c *kube.Cluster) (namespace, identity string)
 	_, _, err = p.ApplyTenant(ctx, tenant)
 	require.NoError(t, err)
 	tenants := p.Liqo.Tenants(provNS.Name)
+	// The tests of this package share the clusters: a Tenant left by the
+	// previous one may hold a certificate already past its 2/3 point,
+	// which the provider renews at once.
 	accepted, err := kube.WaitFor(ctx, kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(consumerID)), "tenant status",
 		func(t *authv1beta1.Tenant) (bool, error) {
-			return t.Status.AuthParams != nil && len(t.Status.AuthParams.SignedCRT) > 0, nil
+			if t.Status.AuthParams == nil || len(t.Status.AuthParams.SignedCRT) == 0 {
+				return false, nil
+			}
+			at, err := kube.CertificateRenewalTime(t.Status.AuthParams.SignedCRT)
+			return err == nil && time.Now().Before(at), nil
 		})
 	require.NoError(t, err)
 	id, err := kube.ForgeIdentity(providerID, consNS.Name, accepted)
