@@ -135,6 +135,25 @@ func ParsePublicKey(b []byte) (stdcrypto.PublicKey, error) {
 		len(b), ed25519.PublicKeySize)
 }
 
+// ParseRenewPublicKey parses the public key of a Renew (§10.2). Liqo
+// v1.0–v1.1 consumers put the bare PKIX DER there (not PEM, unlike the
+// Tenant's); PEM and the legacy raw Ed25519 key are taken as ParsePublicKey
+// takes them.
+func ParseRenewPublicKey(b []byte) (stdcrypto.PublicKey, error) {
+	if block, _ := pem.Decode(b); block != nil || len(b) == ed25519.PublicKeySize {
+		return ParsePublicKey(b)
+	}
+	pub, err := x509.ParsePKIXPublicKey(b)
+	if err != nil {
+		return nil, fmt.Errorf("invalid public key format: %d bytes that are neither PKIX DER, a PEM PUBLIC KEY block nor a raw %d-byte Ed25519 key",
+			len(b), ed25519.PublicKeySize)
+	}
+	if err := checkPublicKey(pub); err != nil {
+		return nil, fmt.Errorf("invalid public key: %w", err)
+	}
+	return pub, nil
+}
+
 // ParsePublicKeyPEM parses a single PEM "PUBLIC KEY" (PKIX) block holding an
 // Ed25519, RSA or ECDSA key.
 func ParsePublicKeyPEM(pemBytes []byte) (stdcrypto.PublicKey, error) {

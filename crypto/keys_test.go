@@ -227,3 +227,32 @@ func TestEncodePrivateKeyPEMRejects(t *testing.T) {
 	_, err = EncodePrivateKeyPEM(ed25519.PrivateKey(make([]byte, 10)))
 	assert.EqualError(t, err, "invalid Ed25519 private key length: 10 bytes, want 64")
 }
+
+// A Renew's public key as Liqo v1.0–v1.1 consumers send it (PKIX DER), and
+// as PEM or the legacy raw key; anything else is refused.
+func TestParseRenewPublicKey(t *testing.T) {
+	for _, k := range testKeys(t) {
+		der, err := PublicKeyDER(k.priv.Public())
+		require.NoError(t, err)
+		pemKey, err := EncodePublicKeyPEM(k.priv.Public())
+		require.NoError(t, err)
+		for name, b := range map[string][]byte{"DER": der, "PEM": pemKey} {
+			pub, err := ParseRenewPublicKey(b)
+			require.NoError(t, err, "%s %s", k.name, name)
+			assert.True(t, SamePublicKey(k.priv.Public(), pub), "%s %s", k.name, name)
+		}
+	}
+	raw := readBase64Testdata(t, "vector-public-key-raw.b64")
+	pub, err := ParseRenewPublicKey(raw)
+	require.NoError(t, err)
+	assert.Equal(t, ed25519.PublicKey(raw), pub)
+
+	_, err = ParseRenewPublicKey([]byte("not a key"))
+	assert.ErrorContains(t, err, "invalid public key format: 9 bytes")
+	x25519, err := ecdh.X25519().GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKIXPublicKey(x25519.PublicKey())
+	require.NoError(t, err)
+	_, err = ParseRenewPublicKey(der)
+	assert.ErrorContains(t, err, "invalid public key: unsupported key type")
+}

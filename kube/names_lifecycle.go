@@ -69,6 +69,17 @@ func ResourceSliceUser(slice, consumerID string) string {
 // provider renewed (§10.2); `verify` shows it.
 const LastRenewalAnnotation = "liqo-auth-tui.io/last-renewal"
 
+// RenewAnnotation ("true" or "True") on an Identity is Liqo v1.0–v1.1's
+// way to ask for its renewal now (§10.2); this project's consumer honours
+// it too (kube/controller/renew_v11_consumer.go).
+const RenewAnnotation = "liqo.io/renew"
+
+// RenewAskedAnnotation is ours, not Liqo's: while the consumer asks for a
+// renewal itself (Liqo v1.0–v1.1 providers never renew by themselves), it
+// sets on the Renew the time of the current ask (RFC 3339). Its change is
+// what makes such a provider look at the Renew again.
+const RenewAskedAnnotation = "liqo-auth-tui.io/renew-asked"
+
 // ReplicaLabels are the labels of the copy of a local object on the provider
 // (§10), as Liqo's crd-replicator makes them: the local labels (remoteID
 // included) without OwnershipLabel, with ReplicationLabel=false,

@@ -123,6 +123,19 @@ func merge(dst, src map[string]string) map[string]string {
 	return dst
 }
 
+// withValue sets key to value in m, or deletes it when value is "".
+func withValue(m map[string]string, key, value string) map[string]string {
+	if value == "" {
+		delete(m, key)
+		return m
+	}
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[key] = value
+	return m
+}
+
 // withController replaces any controller reference with owner.
 func withController(refs []metav1.OwnerReference, owner metav1.OwnerReference) []metav1.OwnerReference {
 	out := []metav1.OwnerReference{owner}

@@ -52,6 +52,10 @@ const (
 	ReasonReplicaLeft     = "ReplicaLeft"
 	ReasonIdentityRenewed = "IdentityRenewed"
 	ReasonRenewRefused    = "RenewRefused"
+	// The consumer asks for a renewal itself (Liqo v1.0–v1.1 providers),
+	// and its ask brought no new certificate.
+	ReasonRenewalAsked          = "RenewalAsked"
+	ReasonCertificateNotRenewed = "CertificateNotRenewed"
 )
 
 // ResourceSlice reconcilers (§10.1). Liqo names none of these: they are

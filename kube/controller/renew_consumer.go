@@ -10,6 +10,7 @@ import (
 	"maps"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,21 +51,65 @@ func (r *renewer) sync(ctx context.Context, key string) (time.Duration, error) {
 	if want == nil || err != nil {
 		return 0, err
 	}
+	// A provider that does not renew by itself (Liqo v1.0–v1.1) is asked
+	// (renew_v11_consumer.go).
+	existing, previous := r.cachedRenew(want)
+	ask, requeueAfter := decideAsk(id, r.clock())
+	slice := want.Spec.ResourceSliceRef != nil
+	if slice && !ask.asking() {
+		return requeueAfter, r.deleteRenew(ctx, existing)
+	}
+	if ask.asking() {
+		if err := r.askForRenewal(ctx, want, existing, ask); err != nil {
+			return 0, err
+		}
+	}
 	renew, err := r.ensureRenew(ctx, want)
 	if err != nil {
 		return 0, err
 	}
-	return 0, r.apply(ctx, id, renew)
+	renewed := false
+	if !slice { // a slice's Identity is renewed from the slice's status
+		if renewed, err = r.apply(ctx, id, renew); err != nil {
+			return 0, err
+		}
+	}
+	if ask.asking() {
+		r.reportAsk(ctx, id, renew, previous, ask, renewed)
+	}
+	return requeueAfter, nil
+}
+
+// cachedRenew is the Identity's Renew as the cache has it, and the round
+// of this consumer's ask it carries ("" if none).
+func (r *renewer) cachedRenew(want *authv1beta1.Renew) (*authv1beta1.Renew, string) {
+	obj, exists, err := r.renews.GetByKey(want.Namespace + "/" + want.Name)
+	if err != nil || !exists {
+		return nil, ""
+	}
+	renew := obj.(*authv1beta1.Renew)
+	return renew, renew.Annotations[kube.RenewAskedAnnotation]
 }
 
 // wantRenew is the Renew of an Identity (§10.2): same name and namespace,
 // owned by it, labelled for replication to its provider, and asking for
 // nothing but the renewal of that identity. nil: the Identity is not
-// renewed this way. As in Liqo v1.2, only ControlPlane Identities have a
-// Renew: a ResourceSlice Identity follows its slice, whose status brings
-// the renewed certificate back (the slice Identity creator applies it).
+// renewed this way. As in Liqo v1.2, a ControlPlane Identity has one for
+// good; a ResourceSlice Identity follows its slice, whose status brings the
+// renewed certificate back (the slice Identity creator applies it), and
+// has one only while this consumer asks for its renewal itself, as Liqo
+// v1.0–v1.1 consumers do (renew_v11_consumer.go).
 func (r *renewer) wantRenew(ctx context.Context, id *authv1beta1.Identity) (*authv1beta1.Renew, error) {
-	if id.Spec.Type != authv1beta1.ControlPlaneIdentityType {
+	var sliceRef *corev1.LocalObjectReference
+	switch id.Spec.Type {
+	case authv1beta1.ControlPlaneIdentityType:
+	case authv1beta1.ResourceSliceIdentityType:
+		slice := sliceOfIdentity(id)
+		if slice == "" {
+			return nil, nil
+		}
+		sliceRef = &corev1.LocalObjectReference{Name: slice}
+	default:
 		return nil, nil
 	}
 	provider := id.Spec.ClusterID
@@ -82,12 +127,39 @@ func (r *renewer) wantRenew(ctx context.Context, id *authv1beta1.Identity) (*aut
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(id,
 				authv1beta1.GroupVersion.WithKind(authv1beta1.IdentityKind))},
 		},
-		Spec: authv1beta1.RenewSpec{ConsumerClusterID: me, IdentityType: id.Spec.Type},
+		Spec: authv1beta1.RenewSpec{ConsumerClusterID: me, IdentityType: id.Spec.Type, ResourceSliceRef: sliceRef},
 	}, nil
 }
 
-// ensureRenew creates the Renew or brings it to want (labels added, spec
-// and controller replaced), writing only on a change.
+// sliceOfIdentity is the slice a ResourceSlice Identity is for: its label,
+// else its owner (Liqo's identity creator sets both).
+func sliceOfIdentity(id *authv1beta1.Identity) string {
+	if s := id.Labels[kube.ResourceSliceNameLabel]; s != "" {
+		return s
+	}
+	for _, ref := range id.OwnerReferences {
+		if ref.Kind == authv1beta1.ResourceSliceKind {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+// deleteRenew deletes a Renew this consumer made, if there is one.
+func (r *renewer) deleteRenew(ctx context.Context, renew *authv1beta1.Renew) error {
+	if renew == nil {
+		return nil
+	}
+	uid := renew.UID
+	err := r.c.Liqo.Renews(renew.Namespace).Delete(ctx, renew.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if kube.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}
+
+// ensureRenew creates the Renew or brings it to want (labels added, spec,
+// controller and the ask annotation replaced), writing only on a change.
 func (r *renewer) ensureRenew(ctx context.Context, want *authv1beta1.Renew) (*authv1beta1.Renew, error) {
 	client := r.c.Liqo.Renews(want.Namespace)
 	var existing *authv1beta1.Renew
@@ -113,7 +185,9 @@ func (r *renewer) ensureRenew(ctx context.Context, want *authv1beta1.Renew) (*au
 	updated.Labels = merge(updated.Labels, want.Labels)
 	updated.OwnerReferences = withController(updated.OwnerReferences, want.OwnerReferences[0])
 	updated.Spec = want.Spec
-	if maps.Equal(existing.Labels, updated.Labels) && apiequality.Semantic.DeepEqual(existing.Spec, updated.Spec) &&
+	updated.Annotations = withValue(updated.Annotations, kube.RenewAskedAnnotation, want.Annotations[kube.RenewAskedAnnotation])
+	if maps.Equal(existing.Labels, updated.Labels) && maps.Equal(existing.Annotations, updated.Annotations) &&
+		apiequality.Semantic.DeepEqual(existing.Spec, updated.Spec) &&
 		apiequality.Semantic.DeepEqual(existing.OwnerReferences, updated.OwnerReferences) {
 		return existing, nil
 	}
@@ -122,19 +196,19 @@ func (r *renewer) ensureRenew(ctx context.Context, want *authv1beta1.Renew) (*au
 
 // apply copies the provider's renewed authParams into the Identity when
 // they carry another certificate for the same key that lasts longer (a
-// status a step behind is ignored).
-func (r *renewer) apply(ctx context.Context, id *authv1beta1.Identity, renew *authv1beta1.Renew) error {
+// status a step behind is ignored), and says whether it did.
+func (r *renewer) apply(ctx context.Context, id *authv1beta1.Identity, renew *authv1beta1.Renew) (bool, error) {
 	params := renew.Status.AuthParams
 	if params == nil || len(params.SignedCRT) == 0 || bytes.Equal(params.SignedCRT, id.Spec.AuthParams.SignedCRT) {
-		return nil
+		return false, nil
 	}
 	renewed, err := renewedCertificate(id.Spec.AuthParams.SignedCRT, params.SignedCRT)
 	if err != nil {
 		r.events.warning(ctx, id, ReasonCertificateRenewalCheckFailed, fmt.Sprintf("Not applied: the provider's renewed certificate (Renew %s) %v", renew.Name, err))
-		return nil
+		return false, nil
 	}
 	if renewed == nil {
-		return nil // a status a step behind
+		return false, nil // a status a step behind
 	}
 	updated := id.DeepCopy()
 	updated.Spec.AuthParams = *params.DeepCopy()
@@ -143,13 +217,13 @@ func (r *renewer) apply(ctx context.Context, id *authv1beta1.Identity, renew *au
 	}
 	updated.Annotations[kube.LastRenewalAnnotation] = r.clock().UTC().Format(time.RFC3339)
 	if _, err := r.c.Liqo.Identities(id.Namespace).Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
-		return err
+		return false, err
 	}
 	observeRenewal(id.Spec.ClusterID)
 	until := renewed.NotAfter.UTC().Format(time.RFC3339)
 	klog.FromContext(ctx).Info("Identity renewed", "identity", klog.KObj(id), "provider", id.Spec.ClusterID, "notAfter", until)
 	r.events.normal(ctx, id, ReasonIdentityRenewed, fmt.Sprintf("Certificate renewed by provider %s, valid until %s", id.Spec.ClusterID, until))
-	return nil
+	return true, nil
 }
 
 // renewedCertificate parses the certificate the provider renewed and tells

@@ -28,6 +28,7 @@ type renewStatusWriter struct {
 	renews  cache.Indexer // replicated Renews, indexed byOrigin and bySliceRef
 	tenants cache.Indexer // indexed byConsumer
 	slices  cache.Indexer // replicated ResourceSlices
+	warned  renewCSRWarnings
 }
 
 // renewIndexers index the replicated Renews by consumer and by slice.
@@ -88,6 +89,8 @@ func (w *renewStatusWriter) sync(ctx context.Context, key string) (time.Duration
 	if params == nil || len(params.SignedCRT) == 0 {
 		return 0, nil
 	}
+	// A Liqo v1.0–v1.1 consumer's Renew asks with a CSR (renew_v11_provider.go).
+	w.checkAskedRenewal(ctx, renew, tenant, consumer)
 	if p := renew.Status.AuthParams; p != nil && bytes.Equal(p.SignedCRT, params.SignedCRT) {
 		return 0, nil
 	}

@@ -58,7 +58,10 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 			return nil, err
 		}
 	}
-	c = &Cluster{Name: name}
+	// The cleanup below needs the cluster being started: an error return
+	// sets c to nil before it runs.
+	starting := &Cluster{Name: name}
+	c = starting
 	dir := opts.Dir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "liqo-auth-lab-"+name+"-"); err != nil {
@@ -70,7 +73,7 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 	}
 	defer func() {
 		if err != nil {
-			_ = c.Stop()
+			_ = starting.Stop()
 			err = fmt.Errorf("starting cluster %s: %w", name, err)
 		}
 	}()

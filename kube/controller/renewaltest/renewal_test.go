@@ -139,15 +139,22 @@ func initCluster(t *testing.T, cfg *rest.Config, id string) *kube.Cluster {
 // runManager runs the reconcilers of one side until the test ends.
 func runManager(t *testing.T, c *kube.Cluster, o controller.Options) {
 	t.Helper()
+	t.Cleanup(startManager(t, c, o))
+}
+
+// startManager runs the reconcilers of one side until the returned stop
+// is called (once).
+func startManager(t *testing.T, c *kube.Cluster, o controller.Options) (stop func()) {
+	t.Helper()
 	m, err := controller.New(c, o)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
-	t.Cleanup(func() {
+	stop = func() {
 		cancel()
 		require.NoError(t, <-done)
-	})
+	}
 	select {
 	case <-m.Synced():
 	case err := <-done:
@@ -155,6 +162,7 @@ func runManager(t *testing.T, c *kube.Cluster, o controller.Options) {
 	case <-labtest.Context(t).Done():
 		t.Fatal("manager caches did not sync")
 	}
+	return stop
 }
 
 // authenticate runs the handshake, both Managers doing their parts, up to
@@ -180,9 +188,16 @@ func authenticate(t *testing.T, p, c *kube.Cluster) (namespace, identity string)
 	_, _, err = p.ApplyTenant(ctx, tenant)
 	require.NoError(t, err)
 	tenants := p.Liqo.Tenants(provNS.Name)
+	// The tests of this package share the clusters: a Tenant left by the
+	// previous one may hold a certificate already past its 2/3 point,
+	// which the provider renews at once.
 	accepted, err := kube.WaitFor(ctx, kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(consumerID)), "tenant status",
 		func(t *authv1beta1.Tenant) (bool, error) {
-			return t.Status.AuthParams != nil && len(t.Status.AuthParams.SignedCRT) > 0, nil
+			if t.Status.AuthParams == nil || len(t.Status.AuthParams.SignedCRT) == 0 {
+				return false, nil
+			}
+			at, err := kube.CertificateRenewalTime(t.Status.AuthParams.SignedCRT)
+			return err == nil && time.Now().Before(at), nil
 		})
 	require.NoError(t, err)
 	id, err := kube.ForgeIdentity(providerID, consNS.Name, accepted)
