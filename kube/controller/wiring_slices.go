@@ -44,7 +44,8 @@ func (m *Manager) wireSlicesProvider(r *wiring, ev *events) error {
 
 // wireSlicesConsumer wires the consumer's ResourceSlice CSR filler and
 // Identity creator (§10.1): it watches the slices made here and the
-// Identities made for them (a changed or deleted Identity is re-ensured).
+// Identities made for them (a changed or deleted Identity is re-ensured)
+// and the tenant namespaces they wait for.
 func (m *Manager) wireSlicesConsumer(r *wiring, ev *events) error {
 	slices, err := r.sliceInformer(m.c, kube.ReplicatedLabel+"!=true", nil)
 	if err != nil {
@@ -57,6 +58,19 @@ func (m *Manager) wireSlicesConsumer(r *wiring, ev *events) error {
 	c := &sliceConsumer{c: m.c, events: ev, slices: slices.GetIndexer(), identities: identities.GetIndexer(), namespaces: r.namespaces}
 	l := r.loop("resourceslice-consumer", c.sync, m.afterSync)
 	if err := r.watch(slices, l.handler()); err != nil {
+		return err
+	}
+	// A slice made before its tenant namespace reached the namespace cache
+	// (or got its labels) was skipped: the namespace brings it back.
+	if err := r.watch(r.nsInformer, handlerFunc(func(obj any) {
+		if o := objectMeta(obj); o != nil && o.GetLabels()[kube.TenantNamespaceLabel] != "" {
+			for _, key := range slices.GetIndexer().ListKeys() {
+				if ns, _, _ := cache.SplitMetaNamespaceKey(key); ns == o.GetName() {
+					l.queue.Add(key)
+				}
+			}
+		}
+	})); err != nil {
 		return err
 	}
 	return r.watch(identities, handlerFunc(func(obj any) {
