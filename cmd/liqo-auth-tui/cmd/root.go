@@ -91,7 +91,7 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	root.AddCommand(newInitCommand(o), newInfoCommand(o),
 		newAuthenticateCommand(o), newUnauthenticateCommand(o),
 		newCreateCommand(o), newGetCommand(o), newGenerateCommand(o), newApplyCommand(o), newVerifyCommand(o), newDeleteCommand(o),
-		newStatusCommand(o))
+		newStatusCommand(o), newDoctorCommand(o))
 	root.AddCommand(newCordonCommand(o), newUncordonCommand(o), newDrainCommand(o), newActivateCommand(o))
 	root.AddCommand(newInstallCommand(o), newUninstallCommand(o))
 	root.AddCommand(newVersionCommand(o))

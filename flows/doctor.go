@@ -1,0 +1,214 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+)
+
+// Doctor's checks: one list of ✓/✗ lines for a cluster and its peerings,
+// where every ✗ says its cause in one line and the exact command that
+// fixes it; some fixes doctor applies itself (Repair, `doctor --fix`).
+// The checks live in doctor_*.go, one file per concern; this file holds
+// the types and the order they run in.
+
+// Check is one thing doctor looked at, and its verdict.
+type Check struct {
+	// ID names the kind of check for scripts and tests
+	// ("controller-running", "kubeconfig-accepted", ...); stable.
+	ID string `json:"id"`
+	// Title is what was checked, as the list shows it.
+	Title string `json:"title"`
+	// RemoteID is the peering the check is about ("" = the cluster).
+	RemoteID string `json:"remoteClusterID,omitempty"`
+	// Scope is the cluster checked: local, or remote with --remote-kubeconfig.
+	Scope handshake.Scope `json:"scope,omitempty"`
+	OK    bool            `json:"ok"`
+	// Detail is what a passed check saw ("held by pod x, renewed 3s ago").
+	Detail string `json:"detail,omitempty"`
+	// Cause is why a check failed, in one line.
+	Cause string `json:"cause,omitempty"`
+	// Fix is the exact command that fixes a failed check (several are
+	// joined by " && "); "" when only the other side's admin can, then
+	// Cause says who.
+	Fix string `json:"fix,omitempty"`
+	// Repair is what `doctor --fix` can do itself, shown as its plan
+	// before it is applied.
+	Repair *Repair `json:"repair,omitempty"`
+}
+
+// Repair is a fix doctor applies itself, after showing its plan.
+type Repair struct {
+	// Plan is one line per write, in the order they are made.
+	Plan []string `json:"plan"`
+	// apply makes the writes; re-running doctor then passes the check.
+	apply func(ctx context.Context) error
+}
+
+// Passed and failed checks.
+func passed(id, title, detail string) Check { return Check{ID: id, Title: title, OK: true, Detail: detail} }
+func failed(id, title, cause, fix string) Check {
+	return Check{ID: id, Title: title, Cause: cause, Fix: fix}
+}
+
+// DoctorOptions tune Doctor.
+type DoctorOptions struct {
+	// RemoteID keeps the checks of one peering ("" = every peering).
+	RemoteID string
+	// Remote, when set, is the remote cluster: its side is checked too,
+	// and the checks that need both sides (the consumer's key against the
+	// Tenant, the kubeconfig against the provider) are made.
+	Remote *Cluster
+	// Now is the clock of expiry checks (nil: time.Now).
+	Now func() time.Time
+	// ReachTimeout bounds each dial of an advertised address (0: 5s).
+	ReachTimeout time.Duration
+}
+
+// Diagnosis is doctor's answer: every check, passed or failed, cluster
+// checks first, then each peering's.
+type Diagnosis struct {
+	ClusterID string  `json:"clusterID,omitempty"`
+	Checks    []Check `json:"checks"`
+}
+
+// Failed are the checks that did not pass.
+func (d *Diagnosis) Failed() []Check {
+	var out []Check
+	for _, c := range d.Checks {
+		if !c.OK {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Repairs are the failed checks doctor can fix itself.
+func (d *Diagnosis) Repairs() []Check {
+	var out []Check
+	for _, c := range d.Failed() {
+		if c.Repair != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// doctorRun is what the checks share: the clusters, and what was read of
+// them once (the overview's lists) so that checks do not list again.
+type doctorRun struct {
+	opts          DoctorOptions
+	local, remote *Cluster
+	now           time.Time
+	// objects of each side, as the overview reads them (remote: nil
+	// without --remote-kubeconfig); rows are the overview's rows of the
+	// local side joined with the remote's.
+	localObjects, remoteObjects *peeringObjects
+	rows                        []PeeringRow
+}
+
+// clusterChecker checks one cluster (the local one, then the remote one
+// when given); it returns its checks with Scope unset.
+type clusterChecker func(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check
+
+// peeringChecker checks one peering, from its overview row (the remote's
+// side in row.Remote when both were read).
+type peeringChecker func(ctx context.Context, d *doctorRun, row PeeringRow) []Check
+
+// The checks, in the order they are listed; each lives in its file
+// (doctor_<concern>.go).
+var (
+	clusterCheckers = []clusterChecker{
+		checkClusterIdentity, // doctor_cluster.go: cluster ID, keys
+		checkCRDs,            // doctor_cluster.go
+		checkController,      // doctor_controller.go: running, its Lease
+		checkCSRs,            // doctor_csr.go: pending, denied, failed
+	}
+	peeringCheckers = []peeringChecker{
+		checkHandshakeObjects, // doctor_handshake.go: Tenant/Identity/kubeconfig, stuck steps, key changed
+		checkCredentials,      // doctor_credentials.go: 401/403 on the provider, advertised address, proxy
+		checkCertificate,      // doctor_certificate.go: expiry and renewal path
+		checkReplication,      // doctor_replication.go: replication refused
+		checkTenantCondition,  // doctor_condition.go: cordoned, drained
+		checkLiqo0x,           // doctor_liqo0x.go: Liqo 0.x's traps
+	}
+)
+
+// Doctor checks c (and o.Remote) and every peering between them, or the
+// peering with o.RemoteID. It writes nothing; an error means it could not
+// read what it checks (the cluster unreachable, the kubeconfig refused).
+func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error) {
+	if o.RemoteID != "" {
+		if err := ValidateClusterID(o.RemoteID); err != nil {
+			return nil, fmt.Errorf("--remote-cluster-id: %w", err)
+		}
+	}
+	d := &doctorRun{opts: o, local: c, remote: o.Remote, now: OverviewOptions{Now: o.Now}.now()}
+	var err error
+	if d.localObjects, d.remoteObjects, err = listBoth(ctx, c, o.Remote); err != nil {
+		return nil, err
+	}
+	d.rows = overviewOf(d.localObjects, d.remoteObjects, d.now)
+	diag := &Diagnosis{ClusterID: d.localObjects.localID}
+	sides := []struct {
+		c     *Cluster
+		scope handshake.Scope
+	}{{c, handshake.Local}}
+	if o.Remote != nil {
+		sides = append(sides, struct {
+			c     *Cluster
+			scope handshake.Scope
+		}{o.Remote, handshake.Remote})
+	}
+	for _, side := range sides {
+		for _, check := range clusterCheckers {
+			for _, r := range check(ctx, d, side.c, side.scope) {
+				r.Scope = side.scope
+				diag.Checks = append(diag.Checks, r)
+			}
+		}
+	}
+	rows := d.rows
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].RemoteID < rows[j].RemoteID })
+	for _, row := range rows {
+		if o.RemoteID != "" && row.RemoteID != o.RemoteID {
+			continue
+		}
+		for _, check := range peeringCheckers {
+			for _, r := range check(ctx, d, row) {
+				r.RemoteID = row.RemoteID
+				if r.Scope == handshake.NoScope {
+					r.Scope = handshake.Local
+				}
+				diag.Checks = append(diag.Checks, r)
+			}
+		}
+	}
+	if o.RemoteID != "" && !hasPeering(rows, o.RemoteID) {
+		diag.Checks = append(diag.Checks, Check{ID: "peering-known", Title: "peering with " + o.RemoteID, RemoteID: o.RemoteID,
+			Scope: handshake.Local, Cause: "this cluster has no handshake object about " + o.RemoteID,
+			Fix: "liqo-auth-tui status   # lists the peerings this cluster has"})
+	}
+	return diag, nil
+}
+
+func hasPeering(rows []PeeringRow, id string) bool {
+	for _, r := range rows {
+		if r.RemoteID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// ApplyRepair makes the writes of a failed check's Repair. The caller
+// showed the plan and got the admin's yes.
+func ApplyRepair(ctx context.Context, c Check) error {
+	if c.Repair == nil || c.Repair.apply == nil {
+		return fmt.Errorf("%s: doctor cannot fix this itself; run: %s", c.Title, c.Fix)
+	}
+	return c.Repair.apply(ctx)
+}
