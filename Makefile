@@ -91,11 +91,12 @@ fuzz:
 	done
 
 # Two real control planes and the wizard against both; leaving it stops the lab.
+# The binaries carry the version as `make build` stamps it (--version).
 # The build prints every 25th package it compiles (a first build takes minutes).
 demo: kube-binaries
 	@echo "demo: building bin/liqo-auth-tui, bin/liqo-auth-controller and bin/liqo-auth-lab..."
 	@set -o pipefail; start=$$SECONDS; \
-	  $(GO) build -v -o bin/ ./cmd/liqo-auth-tui ./cmd/liqo-auth-controller ./cmd/liqo-auth-lab 2>&1 | \
+	  $(GO) build -v -ldflags "$(LDFLAGS)" -o bin/ ./cmd/liqo-auth-tui ./cmd/liqo-auth-controller ./cmd/liqo-auth-lab 2>&1 | \
 	  awk '/^[^ :]+$$/ { if (++n % 25 == 0) { print "demo:   compiled " n " packages (" $$0 ")"; fflush() } next } { print; fflush() }' && \
 	  echo "demo: built in $$((SECONDS - start))s"
 	@echo "demo: starting the lab: bin/liqo-auth-lab run --dir .lab --signing-duration 4m -- hack/demo.sh"

@@ -91,7 +91,7 @@ func runOne(ctx context.Context, s Step) error {
 		return engErr // the waits saw only their context end: name why
 	}
 	if err != nil && errors.Is(context.Cause(ctx), errStepTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("%w (step timeout %s)", err, s.Timeout)
+		err = fmt.Errorf("%w (step timeout %s)", err, handshake.HumanDuration(s.Timeout))
 	}
 	return err
 }

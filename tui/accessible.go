@@ -51,7 +51,9 @@ func runAccessible(ctx context.Context, s *session, in io.Reader, out io.Writer)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, huh.ErrUserAborted) || ctx.Err() != nil {
 		u.println("")
-		if s.done {
+		// A signal (Ctrl-C) interrupts; the end of the input before any
+		// write is just leaving.
+		if s.done || ctx.Err() == nil && !s.wrote {
 			return nil
 		}
 		return ErrAborted
@@ -72,7 +74,7 @@ func (u *lineUI) loop() error {
 			return errors.New("wizard: a step led nowhere")
 		}
 		if _, ok := msg.(tea.QuitMsg); ok {
-			if u.s.done {
+			if !u.s.interrupts() {
 				return nil
 			}
 			return ErrAborted
@@ -220,7 +222,7 @@ func (u *lineUI) confirm(question, details string) (bool, error) {
 
 // confirmQuit is the quit confirmation of the full-screen wizard.
 func (u *lineUI) confirmQuit() (bool, error) {
-	if u.s.done {
+	if !u.s.interrupts() {
 		return true, nil
 	}
 	return u.confirm("Quit before the handshake is finished?",

@@ -74,7 +74,7 @@ func TestAccessibleAutomatedFlow(t *testing.T) {
 		" INFO   (local) Authenticated as consumer-1: 2 allowed, 1 denied\n",
 		"✓ Authenticated",
 		"Kubeconfig Secret:   liqo-tenant-provider-1/kubeconfig-controlplane-provider-1",
-		"Certificate expires: 2027-01-01 12:00 UTC (in 365 days)",
+		"Certificate expires: 2027-01-01 12:00 UTC (in 365d)",
 		// The allowed/denied list is printed, not behind a key.
 		"✗ list secrets (cluster-wide)",
 		"  enter  finish\n  v      verify again\n",
@@ -194,7 +194,7 @@ func TestAccessibleProviderManualSide(t *testing.T) {
 		"Send this Identity to the consumer's admin.",
 		"Provider CA fingerprint: "+fpCA,
 		"API server advertised to the consumer: https://provider.example:6443",
-		"Certificate expires: 2027-01-01 12:00 UTC (in 365 days)",
+		"Certificate expires: 2027-01-01 12:00 UTC (in 365d)",
 		"  liqo-auth-tui verify --remote-cluster-id provider-1\n",
 		"✓ Provider side done",
 	)

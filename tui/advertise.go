@@ -112,7 +112,7 @@ type advertiseScreen struct {
 func newAdvertiseScreen(s *session, provider ClusterRef, consumerID string, next gotoRunMsg) *advertiseScreen {
 	a := &advertiseScreen{s: s, provider: provider, consumerID: consumerID, next: next, loading: true,
 		address: newAdvertiseInput("https://host:port (empty = the provider's default)"),
-		ca:      newAdvertiseInput("path to the CA PEM, '" + trustedWord + "' for a publicly trusted certificate, empty = default"),
+		ca:      newAdvertiseInput("CA PEM file, '" + trustedWord + "' (publicly trusted), empty = default"),
 		keys: advertiseKeys{
 			Continue: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "continue")),
 			Edit:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit address and CA")),
@@ -160,6 +160,7 @@ func (a *advertiseScreen) load() tea.Cmd {
 func (a *advertiseScreen) save() tea.Cmd {
 	edit := a.edit()
 	a.busy, a.err = true, ""
+	a.s.wrote = true
 	a.setKeys()
 	s, provider, consumerID := a.s, a.provider, a.consumerID
 	return func() tea.Msg {
@@ -291,6 +292,10 @@ func (a *advertiseScreen) View(width, height int) string {
 		}
 	}
 	if a.editing {
+		// Without a width, bubbles' textinput shows one letter of the
+		// placeholder.
+		a.address.SetWidth(max(inner-2, 10))
+		a.ca.SetWidth(max(inner-2, 10))
 		b.WriteString("\nAPI server address\n" + a.address.View() + "\n")
 		b.WriteString("CA\n" + a.ca.View() + "\n")
 	} else if a.adv != nil && !a.adv.Fixed {

@@ -19,6 +19,18 @@ func (f *fakeBackend) indexOf(name string) int {
 	return slices.IndexFunc(f.calls, func(c string) bool { return c == name || len(c) > len(name) && c[:len(name)+1] == name+" " })
 }
 
+// resumeAtIdentity brings a manual provider resuming at consumer-1's
+// Identity to the advertise screen.
+func resumeAtIdentity(t *testing.T, f *fakeBackend) (*harness, *advertiseScreen) {
+	t.Helper()
+	f.stages["provider/consumer-1"] = handshake.StageGenerateIdentity
+	o := providerOnly()
+	o.PeerID = "consumer-1"
+	h := newHarness(t, f, o)
+	h.key("enter", "enter")
+	return h, screenIs[*advertiseScreen](t, h)
+}
+
 // A provider resuming at the Identity first sees what the consumer will be
 // told, edits the address, and only then generates the Identity.
 func TestAdvertiseScreenBeforeIdentity(t *testing.T) {
@@ -77,12 +89,7 @@ func TestAdvertiseScreenFixedOnLiqo(t *testing.T) {
 	adv.Engine, adv.Source, adv.Fixed = "Liqo's controller-manager", "node", true
 	adv.FixedHint = "change it on Liqo (`liqoctl install ... --set apiServer.address=<host:port>`)"
 	f.advertisement = adv
-	f.stages["provider/consumer-1"] = handshake.StageGenerateIdentity
-	o := providerOnly()
-	o.PeerID = "consumer-1"
-	h := newHarness(t, f, o)
-	h.key("enter", "enter")
-	a := screenIs[*advertiseScreen](t, h)
+	h, a := resumeAtIdentity(t, f)
 	h.mustSee("a control-plane node's address", "--set apiServer.address=")
 	h.key("e")
 	if a.editing || a.keys.Edit.Enabled() {
@@ -97,12 +104,7 @@ func TestAdvertiseScreenRefusedEdit(t *testing.T) {
 	f := newFake()
 	f.advertisement = fakeAdvertisement()
 	f.failOp["SetAdvertised"] = errors.New("API server address \"http://x\": only https is served; give host[:port] or https://host[:port]")
-	f.stages["provider/consumer-1"] = handshake.StageGenerateIdentity
-	o := providerOnly()
-	o.PeerID = "consumer-1"
-	h := newHarness(t, f, o)
-	h.key("enter", "enter")
-	a := screenIs[*advertiseScreen](t, h)
+	h, a := resumeAtIdentity(t, f)
 	h.key("e")
 	h.typeText("http://x")
 	h.key("enter")

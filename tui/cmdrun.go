@@ -57,10 +57,11 @@ func runCmd(ctx context.Context, cmd tea.Cmd, deliver func(tea.Msg) tea.Cmd) err
 }
 
 // animation tells the messages that only animate a screen (spinner ticks,
-// cursor blinks): fed back, they ask for the next frame forever.
+// cursor blinks, clock ticks): fed back, they ask for the next frame
+// forever.
 func animation(msg tea.Msg) bool {
 	switch msg.(type) {
-	case spinner.TickMsg, cursor.BlinkMsg:
+	case spinner.TickMsg, cursor.BlinkMsg, clockTickMsg:
 		return true
 	}
 	return false

@@ -496,6 +496,7 @@ func newHarness(t testing.TB, f *fakeBackend, o Options) *harness {
 		o.Environ = []string{"TERM=xterm-256color", "DISPLAY=:0"}
 	}
 	o.now = func() time.Time { return fixedNow }
+	o.clockEvery = time.Millisecond // the summary's redraws: the harness drops them
 	o.nativeCopy = func(s string) error { h.copied = append(h.copied, s); return nil }
 	h.m = New(context.Background(), o)
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})

@@ -143,6 +143,7 @@ func TestGoldenError(t *testing.T) {
 func TestGoldenQuitConfirm(t *testing.T) {
 	goldenScreen(t, func(t *testing.T) *Model {
 		h := newHarness(t, newFake(), both())
+		h.m.s.wrote = true // mid-flow: before any write, q just leaves
 		h.key("q")
 		return h.m
 	})

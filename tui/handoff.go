@@ -70,7 +70,8 @@ type handoffScreen struct {
 func newHandoffScreen(s *session, art *Artifact) *handoffScreen {
 	in := textinput.New()
 	in.Prompt = "save as: "
-	in.SetValue("./" + art.Kind.FileName())
+	// A placeholder, not a value: what the admin types replaces it.
+	in.Placeholder = "./" + art.Kind.FileName()
 	in.CharLimit = 4096
 	steadyInput(&in)
 	h := &handoffScreen{s: s, art: art, path: in, keys: handoffKeys{
@@ -151,7 +152,7 @@ func (h *handoffScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 				h.setStatus("", false)
 				return h, nil
 			case key.Matches(msg, h.keys.Confirm):
-				return h, saveCmd(h.path.Value(), h.art.Data, h.overwrite)
+				return h, saveCmd(valueOrPlaceholder(h.path), h.art.Data, h.overwrite)
 			}
 			var cmd tea.Cmd
 			h.path, cmd = h.path.Update(msg)
@@ -203,6 +204,15 @@ func (h *handoffScreen) copy() tea.Cmd {
 	cmd, text, ok := osc52(h.clip())
 	h.setStatus(text+h.clipNote(), !ok)
 	return cmd
+}
+
+// valueOrPlaceholder is what a path field says: what was typed, else the
+// default its placeholder shows.
+func valueOrPlaceholder(in textinput.Model) string {
+	if v := strings.TrimSpace(in.Value()); v != "" {
+		return v
+	}
+	return in.Placeholder
 }
 
 func saveCmd(path string, data []byte, overwrite bool) tea.Cmd {

@@ -67,5 +67,5 @@ func (r *receiveScreen) peerInfoView(b *strings.Builder, width int) {
 	if a.APIServer != "" && !strings.Contains(preview, a.APIServer) {
 		b.WriteString("  auth URL: " + a.APIServer + "\n")
 	}
-	b.WriteString(styleSubtle.Render("  ctrl+s goes on: nothing is sent before you confirm") + "\n")
+	b.WriteString(styleSubtle.Render("  enter or ctrl+s goes on: nothing is sent before you confirm") + "\n")
 }

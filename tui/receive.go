@@ -79,11 +79,11 @@ func newReceiveScreen(s *session, kind handshake.ArtifactKind) *receiveScreen {
 	steadyArea(&ta)
 	pi := textinput.New()
 	pi.Prompt = "file: "
-	pi.SetValue("./" + kind.FileName())
+	pi.Placeholder = "./" + kind.FileName() // typing replaces it
 	pi.CharLimit = 4096
 	steadyInput(&pi)
 	r := &receiveScreen{s: s, kind: kind, area: ta, path: pi, keys: receiveKeys{
-		Apply: key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "use it")),
+		Apply: key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter/ctrl+s", "use it")),
 		File:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "paste/file")),
 		Clear: key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "clear")),
 		Yes:   key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "apply")),
@@ -109,8 +109,10 @@ func (r *receiveScreen) setKeys() {
 		r.keys.Apply.SetKeys("enter")
 		r.keys.Apply.SetEnabled(!r.confirm)
 	} else {
-		r.keys.Apply.SetHelp("ctrl+s", "use it")
-		r.keys.Apply.SetKeys("ctrl+s")
+		// Enter, too, once what was pasted is valid (before, it is a new
+		// line in the box).
+		r.keys.Apply.SetHelp("enter/ctrl+s", "use it")
+		r.keys.Apply.SetKeys("enter", "ctrl+s")
 	}
 }
 
@@ -258,7 +260,7 @@ func (r *receiveScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 			r.path.Blur()
 			return r, r.area.Focus()
 		case r.fileMode && key.Matches(msg, r.keys.Apply):
-			return r, readFileCmd(r.path.Value())
+			return r, readFileCmd(valueOrPlaceholder(r.path))
 		case key.Matches(msg, r.keys.Apply) && r.peerInfo():
 			// Its own confirmation screen asks before anything is sent.
 			return r, navigate(gotoLiqo0xConfirmMsg{art: r.art, data: []byte(r.area.Value())})
@@ -362,7 +364,7 @@ func (r *receiveScreen) View(width, height int) string {
 			b.WriteString("  certificate expires: " + expiry(r.art.NotAfter, s.now()) + "\n")
 		}
 	case strings.TrimSpace(r.area.Value()) == "" && !r.fileMode:
-		b.WriteString(styleSubtle.Render("waiting for the "+string(r.kind)+"…") + "\n")
+		b.WriteString(styleSubtle.Render("waiting for the "+string(r.kind)+"… (once it is valid, enter or ctrl+s uses it)") + "\n")
 	}
 	if r.confirm {
 		b.WriteString("\n" + styleModal.Render(r.confirmText()+"\n\n"+styleKey.Render("y")+" apply   "+styleKey.Render("n")+" not yet") + "\n")
@@ -414,7 +416,7 @@ func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
 			r.area.SetValue(text)
 			cmd = r.changed(true)
 		case "f":
-			path := r.path.Value()
+			path := valueOrPlaceholder(r.path)
 			if err := u.ask(huh.NewInput().Title(fmt.Sprintf("File with the %s [%s]", kind, path)).Value(&path)); err != nil {
 				return nil, err
 			}

@@ -111,6 +111,7 @@ func (r *runScreen) Init() tea.Cmd {
 // start runs phase i on a goroutine; its events and result come back
 // through a channel that listen reads one message at a time.
 func (r *runScreen) start(i int) tea.Cmd {
+	r.s.wrote = true
 	runGen++
 	r.gen, r.current = runGen, i
 	r.phases[i].state = stateRunning
@@ -241,6 +242,7 @@ func (r *runScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 // lines (one per step done or failed, controller Event and note).
 func (r *runScreen) lines(u *lineUI) (tea.Msg, error) {
 	s, op := r.s, r.op
+	s.wrote = true
 	u.println("")
 	u.println(op.Title)
 	for _, ph := range op.Phases {
@@ -456,7 +458,7 @@ func formatElapsed(d time.Duration) string {
 	if d < time.Minute {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
-	return d.Truncate(time.Second).String()
+	return handshake.HumanDuration(d)
 }
 
 // wrap breaks s into lines of at most w cells (hard breaks for long words).

@@ -59,9 +59,11 @@ type Options struct {
 	// ACCESSIBLE, TERM, SSH_TTY, DISPLAY... are read from it.
 	Environ []string
 
-	// For tests: the clock, and the native clipboard writer.
+	// For tests: the clock, the native clipboard writer, and how often a
+	// screen showing relative times is redrawn (0 = clockEvery).
 	now        func() time.Time
 	nativeCopy func(string) error
+	clockEvery time.Duration
 }
 
 // ErrAborted is returned by Run when the admin quit before the end.
@@ -109,6 +111,11 @@ type session struct {
 	liqo0xResult *Liqo0xResult
 	// served is the provider served from its summary (serve.go).
 	served *serving
+	// clockGen counts the screens that redraw as time passes (clock.go).
+	clockGen int
+	// wrote: this run changed a cluster (an operation ran, or the
+	// advertised address was set); quitting before is no interruption.
+	wrote bool
 }
 
 func newSession(ctx context.Context, o Options) *session {
@@ -133,6 +140,21 @@ func newSession(ctx context.Context, o Options) *session {
 	return &session{ctx: ctx, backend: o.Backend, opts: o, env: env,
 		local: o.Local, remote: o.Remote, localRole: o.Role, roleGiven: o.Role != handshake.RoleUnknown, peerID: o.PeerID,
 		installed: map[ClusterRef]string{}}
+}
+
+// modeLabel says in the header how the handshake runs ("" undecided):
+// in manual mode, which side this wizard plays and how the other takes
+// part.
+func (s *session) modeLabel() string {
+	switch {
+	case s.mode == ModeAutomated:
+		return "automated"
+	case s.mode != ModeManual:
+		return ""
+	case s.selfRole() == handshake.RoleUnknown:
+		return "manual: which side is this?"
+	}
+	return "manual: " + string(s.selfRole()) + ", " + string(s.selfRole().Other()) + " by hand-off"
 }
 
 // ref is the cluster of a side.
@@ -211,3 +233,8 @@ func (s *session) accessible() bool {
 }
 
 func (s *session) noColor() bool { return s.env["NO_COLOR"] != "" }
+
+// interrupts tells whether leaving now leaves a handshake half done: this
+// run wrote something and did not finish. Before any write, quitting is
+// just leaving (exit 0, nothing to resume).
+func (s *session) interrupts() bool { return s.wrote && !s.done }

@@ -108,10 +108,11 @@ func newSlicesScreen(s *session, result *SliceInfo, taken []string) *slicesScree
 	if !form {
 		return m
 	}
-	// The defaults: liqoctl peer names the slice after the provider (a
-	// name no slice has yet: one asks once), and Liqo itself handles the
-	// default class.
-	defaults := map[string]string{handshake.FieldSliceName: freeName(m.providerID, taken), handshake.FieldClass: defaultSliceClass}
+	// The defaults: liqoctl peer names the slice after the provider, a
+	// readable name where its ID is a UUID (a name no slice has yet: one
+	// asks once), and Liqo itself handles the default class.
+	defaults := map[string]string{handshake.FieldSliceName: freeName(handshake.DefaultSliceName(m.providerID, s.providerContext()), taken),
+		handshake.FieldClass: defaultSliceClass}
 	for _, f := range sliceFields {
 		in := textinput.New()
 		in.Prompt = "> "
@@ -173,6 +174,19 @@ func (m *slicesScreen) request() SliceRequest {
 		req.Provider = &p
 	}
 	return req
+}
+
+// providerContext is the provider's kubeconfig context, where this
+// workstation reaches the provider ("" otherwise).
+func (s *session) providerContext() string {
+	if s.mode != ModeAutomated {
+		return ""
+	}
+	ref, info := s.provider()
+	if info != nil && info.Context != "" {
+		return info.Context
+	}
+	return ref.Context
 }
 
 // freeName is base, or base-2, base-3... the first no slice in taken has.
@@ -277,7 +291,7 @@ func (m *slicesScreen) send(req SliceRequest) tea.Cmd {
 func (s *session) sendRequestLine() string {
 	wait := "then waits for the provider's answer"
 	if s.opts.Timeout > 0 {
-		wait += " (at most " + s.opts.Timeout.String() + ", --timeout)"
+		wait += " (at most " + handshake.HumanDuration(s.opts.Timeout) + ", --timeout)"
 	}
 	return "Enter creates the ResourceSlice on the consumer and " + wait + ": send this first, so that the provider's admin can serve it meanwhile."
 }

@@ -141,7 +141,7 @@ func TestSlicesSubmitShowsTheAnswer(t *testing.T) {
 		"Requested:           cpu 4, memory 8Gi, pods 110", "Granted:             cpu 4, memory 8Gi, pods 110",
 		"Identity:            liqo-tenant-provider-1/resourceslice-gpu-pool",
 		"Kubeconfig Secret:   liqo-tenant-provider-1/kubeconfig-resourceslice-gpu-pool",
-		"Certificate expires: 2027-01-01 12:00 UTC (in 365 days)")
+		"Certificate expires: 2027-01-01 12:00 UTC (in 365d)")
 	if !helpHas(h, "summary") || !helpHas(h, "request more resources") {
 		t.Fatal("the answer's help lacks its keys")
 	}

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -52,6 +51,8 @@ type summaryScreen struct {
 	sv       *serving
 	served   *ProviderSlices
 	serveErr error
+	// clockGen is this summary's ticks: "Last renewal" ages (clock.go).
+	clockGen int
 }
 
 func newSummaryScreen(s *session) *summaryScreen {
@@ -132,64 +133,44 @@ func (s *session) certificateExpiry() time.Time {
 }
 
 // renewal shows when the consumer's certificate was last renewed: never,
-// or the time in UTC and how long ago.
+// or the time in UTC and how long ago (redrawn as it ages: clock.go).
 func renewal(last, now time.Time) string {
 	if last.IsZero() {
 		return "never" + styleSubtle.Render(" (the certificate is renewed at 2/3 of its validity)")
 	}
-	return last.UTC().Format("2006-01-02 15:04 MST") + styleSubtle.Render(" ("+ago(now.Sub(last))+")")
+	return last.UTC().Format("2006-01-02 15:04 MST") + styleSubtle.Render(" ("+handshake.Ago(last, now)+")")
 }
 
-// ago says how long ago something happened d before now.
-func ago(d time.Duration) string {
-	plural := func(n int, unit string) string {
-		if n == 1 {
-			return "1 " + unit + " ago"
-		}
-		return fmt.Sprintf("%d %ss ago", n, unit)
-	}
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return plural(int(d/time.Minute), "minute")
-	case d < 48*time.Hour:
-		return plural(int(d/time.Hour), "hour")
-	}
-	return plural(int(d/(24*time.Hour)), "day")
-}
-
-// expiry shows a certificate's notAfter in UTC and how far away it is,
-// warning when it is near (Liqo renews at 2/3 of the validity: a
-// certificate this close to its end was not renewed) or past.
+// expiry shows a certificate's notAfter in UTC and how far away it is, in
+// verify's words (handshake.ExpiresIn), warning when it is near (Liqo
+// renews at 2/3 of the validity: a certificate this close to its end was
+// not renewed) or past.
 func expiry(notAfter, now time.Time) string {
-	at := notAfter.UTC().Format("2006-01-02 15:04 MST")
-	left := notAfter.Sub(now)
-	days := int(math.Round(left.Hours() / 24)) // a fresh 1-year certificate: 365, not 364
-	switch {
+	at, rel := notAfter.UTC().Format("2006-01-02 15:04 MST"), " ("+handshake.ExpiresIn(notAfter, now)
+	switch left := notAfter.Sub(now); {
 	case left <= 0:
-		return styleErr.Render(at + " (expired: authenticate again to get a new certificate)")
-	case left < 24*time.Hour:
-		return styleWarn.Render(at + fmt.Sprintf(" (in %s)", left.Round(time.Minute)))
-	case days < 30:
-		return styleWarn.Render(at + fmt.Sprintf(" (in %d days: check that it gets renewed)", days))
+		return styleErr.Render(at + rel + ": authenticate again to get a new certificate)")
+	case left < 30*24*time.Hour:
+		return styleWarn.Render(at + rel + ": check that it gets renewed)")
 	}
-	return at + styleSubtle.Render(fmt.Sprintf(" (in %d days)", days))
+	return at + styleSubtle.Render(rel+")")
 }
 
 // Init lists the consumer's ResourceSlices with the provider, when this
 // workstation reaches the consumer; a manual provider's summary serves the
 // provider meanwhile (serve.go).
 func (m *summaryScreen) Init() tea.Cmd {
+	gen, tick := m.s.clock()
+	m.clockGen = gen
 	if !m.s.servesSlices() {
-		return m.listSlices()
+		return tea.Batch(tick, m.listSlices())
 	}
 	m.sv = m.s.serveSlices(nil)
 	m.served, m.serveErr = m.sv.state()
 	if m.sv.ended() {
-		return nil
+		return tick
 	}
-	return m.sv.listen()
+	return tea.Batch(tick, m.sv.listen())
 }
 
 // listSlices lists the consumer's ResourceSlices with the provider.
@@ -224,6 +205,10 @@ func (m *summaryScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		return m, m.sv.listen()
 	case serveEndedMsg:
 		m.serveErr = msg.err
+	case clockTickMsg:
+		if msg.gen == m.clockGen {
+			return m, m.s.clockTick(msg.gen)
+		}
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, m.keys.Up):

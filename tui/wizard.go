@@ -76,7 +76,7 @@ func newGlobalKeys() globalKeys {
 	return globalKeys{
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Help:      key.NewBinding(key.WithKeys("?", "f1"), key.WithHelp("?", "more keys")),
 		Yes:       key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "quit")),
 		No:        key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "stay")),
 	}
@@ -150,8 +150,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.confirmQuit = true
 				return m, nil
 			}
-			return m.quit(!m.s.done)
-		case key.Matches(msg, m.keys.Help) && !m.cur.Typing():
+			return m.quit(m.s.interrupts())
+		case m.helpPressed(msg):
 			m.help.ShowAll = !m.help.ShowAll
 			return m, nil
 		}
@@ -228,7 +228,7 @@ func (m *Model) midFlow() bool {
 	case *startScreen, *summaryScreen:
 		return false
 	}
-	return !m.s.done
+	return m.s.interrupts()
 }
 
 func (m *Model) quit(aborted bool) (tea.Model, tea.Cmd) {
@@ -268,7 +268,7 @@ func (m *Model) render() string {
 // help, which are always shown.
 func (m *Model) footer(w int) string {
 	if m.help.ShowAll {
-		return m.help.View(keyMapJoin{m.cur.Keys(), m.globalHelp()})
+		return m.fullHelpView()
 	}
 	h := m.help
 	h.SetWidth(0)
@@ -300,7 +300,7 @@ func (m *Model) globalHelp() []key.Binding {
 	if m.cur.Typing() {
 		q = m.keys.ForceQuit
 	}
-	return []key.Binding{q, m.keys.Help}
+	return []key.Binding{q, m.helpKey()}
 }
 
 func (m *Model) quitModal(w int) string {
@@ -314,11 +314,8 @@ func (m *Model) quitModal(w int) string {
 func (m *Model) header(w int) string {
 	s := m.s
 	title := styleTitle.Render("liqo-auth-tui") + styleSubtle.Render(" · Liqo authentication")
-	switch s.mode {
-	case ModeAutomated:
-		title += styleSubtle.Render(" · ") + styleBold.Render("automated")
-	case ModeManual:
-		title += styleSubtle.Render(" · ") + styleBold.Render("manual: "+string(s.selfRole()))
+	if mode := s.modeLabel(); mode != "" {
+		title += styleSubtle.Render(" · ") + styleBold.Render(mode)
 	}
 	var parts []string
 	describe := func(label string, ref ClusterRef, info *ClusterInfo, role handshake.Role) string {
@@ -351,20 +348,6 @@ func (m *Model) header(w int) string {
 		return truncate(title, w)
 	}
 	return truncate(title, w) + "\n" + line2
-}
-
-// keyMapJoin shows a screen's keys followed by the global ones.
-type keyMapJoin struct {
-	screen help.KeyMap
-	global []key.Binding
-}
-
-func (k keyMapJoin) ShortHelp() []key.Binding {
-	return append(append([]key.Binding{}, k.screen.ShortHelp()...), k.global...)
-}
-
-func (k keyMapJoin) FullHelp() [][]key.Binding {
-	return append(append([][]key.Binding{}, k.screen.FullHelp()...), k.global)
 }
 
 // Run starts the wizard on the terminal and returns when it ends: nil once

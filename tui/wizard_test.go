@@ -388,7 +388,7 @@ func TestPeerScreenValidatesID(t *testing.T) {
 }
 
 func TestQuitMidFlowAsksToConfirm(t *testing.T) {
-	h := newHarness(t, newFake(), both())
+	h := tenantHandoff(t) // mid-flow: the Tenant was generated
 	h.key("q")
 	if !h.m.confirmQuit || h.quit {
 		t.Fatal("q mid-flow did not ask")

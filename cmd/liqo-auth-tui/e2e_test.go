@@ -331,8 +331,7 @@ func (tm *term) saveAs(path string) {
 	tm.s.t.Helper()
 	tm.keys("s")
 	tm.waitFor(screenWait, "save as:")
-	tm.keys("C-u")
-	tm.typeText(path)
+	tm.typeText(path) // replaces the default file name, shown as a placeholder
 	tm.keys("Enter")
 	tm.waitFor(screenWait, "Saved to "+path)
 }
@@ -342,7 +341,6 @@ func (tm *term) receiveFile(path string) {
 	tm.s.t.Helper()
 	tm.keys("Tab")
 	tm.waitFor(screenWait, "file: ")
-	tm.keys("C-u")
 	tm.typeText(path)
 	tm.keys("Enter")
 }
@@ -372,13 +370,25 @@ func TestWizardAutomatedInTmux(t *testing.T) {
 	tmux := newTmux(t)
 	args := []string{binary(t), "--kubeconfig", consumer.kubeconfig, "--remote-kubeconfig", provider.kubeconfig,
 		"--liqo-namespace", ns, "--remote-liqo-namespace", ns}
+	// q before anything was written just leaves: no question, no error.
+	leave := tmux.start("leave", args...)
+	leave.waitFor(screenWait, "Automated mode", "enter continue")
+	leave.keys("q")
+	require.Equal(t, 0, leave.waitExit(screenWait), leave.screen())
+	require.NotContains(t, leave.screen(), "ERRO")
+
 	tm := tmux.start("auto", args...)
 	tm.waitFor(screenWait, "Automated mode", "cluster ID "+consumer.id, "cluster ID "+provider.id, "enter continue")
 	t.Logf("detect screen after %v", time.Since(start).Round(time.Millisecond))
 	tm.keys("Enter")
+	// The address and CA fields show their placeholders whole.
+	tm.waitFor(flowWait, "What the consumer gets", "e edit address and CA")
+	tm.keys("e")
+	tm.waitFor(screenWait, "> https://host:port (empty = the provider's default)", "> CA PEM file, 'trusted' (publicly trusted), empty = default")
+	tm.keys("Escape")
 	tm.confirmAdvertised(provider.server)
 	sc := tm.waitFor(flowWait, "✓ Authenticated", "Consumer:            "+consumer.id, "Provider:            "+provider.id,
-		`re:Authenticated as:\s+`+regexp.QuoteMeta(consumer.id)+`\n`, `re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\d days\)`,
+		`re:Authenticated as:\s+`+regexp.QuoteMeta(consumer.id)+`\n`, `re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\dd\)`,
 		"Kubeconfig Secret:   liqo-tenant-"+provider.id+"/")
 	t.Logf("summary after %v:\n%s", time.Since(start).Round(time.Millisecond), strings.TrimRight(sc, "\n"))
 	tm.finish()
@@ -389,7 +399,7 @@ func TestWizardAutomatedInTmux(t *testing.T) {
 	again.waitFor(screenWait, "Automated mode", "enter continue")
 	again.keys("Enter")
 	again.waitFor(flowWait, "Already authenticated", "✓ Authenticated", `re:Authenticated as:\s+`+regexp.QuoteMeta(consumer.id)+`\n`,
-		`re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\d days\)`)
+		`re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\dd\)`)
 	again.finish()
 }
 
@@ -409,7 +419,7 @@ func TestWizardManualTwoInstancesInTmux(t *testing.T) {
 		"--role", "consumer", "--remote-cluster-id", provider.id)
 
 	// Provider: create the nonce and save it to a file.
-	prov.waitFor(screenWait, "Manual mode", "(the provider)", "cluster ID "+provider.id, "enter continue")
+	prov.waitFor(screenWait, "Manual mode", "(the provider)", "cluster ID "+provider.id, "enter continue", "manual: provider, consumer by hand-off")
 	prov.keys("Enter")
 	prov.waitFor(screenWait, "Which consumer?", "> "+consumer.id)
 	prov.keys("Enter")
@@ -427,8 +437,8 @@ func TestWizardManualTwoInstancesInTmux(t *testing.T) {
 	cons.keys("Enter")
 	cons.waitFor(flowWait, "Receive the nonce (or a Liqo 0.x peer info) from the provider's admin", "waiting for the nonce")
 	cons.pasteFile(nonceFile)
-	cons.waitFor(screenWait, "✓ a valid nonce", "ctrl+s use it")
-	cons.keys("C-s")
+	cons.waitFor(screenWait, "✓ a valid nonce", "enter/ctrl+s use it")
+	cons.keys("Enter")
 	cons.waitFor(screenWait, "Sign this nonce with "+consumer.id+"'s key", "y apply")
 	cons.keys("y")
 	sc := cons.waitFor(flowWait, "Send this Tenant to the provider's admin", "kind: Tenant", "Consumer key fingerprint: ")
@@ -463,7 +473,7 @@ func TestWizardManualTwoInstancesInTmux(t *testing.T) {
 	cons.waitFor(screenWait, "Apply the Identity of provider "+provider.id)
 	cons.keys("y")
 	sc = cons.waitFor(flowWait, "✓ Authenticated", "Consumer:            "+consumer.id, "Provider:            "+provider.id,
-		`re:Authenticated as:\s+`+regexp.QuoteMeta(consumer.id)+`\n`, `re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\d days\)`,
+		`re:Authenticated as:\s+`+regexp.QuoteMeta(consumer.id)+`\n`, `re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\dd\)`,
 		"Consumer key:        "+fp[1])
 	t.Logf("consumer summary after %v:\n%s", time.Since(start).Round(time.Millisecond), strings.TrimRight(sc, "\n"))
 

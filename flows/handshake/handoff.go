@@ -121,8 +121,8 @@ func (h Handoff) Commands() []string {
 	case KindNonce:
 		return []string{
 			tool + " generate tenant --remote-cluster-id " + sender + " --nonce-file " + file + " --output-file " + KindTenant.FileName(),
-			"# or run " + tool + " there and paste the nonce; with liqoctl:",
-			"liqoctl generate tenant --remote-cluster-id " + sender + " --nonce <nonce>",
+			"# or run " + tool + " there and paste the nonce",
+			liqoctlAlternative + "liqoctl generate tenant --remote-cluster-id " + sender + " --nonce <nonce>",
 		}
 	case KindTenant:
 		return []string{
@@ -179,19 +179,28 @@ func (h Handoff) peerInfoCommands(tool, file, sender string) []string {
 	}
 }
 
+// liqoctlAlternative starts the remark that gives liqoctl's command for a
+// receiver who runs liqoctl rather than this tool: an alternative, not a
+// further step.
+const liqoctlAlternative = "# or, on a consumer running liqoctl: "
+
 // Line is the title and the commands on one line, for liqoctl-style
-// progress output; remarks are left out.
+// progress output; remarks are left out, but for liqoctl's alternative.
 func (h Handoff) Line() string {
 	if h.Kind == KindSliceRequest {
 		return h.sliceRequestLine()
 	}
 	var cmds []string
+	alternative := ""
 	for _, c := range h.Commands() {
-		if !strings.HasPrefix(c, "#") {
+		switch {
+		case strings.HasPrefix(c, liqoctlAlternative):
+			alternative = "; " + strings.TrimPrefix(c, "# ")
+		case !strings.HasPrefix(c, "#"):
 			cmds = append(cmds, c)
 		}
 	}
-	return h.Title() + " " + strings.Join(cmds, "; then ")
+	return h.Title() + " " + strings.Join(cmds, "; then ") + alternative
 }
 
 func (h Handoff) file() string {

@@ -47,6 +47,23 @@ func TestHandoffCommands(t *testing.T) {
 	}
 }
 
+// The nonce's next command is this tool's; liqoctl's is the alternative
+// for a consumer running liqoctl, not a further step ("…; then liqoctl
+// generate tenant …" read as "use both tools").
+func TestHandoffNonceOffersLiqoctlAsAlternative(t *testing.T) {
+	h := Handoff{Kind: KindNonce, SenderID: "p1", ReceiverID: "c1"}
+	want := "Next, on the consumer c1 (save the nonce as nonce.txt): " +
+		"liqo-auth-tui generate tenant --remote-cluster-id p1 --nonce-file nonce.txt --output-file tenant.yaml; " +
+		"or, on a consumer running liqoctl: liqoctl generate tenant --remote-cluster-id p1 --nonce <nonce>"
+	if got := h.Line(); got != want {
+		t.Errorf("Line() = %q\nwant     %q", got, want)
+	}
+	cmds := h.Commands()
+	if last := cmds[len(cmds)-1]; last != "# or, on a consumer running liqoctl: liqoctl generate tenant --remote-cluster-id p1 --nonce <nonce>" {
+		t.Errorf("last command %q", last)
+	}
+}
+
 func TestHandoffPeeringUser(t *testing.T) {
 	h := Handoff{Kind: KindPeeringUser, SenderID: "p1", ReceiverID: "c1"}
 	if got, want := h.Title(), "Next, on the consumer c1 (save the peering-user kubeconfig as peering-user.kubeconfig):"; got != want {

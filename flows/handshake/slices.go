@@ -123,3 +123,63 @@ func (h Handoff) sliceRequestLine() string {
 func (h Handoff) Text() string {
 	return h.Title() + "\n" + strings.Join(h.Commands(), "\n") + "\n"
 }
+
+// DefaultSliceName is the name a resource request offers by default.
+// liqoctl peer names the ResourceSlice after the provider's cluster ID, and
+// so does this tool while that ID reads as a name; an ID that is a UUID
+// (what Liqo's Helm chart and init generate) would name the slice, and the
+// virtual node made from it, unreadably: the provider's kubeconfig context
+// stands in ("" = unknown), else "provider-" and the UUID's first group.
+func DefaultSliceName(providerID, providerContext string) string {
+	if !isUUID(providerID) {
+		return providerID
+	}
+	if name := dnsLabel(providerContext); name != "" && name != "default" && !isUUID(name) {
+		return name
+	}
+	return "provider-" + providerID[:8]
+}
+
+// isUUID: 8-4-4-4-12 hexadecimal digits.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range strings.ToLower(s) {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// dnsLabel turns s into a DNS-1123 label (lowercase letters, digits and
+// inner hyphens, at most 63): "kind-Provider_1" is "kind-provider-1".
+func dnsLabel(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(s) {
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(c)
+			dash = false
+		default:
+			dash = true
+		}
+	}
+	out := b.String()
+	if len(out) > 63 {
+		out = strings.TrimRight(out[:63], "-")
+	}
+	return out
+}

@@ -37,8 +37,9 @@ signed nonce, Tenant, certificate and Identity, ending with a kubeconfig Secret 
 consumer that reaches the provider. Idempotent: re-running changes nothing, and an
 interrupted run completes when started again. Clusters without a controller are served
 by controllers run in-process for the command's duration.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{resumesAnnotation: "true"},
+		RunE:        func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
 	}
 	addRemoteFlags(cmd, &opts.Remote)
 	addEngineFlags(cmd, &opts.Engine)

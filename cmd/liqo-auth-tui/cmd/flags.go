@@ -24,7 +24,18 @@ type EngineFlags struct {
 }
 
 func addEngineFlags(cmd *cobra.Command, f *EngineFlags) {
+	addInProcessFlag(cmd, f)
+	addAdvertiseFlags(cmd, f)
+}
+
+// addInProcessFlag alone is for commands that give no consumer an
+// Identity (unauthenticate): what a provider advertises does not apply.
+func addInProcessFlag(cmd *cobra.Command, f *EngineFlags) {
 	cmd.Flags().BoolVar(&f.NoInProcess, "no-in-process", false, "fail instead of running the controllers in-process on a cluster without one")
+}
+
+// addAdvertiseFlags: what the provider tells a consumer to reach it at.
+func addAdvertiseFlags(cmd *cobra.Command, f *EngineFlags) {
 	cmd.Flags().StringVar(&f.APIServerOverride, "api-server-override", "", "provider API server URL advertised to the consumer (default: the one in the provider's kubeconfig)")
 	cmd.Flags().StringVar(&f.CAFile, "ca-override-file", "", "provider CA bundle advertised to the consumer (default: the one in the provider's kubeconfig)")
 	cmd.Flags().BoolVar(&f.TrustedCA, "trusted-ca", false, "advertise no CA to the consumer: the provider API server's certificate is publicly trusted (--ca-override-file still wins)")

@@ -57,6 +57,9 @@ func manualFlow(t *testing.T, provider, consumer side) (dir string, outputs []st
 	require.NoError(t, os.WriteFile(nonceFile, []byte(out), 0o600))
 	outputs = append(outputs, out, errOut)
 	assert.Contains(t, errOut, "generate tenant --remote-cluster-id "+provider.id)
+	// liqoctl's command is the alternative, not a further step.
+	assert.Contains(t, errOut, "; or, on a consumer running liqoctl: liqoctl generate tenant --remote-cluster-id "+provider.id)
+	assert.NotContains(t, errOut, "then liqoctl")
 
 	code, out, errOut = run(consumer.args("generate", "tenant", "--remote-cluster-id", provider.id, "--nonce-file", nonceFile, "--output-file", tenantFile)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)

@@ -63,6 +63,7 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
+		Annotations:   map[string]string{resumesAnnotation: "true"},
 		// --version prints the same line as `version`.
 		Version: version.String(binaryName),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -103,6 +104,11 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return execute(ctx, args, stdin, stdout, stderr, interactive)
+}
+
+// execute is Execute until ctx ends (SIGINT, SIGTERM).
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
 	o := &Options{Printer: &Printer{Out: stdout, Err: stderr}, In: stdin}
 	root := NewRootCommand(o, interactive)
 	root.PersistentPreRun = func(*cobra.Command, []string) {
@@ -113,19 +119,32 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, interacti
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && isCobraUsageError(err) {
 		err = &UsageError{Err: err}
 	}
 	interrupted := ctx.Err() != nil && err != nil
 	if err != nil {
 		if interrupted {
-			o.Printer.Error(handshake.NoScope, "interrupted")
+			o.Printer.Error(handshake.NoScope, "%s", interruptedLine(cmd))
 		} else if !alreadyReported(err) {
 			o.Printer.Error(handshake.NoScope, "%v", err)
 		}
 	}
 	return ExitCode(err, interrupted)
+}
+
+// resumesAnnotation marks the commands whose re-run resumes where an
+// interrupted run stopped (every step idempotent): authenticate, and the
+// root (the wizard, --batch).
+const resumesAnnotation = "liqo-auth-tui/resumes"
+
+// interruptedLine is the last line of an interrupted command.
+func interruptedLine(cmd *cobra.Command) string {
+	if cmd != nil && cmd.Annotations[resumesAnnotation] != "" {
+		return "interrupted: run the same command again to resume"
+	}
+	return "interrupted"
 }
 
 // isCobraUsageError recognises cobra's argument and command errors, which

@@ -29,7 +29,7 @@ func newUnauthenticateCommand(o *Options) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, _ []string) error { return opts.Run(cmd.Context()) },
 	}
 	addRemoteFlags(cmd, &opts.Remote)
-	addEngineFlags(cmd, &opts.Engine)
+	addInProcessFlag(cmd, &opts.Engine)
 	cmd.Flags().StringVar(&opts.Remote.ProxyURL, "proxy-url", "",
 		"proxy through which this command reaches the provider's API server, http://HOST:PORT, unless the provider's kubeconfig sets its own proxy-url")
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")

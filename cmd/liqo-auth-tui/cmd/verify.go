@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // VerifyOptions: consumer side, prove the kubeconfig Secret works.
@@ -49,22 +50,19 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	if o.Output != "" {
 		return o.printObject(o.Output, v)
 	}
-	w := o.Printer.Out
+	w, now := o.Printer.Out, time.Now()
 	fmt.Fprintf(w, "Provider API server: %s\nAuthenticated as:    %s %v\nTenant namespace:    %s\n", v.Server, v.User, v.Groups, v.TenantNamespace)
-	fmt.Fprintf(w, "Certificate expires: %s\nLast renewal:        %s\n", certificateExpiryText(v.CertificateNotAfter, time.Now()), lastRenewalText(v.LastRenewal))
+	fmt.Fprintf(w, "Certificate expires: %s\nLast renewal:        %s\n", certificateExpiryText(v.CertificateNotAfter, now), lastRenewalAgo(v.LastRenewal, now))
 	fmt.Fprintf(w, "Allowed (%d):\n  %s\nDenied (%d):\n  %s\n", len(v.Allowed), strings.Join(v.Allowed, "\n  "), len(v.Denied), strings.Join(v.Denied, "\n  "))
 	return nil
 }
 
 // certificateExpiryText shows when the certificate expires and how long that is from now.
 func certificateExpiryText(notAfter, now time.Time) string {
-	switch {
-	case notAfter.IsZero():
+	if notAfter.IsZero() {
 		return "unknown (the kubeconfig's certificate is unreadable)"
-	case !notAfter.After(now):
-		return notAfter.UTC().Format(time.RFC3339) + " (expired " + now.Sub(notAfter).Round(time.Second).String() + " ago)"
 	}
-	return notAfter.UTC().Format(time.RFC3339) + " (in " + notAfter.Sub(now).Round(time.Second).String() + ")"
+	return notAfter.UTC().Format(time.RFC3339) + " (" + handshake.ExpiresIn(notAfter, now) + ")"
 }
 
 // lastRenewalText shows the last renewal applied, or that there was none.
@@ -73,4 +71,13 @@ func lastRenewalText(at time.Time) string {
 		return "never"
 	}
 	return at.UTC().Format(time.RFC3339)
+}
+
+// lastRenewalAgo is lastRenewalText with how long ago it was, as the
+// wizard's summary says it.
+func lastRenewalAgo(at, now time.Time) string {
+	if at.IsZero() {
+		return lastRenewalText(at)
+	}
+	return lastRenewalText(at) + " (" + handshake.Ago(at, now) + ")"
 }
