@@ -22,6 +22,10 @@ func keyPress(name string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyUp}
 	case "down":
 		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
 	}
 	if k, ok := strings.CutPrefix(name, "ctrl+"); ok && len(k) == 1 {
 		return tea.KeyPressMsg{Code: rune(k[0]), Mod: tea.ModCtrl}

@@ -109,6 +109,21 @@ type session struct {
 	liqo0xResult *Liqo0xResult
 	// served is the provider served from its summary (serve.go).
 	served *serving
+	// peerings are the cluster's peerings detection found (overview.go);
+	// overviewSeen: the admin saw them and went on to a new peering.
+	peerings     []OverviewRow
+	overviewSeen bool
+	// sliceTarget is the peering the overview asks resources for (nil:
+	// the handshake's, from its summary).
+	sliceTarget *sliceTarget
+}
+
+// sliceTarget is a consumer, its provider's ID and, when this workstation
+// reaches it, the provider.
+type sliceTarget struct {
+	consumer   ClusterRef
+	providerID string
+	provider   *ClusterRef
 }
 
 func newSession(ctx context.Context, o Options) *session {
