@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
@@ -292,17 +293,23 @@ func columnsOf(rows []OverviewRow) overviewColumns {
 // Fixed column widths: "consumer", "0.x", "Cordoned", a date, "incomplete".
 const colRole, colGen, colCondition, colExpires, colHealth = 8, 3, 9, 10, 10
 
-// rowLine renders one row (marker: the cursor's) in width cells.
+// rowLine renders one row (marker: the cursor's, one cell or a number)
+// in width cells. The cells before the reason are ASCII (IDs, stages,
+// conditions), so their width is their length: no width measured per row.
 func (o *overviewScreen) rowLine(r OverviewRow, marker string, width int) string {
 	expires := "-"
 	if !r.NotAfter.IsZero() {
 		expires = r.NotAfter.UTC().Format("2006-01-02")
 	}
-	fixed := marker + " " + o.cells(width, r.RemoteID, orDefault(string(r.Role), "-"), r.Generation, orDefault(string(r.Stage), "-"),
+	cells := " " + o.cells(width, r.RemoteID, orDefault(string(r.Role), "-"), r.Generation, orDefault(string(r.Stage), "-"),
 		orDefault(r.Condition, "-"), expires)
 	health := fmt.Sprintf("%-*s", colHealth, r.Verdict)
-	reason := truncate(r.Reason, max(width-lipgloss.Width(fixed)-colHealth-2, 1))
-	return fixed + verdictStyle(r.Verdict).Render(health) + "  " + styleSubtle.Render(reason)
+	used := ansi.StringWidth(marker) + len(cells) + colHealth + 2
+	line := marker + cells + verdictStyle(r.Verdict).Render(health)
+	if width <= used || r.Reason == "" {
+		return line
+	}
+	return line + "  " + styleSubtle.Render(truncate(r.Reason, width-used))
 }
 
 func (o *overviewScreen) headerLine(width int) string {
@@ -372,11 +379,10 @@ func (o *overviewScreen) View(width, height int) string {
 		end := min(o.offset+o.win, len(o.rows))
 		for i := o.offset; i < end; i++ {
 			marker := " "
-			line := o.rowLine(o.rows[i], marker, width)
 			if i == o.cursor {
-				line = styleKey.Render("›") + o.rowLine(o.rows[i], "", width)
+				marker = styleKey.Render("›")
 			}
-			b.WriteString(truncate(line, width) + "\n")
+			b.WriteString(o.rowLine(o.rows[i], marker, width) + "\n") // the wizard cuts what is too wide
 		}
 		if len(o.rows) > o.win {
 			b.WriteString(styleSubtle.Render(fmt.Sprintf("  rows %d–%d of %d", o.offset+1, end, len(o.rows))) + "\n")
