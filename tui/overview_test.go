@@ -306,3 +306,32 @@ func TestGoldenOverviewDiagnosis(t *testing.T) {
 		return h.m
 	})
 }
+
+// With both clusters (automated mode) the overview reads the remote too
+// and the actions reach either side: on the consumer's row, the provider's
+// Tenant is cordoned on the remote, and unauthenticate gets both clusters.
+func TestOverviewAutomatedReachesBothSides(t *testing.T) {
+	f := newFake()
+	f.overview.lists = [][]OverviewRow{{{RemoteID: "provider-1", Role: handshake.RoleConsumer, Generation: GenerationV1,
+		Stage: handshake.StageAuthenticated, Condition: "Active", Verdict: handshake.VerdictOK}}}
+	h := newHarness(t, f, both())
+	h.send(wideWindow)
+	h.key("enter")
+	screenIs[*overviewScreen](t, h)
+	h.mustSee("Peerings of cluster consumer-1 with provider-1")
+	if !f.called("Overview consumer provider") || !f.called("WatchOverview consumer provider") {
+		t.Fatalf("calls %v", f.calls)
+	}
+	h.key("enter", "c", "y")
+	if !f.called("MoveTenant provider consumer-1 cordon") {
+		t.Fatalf("calls %v", f.calls)
+	}
+	h.key("enter", "d")
+	if !f.called("Diagnose consumer provider provider-1") {
+		t.Fatalf("calls %v", f.calls)
+	}
+	h.key("enter", "U", "y")
+	if r := f.overview.unauths; len(r) != 1 || r[0].Consumer == nil || r[0].Provider == nil || r[0].Provider.Context != "provider" {
+		t.Fatalf("unauthenticate got %+v", r)
+	}
+}

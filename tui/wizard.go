@@ -387,8 +387,8 @@ func (k keyMapJoin) FullHelp() [][]key.Binding {
 }
 
 // Run starts the wizard on the terminal and returns when it ends: nil once
-// the handshake is done (or the admin leaves the summary), ErrAborted when
-// quit before. With ACCESSIBLE=1 or TERM=dumb it runs as plain line prompts
+// the handshake is done (or the admin leaves the summary, or the overview
+// of the peerings), ErrAborted when quit before. With ACCESSIBLE=1 or TERM=dumb it runs as plain line prompts
 // and progress lines instead (the screens' lines methods, accessible.go),
 // with the same flows.
 func Run(ctx context.Context, o Options) error {
