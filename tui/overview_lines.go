@@ -35,7 +35,11 @@ func (o *overviewScreen) lines(u *lineUI) (tea.Msg, error) {
 // askRow reads a peering's number (its index), n (a new peering) or q.
 func (o *overviewScreen) askRow(u *lineUI) (int, tea.Msg, error) {
 	for {
-		u.println(fmt.Sprintf("Type a peering's number (1-%d) to act on it, n for a new peering or q to quit, then Return:", len(o.rows)))
+		if len(o.rows) == 0 {
+			u.println("No peerings left on this cluster. Type n for a new peering or q to quit, then Return:")
+		} else {
+			u.printf("Type a peering's number (1-%d) to act on it, n for a new peering or q to quit, then Return:", len(o.rows))
+		}
 		line, err := u.readLine()
 		if err != nil {
 			return 0, nil, err

@@ -335,3 +335,18 @@ func TestOverviewAutomatedReachesBothSides(t *testing.T) {
 		t.Fatalf("unauthenticate got %+v", r)
 	}
 }
+
+// What fails says so where the admin looks: a watch that cannot start
+// under the title (the rows detection read stay), an action's failure with
+// its reason and hint in the panel.
+func TestOverviewFailures(t *testing.T) {
+	f := newFake()
+	f.failOp["WatchOverview"] = &Failure{Reason: "watching the peerings: tenants.authentication.liqo.io is forbidden"}
+	f.failOp["MoveTenant"] = &Failure{Reason: "Tenant consumer-7 changed while this command ran, so nothing changed: run it again",
+		Hint: "another admin changed it meanwhile"}
+	h := overviewOf(t, f, providerPeerings())
+	h.mustSee("not kept up to date: watching the peerings: tenants.authentication.liqo.io is forbidden", "consumer-7", "provider-5")
+	h.key("enter", "c", "y")
+	h.mustSee("cordon Tenant consumer-7", "✗ Tenant consumer-7 changed while this command ran, so nothing changed: run it again",
+		"another admin changed it meanwhile")
+}
