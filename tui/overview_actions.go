@@ -13,7 +13,8 @@ import (
 )
 
 // The overview's actions on the selected peering: verify, diagnose,
-// cordon / uncordon / drain / activate, delete a ResourceSlice,
+// cordon / uncordon / drain / activate, request (the form of slices.go)
+// or delete a ResourceSlice,
 // unauthenticate. Each runs as a tea.Cmd through the backend; what it did
 // (or doctor's checks) shows under the list. What liqoctl confirms (cordon,
 // drain) and what deletes is asked first. The rows change by themselves
