@@ -27,7 +27,11 @@ type ConfirmOptions struct {
 }
 
 func (o ConfirmOptions) confirmed(verb, risk string) bool {
-	return o.Yes || (o.Confirm != nil && o.Confirm(verb+" is a potentially destructive command: "+risk))
+	return o.Yes || (o.Confirm != nil && o.Confirm(destructiveQuestion(verb, risk)))
+}
+
+func destructiveQuestion(verb, risk string) string {
+	return verb + " is a potentially destructive command: " + risk
 }
 
 // tenantMove is a liqoctl verb that moves a Tenant's spec.tenantCondition

@@ -110,7 +110,7 @@ func (u *lineUI) await(sc screen, cmd tea.Cmd) (tea.Msg, error) {
 // isNavigation tells the messages that move the wizard to another step.
 func isNavigation(msg tea.Msg) bool {
 	switch msg.(type) {
-	case gotoSlicesMsg, gotoLiqo0xConfirmMsg:
+	case gotoSlicesMsg, gotoLiqo0xConfirmMsg, gotoOverviewMsg, newPeeringMsg:
 		return true
 	case gotoDetectMsg, gotoPeerMsg, gotoRunMsg, gotoHandoffMsg, gotoReceiveMsg, gotoSummaryMsg, gotoErrorMsg,
 		editStartMsg, startDoneMsg, tea.QuitMsg:

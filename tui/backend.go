@@ -278,6 +278,9 @@ type Backend interface {
 	ApplyPeerInfo(ctx context.Context, consumer ClusterRef, data []byte, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
 	// AuthenticateLiqo0x is the automated 0.x flow (both reachable).
 	AuthenticateLiqo0x(ctx context.Context, consumer, provider ClusterRef, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
+
+	// The peerings this cluster already has, and what to do about them.
+	OverviewBackend
 }
 
 // Liqo0xOptions are the admin's choices for a Liqo 0.x authentication.

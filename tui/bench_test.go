@@ -190,3 +190,101 @@ func BenchmarkKeypressToFrame(b *testing.B) {
 		})
 	}
 }
+
+// frameBudget is one frame at 60 Hz: the overview's first frame and each
+// scroll step must render within it.
+const frameBudget = 16 * time.Millisecond
+
+// thousandConsumers is a provider's overview with 1,000 consumers.
+func thousandConsumers() []OverviewRow {
+	rows := make([]OverviewRow, 1000)
+	for i := range rows {
+		rows[i] = OverviewRow{RemoteID: fmt.Sprintf("consumer-%04d", i), Role: handshake.RoleProvider, Generation: GenerationV1, MadeBy: "liqo",
+			Stage: handshake.StageGenerateIdentity, Condition: "Active", NotAfter: fakeExpiry, Verdict: handshake.VerdictOK}
+		if i%10 == 0 {
+			rows[i].Condition, rows[i].Verdict, rows[i].Reason = "Cordoned", handshake.VerdictCordoned, "the provider cordoned the Tenant: no new resources"
+		}
+	}
+	return rows
+}
+
+// reportFrame reports a per-frame time against the frame budget.
+func reportFrame(b *testing.B, what string) {
+	b.Helper()
+	per := b.Elapsed() / time.Duration(b.N)
+	verdict := "within"
+	if per > frameBudget {
+		verdict = "OVER"
+	}
+	reportMicros(b, per, "µs/frame", fmt.Sprintf("%s (%s the %v frame budget)", what, verdict, frameBudget))
+}
+
+// BenchmarkOverview1000 measures the overview of a provider with 1,000
+// consumers at 120×40 (the fake backend, no cluster):
+//
+//   - first-frame: the screen built from the 1,000 rows detection read,
+//     sized and rendered (what the admin waits for after enter);
+//   - scroll-step: one ↓ or ↑ and the frame after it, up and down the
+//     whole list;
+//   - refresh: a new overview from the watch (1,000 rows) and its frame.
+//
+// Each must stay within one frame (16 ms): only the window's rows are
+// rendered.
+func BenchmarkOverview1000(b *testing.B) {
+	rows := thousandConsumers()
+	setup := func(b *testing.B) *harness {
+		f := newFake()
+		f.overview.lists = [][]OverviewRow{rows}
+		o := providerOnly()
+		o.Environ = benchOptions().Environ
+		h := newHarness(b, f, o)
+		h.send(tea.WindowSizeMsg{Width: benchW, Height: benchH})
+		h.key("enter")
+		if _, ok := h.m.cur.(*overviewScreen); !ok {
+			b.Fatalf("not the overview:\n%s", h.view())
+		}
+		return h
+	}
+	b.Run("first-frame", func(b *testing.B) {
+		h := setup(b)
+		m := h.m
+		for b.Loop() {
+			m.cur = newOverviewScreen(m.s)
+			m.cur.Update(tea.WindowSizeMsg{Width: benchW, Height: benchH})
+			benchSink = m.View().Content
+		}
+		if !strings.Contains(benchSink, "1000 peering(s)") {
+			b.Fatalf("first frame:\n%s", benchSink)
+		}
+		reportFrame(b, "overview first frame, 1,000 peerings (120x40)")
+	})
+	b.Run("scroll-step", func(b *testing.B) {
+		m := setup(b).m
+		down, up := keyPress("down"), keyPress("up")
+		i := 0
+		for b.Loop() {
+			k := down
+			if (i/(len(rows)-1))%2 == 1 {
+				k = up
+			}
+			i++
+			m.Update(k)
+			benchSink = m.View().Content
+		}
+		if !strings.Contains(benchSink, "consumer-") {
+			b.Fatalf("frame:\n%s", benchSink)
+		}
+		reportFrame(b, "overview scroll step, 1,000 peerings (120x40)")
+	})
+	b.Run("refresh", func(b *testing.B) {
+		m := setup(b).m
+		o := m.cur.(*overviewScreen)
+		closed := make(chan []OverviewRow)
+		close(closed)
+		for b.Loop() {
+			m.Update(overviewMsg{gen: o.gen, rows: rows, ch: closed})
+			benchSink = m.View().Content
+		}
+		reportFrame(b, "overview refreshed from the watch, 1,000 peerings (120x40)")
+	})
+}

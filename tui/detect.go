@@ -52,6 +52,17 @@ type detectScreen struct {
 	note     string
 	// confirmInstall: I was pressed, the install waits for y.
 	confirmInstall bool
+	// listing: the cluster's peerings are being read (the overview comes
+	// first when it has some); autoNext: go on to the handshake by itself
+	// once nothing needs the admin (a new peering from the overview).
+	listing  bool
+	autoNext bool
+}
+
+// peeringsMsg lists the peerings of the cluster detected (probe gen).
+type peeringsMsg struct {
+	gen  int
+	rows []OverviewRow
 }
 
 var probeGen int
@@ -110,7 +121,7 @@ func (d *detectScreen) Keys() help.KeyMap {
 	s := d.s
 	decided := len(d.pending) == 0
 	both := s.localInfo != nil && s.remoteInfo != nil
-	k.Continue.SetEnabled(decided && d.canContinue() == "")
+	k.Continue.SetEnabled(decided && (d.canContinue() == "" || d.toOverview()))
 	k.Mode.SetEnabled(decided && both)
 	k.Side.SetEnabled(decided && both && s.mode == ModeManual)
 	k.Swap.SetEnabled(decided && s.localRole != handshake.RoleUnknown && s.mode != ModeUndecided)
@@ -250,6 +261,8 @@ func (d *detectScreen) canContinue() string {
 	switch {
 	case len(d.pending) > 0:
 		return "probing…"
+	case d.listing:
+		return "reading the peerings this cluster has…"
 	case s.mode == ModeUndecided:
 		return "no cluster answered: fix the kubeconfig (e) or the cluster, then probe again (r)"
 	case d.pairProblem() != "":
@@ -287,6 +300,17 @@ func (d *detectScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 		if len(d.pending) == 0 {
 			d.decide()
+			return d, d.listPeerings()
+		}
+		return d, nil
+	case peeringsMsg:
+		if msg.gen != d.gen {
+			return d, nil
+		}
+		d.listing, s.peerings = false, msg.rows
+		if d.autoNext && d.canContinue() == "" {
+			d.autoNext = false
+			return d, d.next()
 		}
 		return d, nil
 	case stageMsg:
@@ -301,7 +325,7 @@ func (d *detectScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 		}
 		return d, runOp(opAuthenticate(s))
 	case tea.KeyPressMsg:
-		if len(d.pending) > 0 || d.checking {
+		if len(d.pending) > 0 || d.checking || d.listing {
 			return d, nil
 		}
 		if d.confirmInstall {
@@ -402,9 +426,45 @@ func (d *detectScreen) lines(u *lineUI) (tea.Msg, error) {
 	}
 }
 
-// next continues to the handshake: automated checks where it stands first.
+// listPeerings reads the peerings of the cluster the overview would list,
+// once per wizard: not after the admin left the overview for a new
+// peering. A cluster that cannot be listed (a peering user's rights) has
+// none to show: the wizard goes on as without.
+func (d *detectScreen) listPeerings() tea.Cmd {
+	s := d.s
+	if s.overviewSeen {
+		return navigate(peeringsMsg{gen: d.gen})
+	}
+	listed, id, other, _ := s.overviewClusters()
+	if id == "" || id == "?" {
+		return navigate(peeringsMsg{gen: d.gen})
+	}
+	d.listing = true
+	gen := d.gen
+	return func() tea.Msg {
+		ctx, cancel := s.opContext()
+		defer cancel()
+		rows, err := s.backend.Overview(ctx, *listed, other)
+		if err != nil {
+			rows = nil
+		}
+		return peeringsMsg{gen: gen, rows: rows}
+	}
+}
+
+// toOverview tells whether continuing shows the cluster's peerings first.
+func (d *detectScreen) toOverview() bool {
+	return !d.listing && len(d.pending) == 0 && !d.s.overviewSeen && len(d.s.peerings) > 0
+}
+
+// next continues to the overview when the cluster has peerings, else to
+// the handshake: automated checks where it stands first.
 func (d *detectScreen) next() tea.Cmd {
 	s := d.s
+	if d.toOverview() {
+		s.overviewSeen = true
+		return navigate(gotoOverviewMsg{})
+	}
 	if s.liqo0xFlow() {
 		// Liqo 0.x: the provider's peer info is not per consumer (no
 		// peer to ask for), and automated mode confirms before sending.
@@ -468,6 +528,9 @@ func (d *detectScreen) View(width, height int) string {
 	}
 	if s.liqo0xFlow() {
 		b.WriteString(wrapWords("→ "+styleBold.Render("Liqo 0.x token authentication")+": "+s.liqo0xFlowLine(), width) + "\n")
+	}
+	if d.toOverview() {
+		b.WriteString(wrap("→ "+styleBold.Render(fmt.Sprintf("%d peering(s)", len(s.peerings)))+" already on this cluster: enter shows them, to check and act on them or start a new one.", width) + "\n")
 	}
 	if why := d.canContinue(); why != "" {
 		b.WriteString("\n" + styleWarn.Render(wrap(why, width)) + "\n")

@@ -55,6 +55,8 @@ type fakeBackend struct {
 	pairProblems map[string]string
 	// liqo0x scripts the Liqo 0.x methods (liqo0x_fake_test.go).
 	liqo0x liqo0xFake
+	// overview scripts the overview's methods (overview_fake_test.go).
+	overview overviewFake
 }
 
 const (

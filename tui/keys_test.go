@@ -24,6 +24,10 @@ func keyPress(name string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "f1":
 		return tea.KeyPressMsg{Code: tea.KeyF1}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
 	}
 	if k, ok := strings.CutPrefix(name, "ctrl+"); ok && len(k) == 1 {
 		return tea.KeyPressMsg{Code: rune(k[0]), Mod: tea.ModCtrl}

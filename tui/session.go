@@ -116,6 +116,21 @@ type session struct {
 	// wrote: this run changed a cluster (an operation ran, or the
 	// advertised address was set); quitting before is no interruption.
 	wrote bool
+	// peerings are the cluster's peerings detection found (overview.go);
+	// overviewSeen: the admin saw them and went on to a new peering.
+	peerings     []OverviewRow
+	overviewSeen bool
+	// sliceTarget is the peering the overview asks resources for (nil:
+	// the handshake's, from its summary).
+	sliceTarget *sliceTarget
+}
+
+// sliceTarget is a consumer, its provider's ID and, when this workstation
+// reaches it, the provider.
+type sliceTarget struct {
+	consumer   ClusterRef
+	providerID string
+	provider   *ClusterRef
 }
 
 func newSession(ctx context.Context, o Options) *session {

@@ -105,6 +105,12 @@ func newSlicesScreen(s *session, result *SliceInfo, taken []string) *slicesScree
 	}
 	m.keys.Done.SetEnabled(!form)
 	m.keys.Again.SetEnabled(!form)
+	if t := s.sliceTarget; t != nil {
+		// Asked from the overview: its peering, and back to it.
+		m.consumer, m.providerID = &t.consumer, t.providerID
+		m.keys.Done.SetHelp("enter", "overview")
+		m.keys.Skip.SetHelp("esc", "back to the overview")
+	}
 	if !form {
 		return m
 	}
@@ -152,7 +158,12 @@ func (m *slicesScreen) Keys() help.KeyMap { return m.keys }
 // actions: request or skip (the form); back to the summary or request
 // more (the answer).
 func (m *slicesScreen) actions() []action {
-	summary := func() tea.Cmd { return navigate(gotoSummaryMsg{}) }
+	summary := func() tea.Cmd {
+		if m.s.sliceTarget != nil {
+			return navigate(gotoOverviewMsg{})
+		}
+		return navigate(gotoSummaryMsg{})
+	}
 	return []action{
 		{m.keys.Submit, m.submit},
 		{m.keys.Skip, summary},
@@ -169,7 +180,10 @@ func (m *slicesScreen) request() SliceRequest {
 	}
 	req := SliceRequest{Name: v[handshake.FieldSliceName], ProviderID: m.providerID, Class: orDefault(v[handshake.FieldClass], defaultSliceClass),
 		CPU: v[handshake.FieldCPU], Memory: v[handshake.FieldMemory], Pods: v[handshake.FieldPods]}
-	if m.s.mode == ModeAutomated {
+	switch {
+	case m.s.sliceTarget != nil:
+		req.Provider = m.s.sliceTarget.provider
+	case m.s.mode == ModeAutomated:
 		p, _ := m.s.provider()
 		req.Provider = &p
 	}

@@ -150,7 +150,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.confirmQuit = true
 				return m, nil
 			}
-			return m.quit(m.s.interrupts())
+			// Leaving the overview is no handshake left half done.
+			_, overview := m.cur.(*overviewScreen)
+			return m.quit(m.s.interrupts() && !overview)
 		case m.helpPressed(msg):
 			m.help.ShowAll = !m.help.ShowAll
 			return m, nil
@@ -207,6 +209,13 @@ func (s *session) screenFor(msg tea.Msg) screen {
 		return newSummaryScreen(s)
 	case gotoSlicesMsg:
 		return newSlicesScreen(s, msg.result, msg.taken)
+	case gotoOverviewMsg:
+		return newOverviewScreen(s)
+	case newPeeringMsg:
+		s.sliceTarget = nil
+		d := newDetectScreen(s)
+		d.autoNext = true
+		return d
 	case gotoErrorMsg:
 		e := newErrorScreen(s, msg.err, msg.retry)
 		e.reissue = msg.reissue
@@ -216,6 +225,7 @@ func (s *session) screenFor(msg tea.Msg) screen {
 }
 
 func (m *Model) show(sc screen) (tea.Model, tea.Cmd) {
+	closeScreen(m.cur)
 	m.cur = sc
 	m.help.ShowAll = false
 	size := tea.WindowSizeMsg{Width: m.width, Height: m.height} // read here: the command runs on another goroutine
@@ -225,10 +235,18 @@ func (m *Model) show(sc screen) (tea.Model, tea.Cmd) {
 // midFlow tells whether quitting now leaves the handshake half done.
 func (m *Model) midFlow() bool {
 	switch m.cur.(type) {
-	case *startScreen, *summaryScreen:
+	case *startScreen, *summaryScreen, *overviewScreen:
 		return false
 	}
 	return m.s.interrupts()
+}
+
+// closeScreen stops what a screen left behind runs for it (the overview's
+// watch).
+func closeScreen(sc screen) {
+	if c, ok := sc.(interface{ close() }); ok {
+		c.close()
+	}
 }
 
 func (m *Model) quit(aborted bool) (tea.Model, tea.Cmd) {
@@ -236,6 +254,7 @@ func (m *Model) quit(aborted bool) (tea.Model, tea.Cmd) {
 	if r, ok := m.cur.(*runScreen); ok {
 		r.cancel()
 	}
+	closeScreen(m.cur)
 	return m, tea.Quit
 }
 
@@ -351,8 +370,8 @@ func (m *Model) header(w int) string {
 }
 
 // Run starts the wizard on the terminal and returns when it ends: nil once
-// the handshake is done (or the admin leaves the summary), ErrAborted when
-// quit before. With ACCESSIBLE=1 or TERM=dumb it runs as plain line prompts
+// the handshake is done (or the admin leaves the summary, or the overview
+// of the peerings), ErrAborted when quit before. With ACCESSIBLE=1 or TERM=dumb it runs as plain line prompts
 // and progress lines instead (the screens' lines methods, accessible.go),
 // with the same flows.
 func Run(ctx context.Context, o Options) error {

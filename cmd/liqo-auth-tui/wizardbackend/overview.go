@@ -1,0 +1,177 @@
+package wizardbackend
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
+)
+
+// The overview's backend (tui/overview.go): flows.Overview and
+// flows.WatchOverview's rows as the wizard shows them, and the actions on
+// a peering.
+
+// overviewOf connects ref and, when given, remote.
+func (b *Backend) overviewOf(ref tui.ClusterRef, remote *tui.ClusterRef) (*flows.Cluster, flows.OverviewOptions, error) {
+	var o flows.OverviewOptions
+	c, err := b.connect(ref)
+	if err != nil {
+		return nil, o, explainScoped(handshake.Local, err)
+	}
+	if remote != nil {
+		if o.Remote, err = b.connect(*remote); err != nil {
+			return nil, o, explainScoped(handshake.Remote, err)
+		}
+	}
+	return c, o, nil
+}
+
+// Overview lists every peering of ref (with remote: those between them).
+func (b *Backend) Overview(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef) ([]tui.OverviewRow, error) {
+	c, o, err := b.overviewOf(ref, remote)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := flows.Overview(ctx, c, o)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	return overviewRows(rows), nil
+}
+
+// WatchOverview passes flows.WatchOverview's overviews on as the wizard's
+// rows, the latest only, until ctx ends.
+func (b *Backend) WatchOverview(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef) (<-chan []tui.OverviewRow, error) {
+	c, o, err := b.overviewOf(ref, remote)
+	if err != nil {
+		return nil, err
+	}
+	in, err := flows.WatchOverview(ctx, c, o)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	out := make(chan []tui.OverviewRow, 1)
+	go func() {
+		defer close(out)
+		for rows := range in {
+			// The only sender: once the stale overview is dropped, the
+			// send cannot block.
+			select {
+			case <-out:
+			default:
+			}
+			out <- overviewRows(rows)
+		}
+	}()
+	return out, nil
+}
+
+func overviewRows(rows []flows.PeeringRow) []tui.OverviewRow {
+	out := make([]tui.OverviewRow, 0, len(rows))
+	for _, r := range rows {
+		_, _, condition := r.PairStates()
+		row := tui.OverviewRow{RemoteID: r.RemoteID, RemoteName: r.RemoteName, Role: r.Role, Generation: r.Generation, MadeBy: r.MadeBy,
+			Stage: r.Stage, Condition: condition, NotAfter: r.CertificateNotAfter, LastRenewal: r.LastRenewal,
+			Verdict: r.Health.Verdict, Reason: r.Health.Reason}
+		for _, s := range r.Slices {
+			row.Slices = append(row.Slices, s.Name)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// Diagnose runs doctor's checks on the peering with remoteID.
+func (b *Backend) Diagnose(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef, remoteID string) ([]tui.DoctorCheck, error) {
+	c, o, err := b.overviewOf(ref, remote)
+	if err != nil {
+		return nil, err
+	}
+	d, err := flows.Doctor(ctx, c, flows.DoctorOptions{RemoteID: remoteID, Remote: o.Remote})
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	checks := make([]tui.DoctorCheck, 0, len(d.Checks))
+	for _, ch := range d.Checks {
+		title := ch.Title
+		if remote != nil {
+			title = ch.Scope.Prefix() + title
+		}
+		checks = append(checks, tui.DoctorCheck{OK: ch.OK, Title: title, Detail: ch.Detail, Cause: ch.Cause, Fix: ch.Fix})
+	}
+	return checks, nil
+}
+
+// MoveQuestion is liqoctl's question before the move.
+func (b *Backend) MoveQuestion(move tui.TenantMove, consumerID string) string {
+	return flows.TenantMoveQuestion(string(move), consumerID)
+}
+
+// MoveTenant cordons, uncordons, drains or activates consumerID's Tenant:
+// the wizard asked already.
+func (b *Backend) MoveTenant(ctx context.Context, provider tui.ClusterRef, consumerID string, move tui.TenantMove, sink handshake.Sink) error {
+	c, err := b.connect(provider)
+	if err != nil {
+		return explainErr(err)
+	}
+	yes := flows.ConfirmOptions{Yes: true}
+	switch move {
+	case tui.MoveCordon:
+		err = flows.CordonTenant(ctx, c, consumerID, yes, sink)
+	case tui.MoveUncordon:
+		err = flows.UncordonTenant(ctx, c, consumerID, sink)
+	case tui.MoveDrain:
+		err = flows.DrainTenant(ctx, c, consumerID, yes, sink)
+	case tui.MoveActivate:
+		err = flows.ActivateTenant(ctx, c, consumerID, sink)
+	default:
+		return fmt.Errorf("unknown Tenant change %q: cordon, uncordon, drain or activate", move)
+	}
+	return explainErr(err)
+}
+
+// DeleteResourceSlice deletes the consumer's slice, as `delete resourceslice`.
+func (b *Backend) DeleteResourceSlice(ctx context.Context, consumer tui.ClusterRef, name, providerID string) error {
+	c, err := b.connect(consumer)
+	if err != nil {
+		return explainErr(err)
+	}
+	return explainErr(flows.DeleteResourceSlice(ctx, c, name, providerID))
+}
+
+// Unauthenticate unauthenticates the pair, one-sided when only one side is
+// given (v1 or Liqo 0.x); what stays on the other side comes back.
+func (b *Backend) Unauthenticate(ctx context.Context, req tui.UnauthRequest, sink handshake.Sink) ([]string, error) {
+	var consumer, provider *flows.Cluster
+	var err error
+	if req.Consumer != nil {
+		if consumer, err = b.connect(*req.Consumer); err != nil {
+			return nil, explainErr(err)
+		}
+	}
+	if req.Provider != nil {
+		if provider, err = b.connect(*req.Provider); err != nil {
+			return nil, explainErr(err)
+		}
+	}
+	if req.Liqo0x {
+		res, err := flows.UnauthenticateLiqo0x(ctx, flows.Liqo0xUnauthOptions{Consumer: consumer, Provider: provider,
+			ConsumerID: req.ConsumerID, ProviderID: req.ProviderID, Yes: true}, sink)
+		if err != nil {
+			return nil, explainErr(err)
+		}
+		return res.Left, nil
+	}
+	res, err := flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider,
+		ConsumerID: req.ConsumerID, ProviderID: req.ProviderID, StepTimeout: b.stepTimeout}, sink)
+	if err != nil {
+		return nil, explainErr(err)
+	}
+	var left []string
+	for _, l := range res.Leftovers {
+		left = append(left, fmt.Sprintf("left on the %s: %s; remove it there with: %s", l.Role, l.What, l.Command))
+	}
+	return left, nil
+}

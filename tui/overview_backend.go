@@ -1,0 +1,86 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+)
+
+// OverviewRow is one peering of the overview (flows.PeeringRow as the
+// wizard shows it): one remote cluster in one role.
+type OverviewRow struct {
+	RemoteID, RemoteName string
+	// Role is the role the listed cluster plays ("" when only a tenant
+	// namespace knows the remote).
+	Role handshake.Role
+	// Generation is "v1" or "0.x"; MadeBy "liqo" or "liqo-auth-tui".
+	Generation, MadeBy string
+	Stage              handshake.Stage
+	// Condition is the Tenant's: Active, Cordoned or Drained ("" unknown).
+	Condition string
+	// NotAfter is the current certificate's expiry, LastRenewal the
+	// consumer's last renewal (zero: none, never or unknown).
+	NotAfter, LastRenewal time.Time
+	// Slices are the names of the consumer's ResourceSlices with the remote.
+	Slices  []string
+	Verdict handshake.Verdict
+	Reason  string
+}
+
+// Generations of a row.
+const (
+	GenerationV1     = "v1"
+	GenerationLiqo0x = "0.x"
+)
+
+// TenantMove is a liqoctl verb that changes a provider's Tenant condition.
+type TenantMove string
+
+const (
+	MoveCordon   TenantMove = "cordon"
+	MoveUncordon TenantMove = "uncordon"
+	MoveDrain    TenantMove = "drain"
+	MoveActivate TenantMove = "activate"
+)
+
+// DoctorCheck is one of doctor's checks (flows.Check): ✓ with what it
+// saw, or ✗ with its cause and the command that fixes it.
+type DoctorCheck struct {
+	OK                        bool
+	Title, Detail, Cause, Fix string
+}
+
+// UnauthRequest says which peering to unauthenticate: both clusters when
+// this workstation reaches them, else one side with the other's ID.
+type UnauthRequest struct {
+	Consumer, Provider     *ClusterRef
+	ConsumerID, ProviderID string
+	Liqo0x                 bool
+}
+
+// OverviewBackend is what the overview screen needs (overview.go).
+type OverviewBackend interface {
+	// Overview lists every peering of c (with remote: only those between
+	// the two, each with both sides).
+	Overview(ctx context.Context, c ClusterRef, remote *ClusterRef) ([]OverviewRow, error)
+	// WatchOverview sends the overview, then a new one after each change
+	// (from watches), until ctx ends, when the channel closes. Only the
+	// latest is kept: a slow reader skips stale ones.
+	WatchOverview(ctx context.Context, c ClusterRef, remote *ClusterRef) (<-chan []OverviewRow, error)
+	// Diagnose is doctor's checks of c (and remote) for the peering with
+	// remoteID. It writes nothing.
+	Diagnose(ctx context.Context, c ClusterRef, remote *ClusterRef, remoteID string) ([]DoctorCheck, error)
+	// MoveQuestion is what liqoctl asks before move changes consumerID's
+	// Tenant ("" = it does not ask). No network.
+	MoveQuestion(move TenantMove, consumerID string) string
+	// MoveTenant changes consumerID's Tenant on provider; the wizard asked
+	// MoveQuestion first.
+	MoveTenant(ctx context.Context, provider ClusterRef, consumerID string, move TenantMove, sink handshake.Sink) error
+	// DeleteResourceSlice deletes the consumer's slice name with providerID.
+	DeleteResourceSlice(ctx context.Context, consumer ClusterRef, name, providerID string) error
+	// Unauthenticate removes the peering's authentication; it returns
+	// what is left on a side it did not reach, with the command that
+	// removes it there, one line each.
+	Unauthenticate(ctx context.Context, req UnauthRequest, sink handshake.Sink) ([]string, error)
+}
