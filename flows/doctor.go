@@ -49,7 +49,9 @@ type Repair struct {
 }
 
 // Passed and failed checks.
-func passed(id, title, detail string) Check { return Check{ID: id, Title: title, OK: true, Detail: detail} }
+func passed(id, title, detail string) Check {
+	return Check{ID: id, Title: title, OK: true, Detail: detail}
+}
 func failed(id, title, cause, fix string) Check {
 	return Check{ID: id, Title: title, Cause: cause, Fix: fix}
 }
@@ -108,6 +110,8 @@ type doctorRun struct {
 	// local side joined with the remote's.
 	localObjects, remoteObjects *peeringObjects
 	rows                        []PeeringRow
+	// liqo0x keeps what the Liqo 0.x checks learned once per run.
+	liqo0x liqo0xMemo
 }
 
 // clusterChecker checks one cluster (the local one, then the remote one
