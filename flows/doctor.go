@@ -110,6 +110,8 @@ type doctorRun struct {
 	// local side joined with the remote's.
 	localObjects, remoteObjects *peeringObjects
 	rows                        []PeeringRow
+	// liqo0x keeps what the Liqo 0.x checks learned once per run.
+	liqo0x liqo0xMemo
 }
 
 // clusterChecker checks one cluster (the local one, then the remote one

@@ -17,4 +17,3 @@ func checkHandshakeObjects(context.Context, *doctorRun, PeeringRow) []Check     
 func checkCredentials(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
 func checkCertificate(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
 func checkReplication(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
-func checkLiqo0x(context.Context, *doctorRun, PeeringRow) []Check                         { return nil }

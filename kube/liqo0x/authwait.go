@@ -54,8 +54,42 @@ func (c *Cluster) WaitAuthenticated(ctx context.Context, providerID string) (*Au
 // fail was removed, and waits as WaitAuthenticated does, except that
 // a refusal shown before the wake-up (stale, or on the ForeignCluster when
 // it was woken: an attempt made while the cause was being removed) is
-// taken for an earlier attempt's.
+// taken for an earlier attempt's. A refusal because the provider's tenant
+// namespace is still being deleted (a reissue just deleted it, and the
+// auth server's cache still holds it) wakes Liqo again, a few times.
 func (c *Cluster) RetryAuthentication(ctx context.Context, providerID string, stale *AuthFailure) (*AuthStatus, error) {
+	delay := tenantGoneDelay
+	for attempt := 1; ; attempt++ {
+		st, err := c.retryAuthentication(ctx, providerID, stale)
+		var failure *AuthFailure
+		if !errors.As(err, &failure) || !failure.tenantNamespaceGoing() || attempt == tenantGoneRetries {
+			return st, err
+		}
+		// Nothing to watch: the auth server's namespace cache is its own.
+		select {
+		case <-ctx.Done():
+			return st, err
+		case <-time.After(delay):
+		}
+		stale, delay = failure, 2*delay
+	}
+}
+
+// A provider's tenant namespace being deleted is gone from its auth
+// server's cache moments after it is gone from the API.
+const (
+	tenantGoneRetries = 4
+	tenantGoneDelay   = 250 * time.Millisecond
+)
+
+// tenantNamespaceGoing: the provider refused because the tenant namespace
+// it found is being deleted, or was deleted since it listed it.
+func (f *AuthFailure) tenantNamespaceGoing() bool {
+	return strings.Contains(f.Message, "because it is being terminated") ||
+		strings.Contains(f.Message, `namespaces "`) && strings.Contains(f.Message, "not found")
+}
+
+func (c *Cluster) retryAuthentication(ctx context.Context, providerID string, stale *AuthFailure) (*AuthStatus, error) {
 	fcs, err := c.foreignClusters()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,93 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+)
+
+// The consumer's side of a 0.x peering: its identity, and what its
+// ForeignCluster says of the provider's answer.
+
+// identityCheck: the identity the consumer holds and its certificate's
+// validity (Liqo 0.x never renews it), or the trap of a ForeignCluster
+// that says Established while no identity Secret is left. nil while the
+// consumer holds none and does not claim one.
+func (p liqo0xPeering) identityCheck(now time.Time) *Check {
+	const title = "Liqo 0.x identity"
+	cert, secret := p.consumer.certificate()
+	if cert == nil {
+		if !p.consumer.established() {
+			return nil
+		}
+		c := failed(checkLiqo0xIdentity, title, fmt.Sprintf(
+			"ForeignCluster %s says authentication Established but this cluster holds no %s* Secret for %s: nothing can authenticate to the provider, "+
+				"and Liqo's new requests are refused as the provider issues one identity per cluster ID: it must first delete Secret %s it issued to %s (--reissue does)",
+			p.consumer.foreignCluster.GetName(), liqo0x.IdentitySecretPrefix, p.providerID, kube.RemoteCertSecretName, p.consumerID),
+			p.reissueCommand())
+		return &c
+	}
+	where := "Secret " + secret.Namespace + "/" + secret.Name
+	renewal := kube.RenewalTime(cert.NotBefore, cert.NotAfter)
+	var cause string
+	switch {
+	case !now.Before(cert.NotAfter):
+		cause = fmt.Sprintf("the identity's certificate (%s) expired at %s", where, timeText(cert.NotAfter))
+	case !now.Before(renewal):
+		cause = fmt.Sprintf("the identity's certificate (%s) expires at %s, past 2/3 of its validity", where, timeText(cert.NotAfter))
+	default:
+		c := passed(checkLiqo0xIdentity, title, fmt.Sprintf("%s, certificate valid until %s", where, timeText(cert.NotAfter)))
+		return &c
+	}
+	c := failed(checkLiqo0xIdentity, title, cause+": Liqo 0.x never renews it; the provider issues a new one once the old one is deleted on both sides",
+		p.deleteSecretCommand(secret)+" && "+p.reissueCommand())
+	return &c
+}
+
+// refusalChecks read the provider's answer off the consumer's
+// ForeignCluster: a token the provider no longer has, an identity it
+// already issued for this cluster ID, or another refusal.
+func (p liqo0xPeering) refusalChecks(ctx context.Context) []Check {
+	fc := p.consumer.foreignCluster
+	if fc == nil {
+		return nil // this tool was the consumer: it sent once and said the answer
+	}
+	status := liqo0x.ForeignClusterAuth(fc).Status
+	refusal := liqo0x.On(p.consumer.cluster).ForeignClusterRefusal(ctx, fc, p.providerID)
+	said := func() string { return strings.Join(strings.Fields(liqo0x.RedactTokens(refusal.Message)), " ") }
+	// Liqo reuses an identity it holds and never sends the token again.
+	tokenDetail, oneDetail := "accepted (AuthenticationStatus "+status+")", "issued to this cluster (AuthenticationStatus "+status+")"
+	if !liqo0x.AuthEstablished(status) {
+		tokenDetail, oneDetail = "not refused (AuthenticationStatus "+orElse(status, "none yet")+")", "not refused as already issued"
+	}
+	token := passed(checkLiqo0xToken, "Liqo 0.x token", tokenDetail)
+	one := passed(checkLiqo0xOneIdentity, "one identity per cluster ID", oneDetail)
+	var other *Check
+	switch {
+	case refusal == nil:
+	case refusal.Refusal == liqo0x.WrongToken:
+		token = failed(token.ID, token.Title, fmt.Sprintf(
+			"the provider refused the token this cluster stores for it: its auth-token Secret was re-created since the peer info was copied (ForeignCluster %s: %s)",
+			fc.GetName(), said()),
+			onProvider(p.providerScope, "liqo-auth-tui generate peer-info --output-file peer-info")+" && "+
+				onConsumer(p.consumerScope, "liqo-auth-tui apply peer-info -f peer-info"))
+	case refusal.Refusal == liqo0x.AlreadyIssued:
+		one = failed(one.ID, one.Title, fmt.Sprintf(
+			"the provider already issued the one identity of cluster ID %s (to this cluster before a re-install, or to another cluster with the same ID) and refuses another "+
+				"until it deletes Secret %s in its tenant namespace (ForeignCluster %s: %s); if another cluster uses this ID, give one of them a new ID instead",
+			p.consumerID, kube.RemoteCertSecretName, fc.GetName(), orElse(said(), status)),
+			p.reissueCommand())
+	default:
+		c := failed(checkLiqo0xRequest, "Liqo 0.x identity request", refusal.Error(), "")
+		other = &c
+	}
+	out := []Check{token, one}
+	if other != nil {
+		out = append(out, *other)
+	}
+	return out
+}
