@@ -49,7 +49,9 @@ type Repair struct {
 }
 
 // Passed and failed checks.
-func passed(id, title, detail string) Check { return Check{ID: id, Title: title, OK: true, Detail: detail} }
+func passed(id, title, detail string) Check {
+	return Check{ID: id, Title: title, OK: true, Detail: detail}
+}
 func failed(id, title, cause, fix string) Check {
 	return Check{ID: id, Title: title, Cause: cause, Fix: fix}
 }
