@@ -47,7 +47,7 @@ func checkClusterID(ctx context.Context, c *Cluster, side handshake.Scope, liqo 
 	switch len(l.Items) {
 	case 0:
 		return failed(id, title, fmt.Sprintf("no ConfigMap labelled %s in namespace %s: this cluster has no ID (%s)",
-			kube.ClusterIDSelector, c.Namespace, notPreparedBy(liqo)), reinit)
+			kube.ClusterIDSelector, c.Namespace, notPreparedBy(liqo, "Liqo's chart makes it")), reinit)
 	case 1:
 	default:
 		names := make([]string, len(l.Items))
@@ -92,7 +92,8 @@ func checkClusterKeys(ctx context.Context, c *Cluster, side handshake.Scope, liq
 		// Liqo's peering user may not read it, by design.
 		return passed(id, title, "not checked: this kubeconfig may not read "+where+" (a peering user's cannot)")
 	case kube.IsNotFound(err):
-		return failed(id, title, where+" does not exist: this cluster cannot sign a Tenant nor a nonce ("+notPreparedBy(liqo)+")", create)
+		return failed(id, title, where+" does not exist: this cluster cannot sign a Tenant nor a nonce ("+
+			notPreparedBy(liqo, "Liqo's controller-manager makes it when it starts")+")", create)
 	case err != nil:
 		return failed(id, title, "reading "+where+": "+c.Reach(err).Error(), "")
 	}
@@ -117,10 +118,11 @@ func checkClusterKeys(ctx context.Context, c *Cluster, side handshake.Scope, liq
 	return passed(id, title, authcrypto.KeyAlgorithm(pub)+", "+fingerprint)
 }
 
-// notPreparedBy says what should have made the cluster's identity.
-func notPreparedBy(liqo bool) string {
+// notPreparedBy says what should have made the cluster's identity: init,
+// or Liqo, as liqoMakes says.
+func notPreparedBy(liqo bool, liqoMakes string) string {
 	if liqo {
-		return "Liqo is installed but its object is gone"
+		return "Liqo is installed: " + liqoMakes
 	}
 	return "`init` was not run, or not with this Liqo namespace"
 }

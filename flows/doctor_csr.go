@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func checkCSRs(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Sco
 		}
 	}
 	if len(problems) == 0 {
-		return []Check{passed(id, title, fmt.Sprintf("%d of Liqo's and this tool's, none stuck, denied or failed", ours))}
+		return []Check{passed(id, title, fmt.Sprintf("none stuck, denied or failed (%d of Liqo's and this tool's)", ours))}
 	}
 	sort.Slice(problems, func(i, j int) bool { return problems[i].csr.Name < problems[j].csr.Name })
 	return []Check{csrCheck(c, side, problems)}
@@ -111,13 +112,14 @@ func judgeCSR(csr *certv1.CertificateSigningRequest, who string, now time.Time, 
 // csrCheck is the failed check of the problem CSRs: their causes, the
 // kubectl commands, and the Repair that deletes the stale ones.
 func csrCheck(c *Cluster, side handshake.Scope, problems []csrProblem) Check {
-	var causes, approve, remove, plan []string
-	unsigned := false
+	var causes, approve, remove, plan, unsigned []string
 	for i, p := range problems {
 		if i < csrListed {
 			causes = append(causes, fmt.Sprintf("CSR %s (%s) %s", p.csr.Name, p.who, p.state))
 		}
-		unsigned = unsigned || p.unsigned
+		if p.unsigned && !slices.Contains(unsigned, p.csr.Spec.SignerName) {
+			unsigned = append(unsigned, p.csr.Spec.SignerName)
+		}
 		switch {
 		case p.stale:
 			remove = append(remove, p.csr.Name)
@@ -130,9 +132,9 @@ func csrCheck(c *Cluster, side handshake.Scope, problems []csrProblem) Check {
 		causes = append(causes, fmt.Sprintf("and %d more", n))
 	}
 	cause := strings.Join(causes, "; ")
-	if unsigned {
+	if len(unsigned) > 0 {
 		// The cluster's admin's to fix: doctor has no command for it.
-		cause += "; nothing signs " + kube.KubeAPIServerClientSignerName + " CSRs here: the cluster's admin must run kube-controller-manager's csrsigning controller"
+		cause += "; nothing signs " + strings.Join(unsigned, ", ") + " CSRs on this cluster: its admin must run kube-controller-manager's csrsigning controller"
 	}
 	var fixes []string
 	if len(approve) > 0 {

@@ -317,6 +317,12 @@ func TestClusterChecksPass(t *testing.T) {
 // its subject the consumer's ID), deleted when the test ends.
 func createCSR(t *testing.T, c *kube.Cluster, consumerID string) *certv1.CertificateSigningRequest {
 	t.Helper()
+	return createCSRFor(t, c, consumerID, kube.KubeAPIServerClientSignerName)
+}
+
+// createCSRFor is createCSR for signer.
+func createCSRFor(t *testing.T, c *kube.Cluster, consumerID, signer string) *certv1.CertificateSigningRequest {
+	t.Helper()
 	key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
 	require.NoError(t, err)
 	req, err := authcrypto.NewCSR(key, consumerID)
@@ -324,7 +330,7 @@ func createCSR(t *testing.T, c *kube.Cluster, consumerID string) *certv1.Certifi
 	csrs := c.Kube.CertificatesV1().CertificateSigningRequests()
 	csr, err := csrs.Create(labtest.Context(t), &certv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: consumerID + "-", Labels: map[string]string{kube.RemoteTenantCSRLabel: "true"}},
-		Spec: certv1.CertificateSigningRequestSpec{Request: req, SignerName: kube.KubeAPIServerClientSignerName,
+		Spec: certv1.CertificateSigningRequestSpec{Request: req, SignerName: signer,
 			Usages: []certv1.KeyUsage{certv1.UsageDigitalSignature, certv1.UsageKeyEncipherment, certv1.UsageClientAuth}},
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -394,11 +400,7 @@ func TestCSRPendingApproval(t *testing.T) {
 	c := mainCluster(t, "dc-approve", false)
 	ctx := labtest.Context(t)
 	csr := createCSR(t, c, "dc-approve-consumer")
-	_, err := c.Liqo.Tenants(c.Namespace).Create(ctx, &authv1beta1.Tenant{
-		ObjectMeta: metav1.ObjectMeta{Name: "dc-approve-consumer"},
-		Spec:       authv1beta1.TenantSpec{ClusterID: "dc-approve-consumer", CSR: csr.Spec.Request},
-	}, metav1.CreateOptions{})
-	require.NoError(t, err)
+	askFor(t, c, "dc-approve-consumer", csr)
 
 	later := time.Now().Add(10 * time.Minute)
 	check := checkOf(t, diagnose(t, c, nil, later), "csrs", handshake.Local)
@@ -408,12 +410,46 @@ func TestCSRPendingApproval(t *testing.T) {
 	assert.Nil(t, check.Repair)
 
 	// The fix, as kubectl certificate approve makes it.
-	csr.Status.Conditions = append(csr.Status.Conditions, certv1.CertificateSigningRequestCondition{
-		Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "KubectlApprove", Message: "approved by the test"})
+	approve(t, c, csr)
 	csrs := c.Kube.CertificatesV1().CertificateSigningRequests()
-	_, err = csrs.UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
-	require.NoError(t, err)
-	_, err = kube.WaitFor(ctx, kube.ListWatch(csrs.List, csrs.Watch, kube.ByName(csr.Name)), kube.CSRWaitWhat(csr.Name), kube.CSRSigned)
+	_, err := kube.WaitFor(ctx, kube.ListWatch(csrs.List, csrs.Watch, kube.ByName(csr.Name)), kube.CSRWaitWhat(csr.Name), kube.CSRSigned)
 	require.NoError(t, err)
 	passes(t, checkOf(t, diagnose(t, c, nil, later), "csrs", handshake.Local), "none stuck")
+}
+
+// askFor makes a Tenant of consumerID that asks for csr's request.
+func askFor(t *testing.T, c *kube.Cluster, consumerID string, csr *certv1.CertificateSigningRequest) {
+	t.Helper()
+	_, err := c.Liqo.Tenants(c.Namespace).Create(labtest.Context(t), &authv1beta1.Tenant{
+		ObjectMeta: metav1.ObjectMeta{Name: consumerID},
+		Spec:       authv1beta1.TenantSpec{ClusterID: consumerID, CSR: csr.Spec.Request},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+// approve approves csr as kubectl certificate approve does.
+func approve(t *testing.T, c *kube.Cluster, csr *certv1.CertificateSigningRequest) {
+	t.Helper()
+	csr.Status.Conditions = append(csr.Status.Conditions, certv1.CertificateSigningRequestCondition{
+		Type: certv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "KubectlApprove", Message: "approved by the test"})
+	_, err := c.Kube.CertificatesV1().CertificateSigningRequests().UpdateApproval(labtest.Context(t), csr.Name, csr, metav1.UpdateOptions{})
+	require.NoError(t, err)
+}
+
+// A CSR approved 10 minutes ago that nothing signs (its signer, here one
+// that no controller serves, as kubernetes.io/kube-apiserver-client is on
+// a cluster without kube-controller-manager's csrsigning), while a Tenant
+// waits for it: doctor deletes nothing and says who must act.
+func TestCSRNotSigned(t *testing.T) {
+	c := mainCluster(t, "dc-nosigner", false)
+	const signer = "liqo-auth-tui.test/nobody"
+	csr := createCSRFor(t, c, "dc-nosigner-consumer", signer)
+	askFor(t, c, "dc-nosigner-consumer", csr)
+	approve(t, c, csr)
+
+	check := checkOf(t, diagnose(t, c, nil, time.Now().Add(10*time.Minute)), "csrs", handshake.Local)
+	failedWith(t, check, "",
+		"CSR "+csr.Name+" (consumer dc-nosigner-consumer) approved and not signed for 10m",
+		"nothing signs "+signer+" CSRs on this cluster: its admin must run kube-controller-manager's csrsigning controller")
+	assert.Nil(t, check.Repair)
 }

@@ -11,9 +11,10 @@ import (
 
 // The lab of this package: the tests share "main", each in a Liqo
 // namespace of its own; "bare" is never initialised but by the CRD test,
-// since CRDs are cluster-wide. CSRs are cluster-wide too: the tests do
-// not run in parallel, and each deletes the CSRs it made.
-var testLab = labtest.Lazy("main", "bare")
+// and "liqo" gets Liqo v1's CRDs, since CRDs are cluster-wide. CSRs are
+// cluster-wide too: the tests do not run in parallel, and each deletes
+// the CSRs it made.
+var testLab = labtest.Lazy("main", "bare", "liqo")
 
 func TestMain(m *testing.M) {
 	os.Exit(testLab.Run(m))
