@@ -67,12 +67,15 @@ func checkController(ctx context.Context, d *doctorRun, c *Cluster, side handsha
 			return []Check{deploymentNotServing(c, side, liqos.deploy, "")}
 		}
 		return []Check{failed(id, title, fmt.Sprintf("Liqo v1 is installed but its controller-manager does not run: no Deployment %s/%s", c.Namespace, liqoControllerDeployment),
-			"liqoctl install <provider> --cluster-id "+dashIfEmpty(objects.localID)+"   # Liqo's chart makes its controller-manager again")}
+			"liqoctl install <provider> --cluster-id "+clusterIDOrPlaceholder(objects.localID)+"   # Liqo's chart makes its controller-manager again")}
 	}
 	leaseText := "nobody holds the Lease " + c.Namespace + "/" + kube.ControllerLeaseName
 	if held, ago, _ := ours.holder(d.now); held != "" {
-		leaseText = fmt.Sprintf("the Lease %s/%s is held by %s, which last renewed it %s ago and is gone",
-			c.Namespace, kube.ControllerLeaseName, held, duration.HumanDuration(ago))
+		renewed := "last renewed it " + duration.HumanDuration(ago) + " ago"
+		if ago < 0 {
+			renewed = "never renewed it"
+		}
+		leaseText = fmt.Sprintf("the Lease %s/%s is held by %s, which %s and is gone", c.Namespace, kube.ControllerLeaseName, held, renewed)
 	}
 	if ours.deploy != nil {
 		return []Check{deploymentNotServing(c, side, ours.deploy, leaseText)}
@@ -118,7 +121,7 @@ func replicasText(deploy *appsv1.Deployment) string {
 	return fmt.Sprintf("%d/%d replicas available", deploy.Status.AvailableReplicas, want)
 }
 
-func dashIfEmpty(s string) string {
+func clusterIDOrPlaceholder(s string) string {
 	if s == "" {
 		return "<this cluster's ID>"
 	}
@@ -148,7 +151,7 @@ func readServing(ctx context.Context, c *Cluster, lease, deployment string) serv
 }
 
 // holder is the Lease's holder ("" = none), how long ago it last renewed
-// it, and whether its term still runs.
+// it (negative: no time or term recorded), and whether its term still runs.
 func (s servingObjects) holder(now time.Time) (name string, renewedAgo time.Duration, fresh bool) {
 	if s.lease == nil || s.lease.Spec.HolderIdentity == nil || *s.lease.Spec.HolderIdentity == "" {
 		return "", 0, false
@@ -159,7 +162,7 @@ func (s servingObjects) holder(now time.Time) (name string, renewedAgo time.Dura
 		renewed = spec.RenewTime
 	}
 	if renewed == nil || spec.LeaseDurationSeconds == nil {
-		return *spec.HolderIdentity, 0, false
+		return *spec.HolderIdentity, -1, false
 	}
 	term := time.Duration(*spec.LeaseDurationSeconds) * time.Second
 	return *spec.HolderIdentity, now.Sub(renewed.Time), now.Before(renewed.Add(term))
