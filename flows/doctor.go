@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -167,6 +168,9 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 			scope handshake.Scope
 		}{o.Remote, handshake.Remote})
 	}
+	if o := d.remoteObjects; o != nil && o.narrowedTo != "" {
+		diag.Checks = append(diag.Checks, narrowedCheck(o))
+	}
 	for _, side := range sides {
 		for _, check := range clusterCheckers {
 			for _, r := range check(ctx, d, side.c, side.scope) {
@@ -197,6 +201,16 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 			Fix: "liqo-auth-tui status   # lists the peerings this cluster has"})
 	}
 	return diag, nil
+}
+
+// narrowedCheck says that the remote kubeconfig (a peering user's) reads
+// one namespace only: what doctor could not see there is not checked.
+func narrowedCheck(o *peeringObjects) Check {
+	detail := "it may read only namespace " + o.narrowedTo + " (a peering user's kubeconfig): checks of the rest are skipped"
+	if len(o.restricted) > 0 {
+		detail += "; not even " + strings.Join(o.restricted, ", ") + " there"
+	}
+	return Check{ID: "remote-kubeconfig-reach", Title: "what the remote kubeconfig may read", Scope: handshake.Remote, OK: true, Detail: detail}
 }
 
 func hasPeering(rows []PeeringRow, id string) bool {

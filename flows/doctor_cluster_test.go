@@ -10,15 +10,17 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
-// A peering user's kubeconfig may read the cluster ID and little else of
-// what doctor's cluster checks read: each check then says what it could
-// not read, as a pass, never as a failure; the CRDs, which it may not
-// get, are seen through discovery.
-func TestDoctorClusterChecksAsPeeringUser(t *testing.T) {
+// A consumer's admin holds only a peering user's kubeconfig of the
+// provider: doctor reads the provider through it in the consumer's tenant
+// namespace, says so, and its cluster checks say what they could not read,
+// as passes, never as failures; the CRDs, which it may not get, are seen
+// through discovery.
+func TestDoctorWithPeeringUserAsRemote(t *testing.T) {
 	ctx := labtest.Context(t)
 	provider := initCluster(t, ctx, clusters(t)[0], "liqo-dcpu-provider", "dcpu-provider")
 	user := generatePeeringUser(t, ctx, provider, "dcpu-consumer", flows.PeeringUserOptions{})
@@ -28,18 +30,23 @@ func TestDoctorClusterChecksAsPeeringUser(t *testing.T) {
 	restricted, err := kube.NewCluster(cfg, provider.Namespace)
 	require.NoError(t, err)
 
-	checks, err := flows.ClusterChecks(ctx, restricted)
+	consumer := initCluster(t, ctx, clusters(t)[1], "liqo-dcpu-consumer", "dcpu-consumer")
+
+	d, err := flows.Doctor(ctx, consumer, flows.DoctorOptions{Remote: restricted, RemoteID: "dcpu-provider"})
 	require.NoError(t, err)
 	details := map[string]string{}
-	for _, c := range checks {
-		assert.True(t, c.OK, "%+v", c)
-		details[c.ID] = c.Detail
+	for _, c := range d.Checks {
+		if c.Scope == handshake.Remote && c.RemoteID == "" {
+			assert.True(t, c.OK, "%+v", c)
+			details[c.ID] = c.Detail
+		}
 	}
 	assert.Equal(t, map[string]string{
-		"cluster-id":         "dcpu-provider (ConfigMap liqo-clusterid-configmap)",
-		"cluster-keys":       "not checked: this kubeconfig may not read Secret liqo-dcpu-provider/authentication-keys (a peering user's cannot)",
-		"crds":               "identities, renews, resourceslices, tenants, namespacemaps established",
-		"controller-running": "not checked: this kubeconfig may not read the Lease liqo-dcpu-provider/liqo-auth-controller (a peering user's cannot)",
-		"csrs":               "not checked: this kubeconfig may not list CertificateSigningRequests",
+		"remote-kubeconfig-reach": "it may read only namespace liqo-tenant-dcpu-consumer (a peering user's kubeconfig): checks of the rest are skipped; not even Identities, Renews, ResourceSlices there",
+		"cluster-id":              "dcpu-provider (ConfigMap liqo-clusterid-configmap)",
+		"cluster-keys":            "not checked: this kubeconfig may not read Secret liqo-dcpu-provider/authentication-keys (a peering user's cannot)",
+		"crds":                    "identities, renews, resourceslices, tenants, namespacemaps established",
+		"controller-running":      "not checked: this kubeconfig may not read the Lease liqo-dcpu-provider/liqo-auth-controller (a peering user's cannot)",
+		"csrs":                    "not checked: this kubeconfig may not list CertificateSigningRequests",
 	}, details)
 }

@@ -18,7 +18,7 @@ type Peer struct {
 // of the handshake with each in role, sorted by ID. It lists each kind once
 // (as Overview does), however many peers there are.
 func Peers(ctx context.Context, c *Cluster, role handshake.Role) ([]Peer, error) {
-	o, err := listPeeringObjects(ctx, c)
+	o, err := listPeeringObjects(ctx, c, "")
 	if err != nil {
 		return nil, err
 	}

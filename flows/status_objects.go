@@ -3,6 +3,8 @@ package flows
 import (
 	"context"
 	"fmt"
+	"sort"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +34,11 @@ type peeringObjects struct {
 	slices                 []*authv1beta1.ResourceSlice
 	renews                 []*authv1beta1.Renew
 	foreignClusters        []*unstructured.Unstructured // Liqo 0.x's
+	// restricted are the lists the kubeconfig may not make, even in the
+	// fallback namespace (a peering user's): they count as empty.
+	restricted []string
+	// narrowedTo is the fallback namespace when a list was made there.
+	narrowedTo string
 }
 
 // The label selectors of the Secret lists.
@@ -46,16 +53,22 @@ func isTenantNamespace(ns *corev1.Namespace) bool {
 	return v1 || ns.Labels[liqo0x.TenantNamespaceLabel] == "true"
 }
 
-// listBoth lists c and, when given, remote, at once.
+// listBoth lists c and, when given, remote, at once. A remote kubeconfig
+// that may not list cluster-wide (a peering user's) is read in the tenant
+// namespace Liqo names after this cluster: what it may see there.
 func listBoth(ctx context.Context, c, remote *Cluster) (local, other *peeringObjects, err error) {
 	var g errgroup.Group
 	g.Go(func() (err error) {
-		local, err = listPeeringObjects(ctx, c)
+		local, err = listPeeringObjects(ctx, c, "")
 		return err
 	})
 	if remote != nil {
 		g.Go(func() (err error) {
-			if other, err = listPeeringObjects(ctx, remote); err != nil {
+			fallback := ""
+			if id, err := c.ClusterID(ctx); err == nil {
+				fallback = kube.TenantNamespaceName(id)
+			}
+			if other, err = listPeeringObjects(ctx, remote, fallback); err != nil {
 				err = scopedErr(handshake.Remote, err)
 			}
 			return err
@@ -65,16 +78,31 @@ func listBoth(ctx context.Context, c, remote *Cluster) (local, other *peeringObj
 }
 
 // listPeeringObjects lists, all at once, every kind an overview reads.
-func listPeeringObjects(ctx context.Context, c *Cluster) (*peeringObjects, error) {
+// With a fallback namespace, a list the kubeconfig may not make
+// cluster-wide is made in that namespace, and one it may not make there
+// either counts as empty (recorded in restricted).
+func listPeeringObjects(ctx context.Context, c *Cluster, fallback string) (*peeringObjects, error) {
 	c, err := c.WithProtobuf()
 	if err != nil {
 		return nil, err
 	}
 	o := &peeringObjects{}
+	var mu sync.Mutex
 	var g errgroup.Group
-	list := func(what string, f func() error) {
+	list := func(what string, f func(namespace string) error) {
 		g.Go(func() error {
-			if err := f(); err != nil {
+			err := f(metav1.NamespaceAll)
+			if apierrors.IsForbidden(err) && fallback != "" {
+				err = f(fallback)
+				mu.Lock()
+				o.narrowedTo = fallback
+				if apierrors.IsForbidden(err) {
+					o.restricted = append(o.restricted, what)
+					err = nil
+				}
+				mu.Unlock()
+			}
+			if err != nil {
 				return fmt.Errorf("listing %s: %w", what, c.Reach(err))
 			}
 			return nil
@@ -89,57 +117,67 @@ func listPeeringObjects(ctx context.Context, c *Cluster) (*peeringObjects, error
 		o.release, err = c.DetectRelease(ctx)
 		return err
 	})
-	list("namespaces", func() error {
+	list("namespaces", func(ns string) error {
+		if ns != metav1.NamespaceAll {
+			n, err := c.Kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if err == nil {
+				o.namespaces = filterPtrs([]corev1.Namespace{*n}, isTenantNamespace)
+			}
+			return ignoreNotServed(err)
+		}
 		l, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 		if err == nil {
 			o.namespaces = filterPtrs(l.Items, isTenantNamespace)
 		}
 		return err
 	})
-	list("Secrets labelled "+peeringSecretSelector, func() error {
-		l, err := c.Kube.CoreV1().Secrets("").List(ctx, metav1.ListOptions{LabelSelector: peeringSecretSelector})
+	list("Secrets labelled "+peeringSecretSelector, func(ns string) error {
+		l, err := c.Kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: peeringSecretSelector})
 		if err == nil {
 			o.secrets = filterPtrs(l.Items, nil)
 		}
 		return err
 	})
-	list("Secrets labelled "+liqo0xSecretSelector, func() error {
-		l, err := c.Kube.CoreV1().Secrets("").List(ctx, metav1.ListOptions{LabelSelector: liqo0xSecretSelector})
+	list("Secrets labelled "+liqo0xSecretSelector, func(ns string) error {
+		l, err := c.Kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: liqo0xSecretSelector})
 		if err == nil {
 			o.liqo0xSecrets = filterPtrs(l.Items, nil)
 		}
 		return err
 	})
 	// The Liqo kinds are not served on a cluster without Liqo v1 nor init.
-	list("Tenants", func() error {
-		l, err := c.Liqo.Tenants("").List(ctx, metav1.ListOptions{})
+	list("Tenants", func(ns string) error {
+		l, err := c.Liqo.Tenants(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
 			o.tenants = filterPtrs(l.Items, nil)
 		}
 		return ignoreNotServed(err)
 	})
-	list("Identities", func() error {
-		l, err := c.Liqo.Identities("").List(ctx, metav1.ListOptions{})
+	list("Identities", func(ns string) error {
+		l, err := c.Liqo.Identities(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
 			o.identities = filterPtrs(l.Items, nil)
 		}
 		return ignoreNotServed(err)
 	})
-	list("ResourceSlices", func() error {
-		l, err := c.Liqo.ResourceSlices("").List(ctx, metav1.ListOptions{})
+	list("ResourceSlices", func(ns string) error {
+		l, err := c.Liqo.ResourceSlices(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
 			o.slices = filterPtrs(l.Items, nil)
 		}
 		return ignoreNotServed(err)
 	})
-	list("Renews", func() error {
-		l, err := c.Liqo.Renews("").List(ctx, metav1.ListOptions{})
+	list("Renews", func(ns string) error {
+		l, err := c.Liqo.Renews(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
 			o.renews = filterPtrs(l.Items, nil)
 		}
 		return ignoreNotServed(err)
 	})
-	list("Liqo 0.x ForeignClusters", func() error {
+	list("Liqo 0.x ForeignClusters", func(ns string) error {
+		if ns != metav1.NamespaceAll {
+			return nil // cluster-scoped: a peering user reads none
+		}
 		l, err := liqo0x.On(c).ListForeignClusters(ctx)
 		o.foreignClusters = filterPtrs(l, nil)
 		return err
@@ -147,6 +185,7 @@ func listPeeringObjects(ctx context.Context, c *Cluster) (*peeringObjects, error
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	sort.Strings(o.restricted)
 	return o, nil
 }
 
