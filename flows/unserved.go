@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // unservedGrace bounds the wait for the nonce on a provider whose
@@ -47,10 +49,17 @@ func unservedNonceWait(s Step, engine func() Engine, providerID func() string, s
 		if engine() != EngineControllerAssumed {
 			return wait(ctx)
 		}
+		// Whether the grace ends before the step's own deadline: a wait
+		// may then report its timeout a moment before the grace is over
+		// (kube.WaitFor's outOfTime: client-go's rate limiter refuses a
+		// request that would end after the deadline).
+		deadline, bounded := ctx.Deadline()
+		graceFirst := !bounded || time.Now().Add(unservedGrace).Before(deadline)
 		grace, cancel := context.WithTimeoutCause(ctx, unservedGrace, errGraceOver)
 		defer cancel()
 		err := wait(grace)
-		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(grace), errGraceOver) {
+		over := errors.Is(context.Cause(grace), errGraceOver) || graceFirst && errors.Is(err, kube.ErrWaitTimeout)
+		if err != nil && ctx.Err() == nil && over {
 			return &UnservedError{ProviderID: providerID(), Server: server, Waited: unservedGrace}
 		}
 		return err
