@@ -28,16 +28,32 @@ type AuthenticateOptions struct {
 	Engine      EngineOptions
 }
 
-// Result is what a completed handshake produced.
+// Result is what a completed handshake produced; its JSON is what
+// `authenticate -o json` prints.
 type Result struct {
-	ConsumerID, ProviderID string
-	ConsumerEngine         Engine
-	ProviderEngine         Engine
-	Tenant                 *authv1beta1.Tenant
-	Identity               *authv1beta1.Identity
-	KubeconfigSecret       string // namespace/name on the consumer
-	ConsumerFingerprint    string
+	Action         string `json:"action"` // ActionAuthenticated
+	ConsumerID     string `json:"consumerID"`
+	ProviderID     string `json:"providerID"`
+	ConsumerEngine Engine `json:"consumerEngine"`
+	ProviderEngine Engine `json:"providerEngine"`
+	// TenantName is namespace/name of the Tenant on the provider,
+	// IdentityName of the Identity on the consumer.
+	TenantName          string                `json:"tenant"`
+	IdentityName        string                `json:"identity"`
+	Tenant              *authv1beta1.Tenant   `json:"-"`
+	Identity            *authv1beta1.Identity `json:"-"`
+	KubeconfigSecret    string                `json:"kubeconfigSecret"` // namespace/name on the consumer
+	ConsumerFingerprint string                `json:"consumerKeyFingerprint"`
+	// CertificateNotAfter is when the consumer's certificate expires (zero:
+	// unreadable); the provider renews it at 2/3 of its validity.
+	CertificateNotAfter time.Time `json:"certificateNotAfter,omitzero"`
 }
+
+// What a command did, in its result's "action".
+const (
+	ActionAuthenticated   = "authenticated"
+	ActionUnauthenticated = "unauthenticated"
+)
 
 // Authenticate runs the 14 steps of `liqoctl authenticate` (§9.1), with
 // event-driven waits that fail at once on a controller Warning. Every step
@@ -128,7 +144,8 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 		ensureTenantNamespaceStep(handshake.Local, consumer, func() string { return res.ProviderID }, &consumerNS),
 		ensureTenantNamespaceStep(handshake.Remote, provider, func() string { return res.ConsumerID }, &providerNS),
 		ensureNonceSecretStep(provider, func() string { return providerNS.Name }, func() string { return res.ConsumerID }),
-		waitNonceStep(provider, sink, o.StepTimeout, func() string { return providerNS.Name }, func() string { return res.ConsumerID }, &nonce),
+		unservedNonceWait(waitNonceStep(provider, sink, o.StepTimeout, func() string { return providerNS.Name }, func() string { return res.ConsumerID }, &nonce),
+			func() Engine { return res.ProviderEngine }, func() string { return res.ProviderID }, provider.Server),
 		{ID: "retrieve-nonce", Scope: handshake.Remote, Title: "Retrieving nonce", Success: "Nonce retrieved", Failure: "Unable to retrieve nonce",
 			Command: "liqoctl get nonce --remote-cluster-id <consumer>",
 			Run:     func(ctx context.Context) error { return authcrypto.ValidateNonce(nonce) }},
@@ -180,7 +197,9 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 	if err := run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
-	res.Tenant, res.Identity = tenant, identity
+	res.Action, res.Tenant, res.Identity = ActionAuthenticated, tenant, identity
+	res.TenantName, res.IdentityName = tenant.Namespace+"/"+tenant.Name, identity.Namespace+"/"+identity.Name
 	res.KubeconfigSecret = identity.Namespace + "/" + identity.Status.KubeconfigSecretRef.Name
+	_, res.CertificateNotAfter = certificateTimes(identity.Spec.AuthParams.SignedCRT)
 	return res, nil
 }

@@ -124,3 +124,21 @@ func InstallFailureHint(applied int, hint string) string {
 	}
 	return hint + "; " + partial
 }
+
+// Failure is a failed command's result on stdout with -o json|yaml: the
+// line that failed and what to do about it.
+type Failure struct {
+	Error   string          `json:"error"`
+	Hint    string          `json:"hint"`
+	Scope   handshake.Scope `json:"scope,omitempty"`
+	Timeout bool            `json:"timeout,omitempty"`
+}
+
+// FailureOf is err's Explanation as a Failure (nil for nil).
+func FailureOf(err error) *Failure {
+	e := Explain(err)
+	if e == nil {
+		return nil
+	}
+	return &Failure{Error: e.Reason, Hint: e.Hint, Scope: e.Scope, Timeout: e.Timeout}
+}

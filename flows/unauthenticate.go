@@ -32,10 +32,18 @@ type UnauthenticateOptions struct {
 	Engine EngineOptions
 }
 
-// UnauthenticateResult is what an unauthenticate did not reach.
+// UnauthenticateResult is what an unauthenticate did, and what it did not
+// reach; its JSON is what `unauthenticate -o json` prints.
 type UnauthenticateResult struct {
+	Action     string `json:"action"` // ActionUnauthenticated
 	ConsumerID string `json:"consumerID"`
 	ProviderID string `json:"providerID"`
+	// Removed is what this run found and deleted ("Kind namespace/name"),
+	// in order: empty when a run before already did it.
+	Removed []string `json:"removed"`
+	// Kept are the tenant namespaces left for a later authenticate, which
+	// reuses their nonces and certificate, as Liqo does (both sides reached).
+	Kept []string `json:"kept,omitempty"`
 	// Leftovers are what may remain on the side that was not reached
 	// (one-sided), in the order to remove them; empty when both were.
 	Leftovers []Leftover `json:"leftovers,omitempty"`
@@ -71,7 +79,7 @@ func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	res := &UnauthenticateResult{ConsumerID: o.ConsumerID, ProviderID: o.ProviderID}
+	res := &UnauthenticateResult{Action: ActionUnauthenticated, ConsumerID: o.ConsumerID, ProviderID: o.ProviderID, Removed: []string{}}
 	consumer, provider := o.Consumer, o.Provider
 	var engine Engine
 	steps := []Step{
@@ -87,10 +95,10 @@ func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink
 			}},
 	}
 	if consumer != nil {
-		g := &replicaGuard{consumer: consumer, providerGone: provider == nil, sink: sink}
+		g := &replicaGuard{consumer: consumer, providerGone: provider == nil, sink: sink, removed: res.remove}
 		steps = append(steps, consumerUnauthSteps(g, provider, res, o.StepTimeout)...)
 		if provider == nil {
-			steps = append(steps, deleteTenantNamespaceStep(consumer, handshake.Local, func() string { return res.ProviderID }, o.StepTimeout))
+			steps = append(steps, deleteTenantNamespaceStep(consumer, handshake.Local, func() string { return res.ProviderID }, o.StepTimeout, res.remove))
 		}
 	}
 	if provider != nil {
@@ -109,19 +117,21 @@ func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink
 				}},
 			Step{ID: "delete-tenant", Scope: handshake.Remote, Title: "Deleting tenant", Success: "Tenant correctly deleted", Failure: "Unable to delete tenant",
 				Timeout: o.StepTimeout, Command: "kubectl delete tenant <consumer> -n liqo-tenant-<consumer>",
-				Run: func(ctx context.Context) error { return deleteTenant(ctx, provider, res.ConsumerID, engine) }})
+				Run: func(ctx context.Context) error {
+					return deleteTenant(ctx, provider, res.ConsumerID, engine, res.remove)
+				}})
 		if consumer == nil {
 			steps = append(steps, Step{ID: "provider-cleanup", Scope: handshake.Remote, Title: "Removing the consumer's bindings and certificate",
 				Success: "Consumer's bindings and certificate removed", Failure: "Unable to remove the consumer's bindings and certificate", Timeout: o.StepTimeout,
 				Command: "kubectl delete clusterrolebindings,rolebindings -A -l " + kube.ManagedByLabel + "=" + kube.LiqoManagedByValue + "," + kube.RemoteClusterIDLabel + "=<consumer>",
 				Run:     func(ctx context.Context) error { return cleanGoneConsumer(ctx, provider, res.ConsumerID) }},
-				deleteTenantNamespaceStep(provider, handshake.Remote, func() string { return res.ConsumerID }, o.StepTimeout))
+				deleteTenantNamespaceStep(provider, handshake.Remote, func() string { return res.ConsumerID }, o.StepTimeout, res.remove))
 		}
 	}
 	if err := run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
-	if consumer != nil && provider != nil && sink != nil {
+	if consumer != nil && provider != nil {
 		tellKeptNamespaces(ctx, consumer, provider, res, sink)
 	}
 	res.Leftovers = leftovers(consumer == nil, provider == nil, res.ConsumerID, res.ProviderID)
@@ -132,6 +142,9 @@ func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink
 	}
 	return res, nil
 }
+
+// remove records what the run deleted.
+func (r *UnauthenticateResult) remove(what string) { r.Removed = append(r.Removed, what) }
 
 // check refuses options that cannot work, before anything is asked.
 func (o UnauthenticateOptions) check() error {

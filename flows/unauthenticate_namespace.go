@@ -21,8 +21,9 @@ import (
 
 // deleteTenantNamespaceStep deletes the tenant namespace of the cluster that
 // is gone, with everything left in it, and waits until it is gone: after
-// it, nothing on c says that this peer ever began a handshake.
-func deleteTenantNamespaceStep(c *kube.Cluster, scope handshake.Scope, remoteID func() string, timeout time.Duration) Step {
+// it, nothing on c says that this peer ever began a handshake. removed is
+// told the namespace once it is gone.
+func deleteTenantNamespaceStep(c *kube.Cluster, scope handshake.Scope, remoteID func() string, timeout time.Duration, removed func(string)) Step {
 	return Step{ID: "delete-tenant-namespace", Scope: scope, Title: "Deleting tenant namespace", Success: "Tenant namespace deleted",
 		Failure: "Error while deleting tenant namespace", Timeout: timeout,
 		Command: "kubectl delete namespace -l " + kube.TenantNamespaceLabel + "," + kube.RemoteClusterIDLabel + "=<remote cluster>",
@@ -38,13 +39,18 @@ func deleteTenantNamespaceStep(c *kube.Cluster, scope handshake.Scope, remoteID 
 			if err := namespaces.Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
 				return err
 			}
-			return kube.WaitForDeletion(ctx, kube.ListWatch(namespaces.List, namespaces.Watch, kube.ByName(ns.Name)), &corev1.Namespace{},
-				fmt.Sprintf("namespace %s is still Terminating: is the namespace controller of kube-controller-manager running?", ns.Name))
+			if err := kube.WaitForDeletion(ctx, kube.ListWatch(namespaces.List, namespaces.Watch, kube.ByName(ns.Name)), &corev1.Namespace{},
+				fmt.Sprintf("namespace %s is still Terminating: is the namespace controller of kube-controller-manager running?", ns.Name)); err != nil {
+				return err
+			}
+			removed(describe("Namespace", "", ns.Name))
+			return nil
 		}}
 }
 
-// tellKeptNamespaces says, after both sides were unauthenticated, which
-// tenant namespaces stay, why, and how to remove them.
+// tellKeptNamespaces says (to sink, when not nil, and in res.Kept), after
+// both sides were unauthenticated, which tenant namespaces stay, why, and
+// how to remove them.
 func tellKeptNamespaces(ctx context.Context, consumer, provider *kube.Cluster, res *UnauthenticateResult, sink handshake.Sink) {
 	for _, side := range []struct {
 		c        *kube.Cluster
@@ -58,6 +64,10 @@ func tellKeptNamespaces(ctx context.Context, consumer, provider *kube.Cluster, r
 		ns, err := side.c.TenantNamespace(ctx, side.remoteID)
 		if err != nil {
 			continue // nothing kept, or nothing to say about it
+		}
+		res.Kept = append(res.Kept, describe("Namespace", "", ns.Name))
+		if sink == nil {
+			continue
 		}
 		sink(handshake.Event{Kind: handshake.Note, Scope: side.scope, Message: fmt.Sprintf(
 			"Tenant namespace %s kept, as Liqo keeps it: a later authenticate reuses %s; `kubectl delete namespace %s` removes it", ns.Name, side.reused, ns.Name)})

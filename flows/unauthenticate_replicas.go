@@ -27,6 +27,7 @@ type replicaGuard struct {
 	providerGone bool
 	engine       Engine // the consumer's replicator, "" = none
 	sink         handshake.Sink
+	removed      func(string) // told the Identity and its Secret once gone
 }
 
 // detect finds the consumer's replicator, and tells it.
@@ -164,7 +165,7 @@ func (g *replicaGuard) deleteIdentity(ctx context.Context) error {
 	}
 	identities := g.consumer.Liqo.Identities(id.Namespace)
 	what := fmt.Sprintf("Identity %s/%s is still there: it goes once its Renew and kubeconfig Secret are gone (is the garbage collector of the consumer's kube-controller-manager running?), and", id.Namespace, id.Name)
-	return g.await(ctx, g.retire, func(ctx context.Context) error {
+	err = g.await(ctx, g.retire, func(ctx context.Context) error {
 		// Foreground: the Identity goes only once its kubeconfig Secret is
 		// gone, so waiting for it proves the credentials left.
 		fg := metav1.DeletePropagationForeground
@@ -173,6 +174,13 @@ func (g *replicaGuard) deleteIdentity(ctx context.Context) error {
 		}
 		return kube.WaitForDeletion(ctx, kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), &authv1beta1.Identity{}, g.stuck(what))
 	})
+	if err == nil && g.removed != nil {
+		g.removed(describe(authv1beta1.IdentityKind, id.Namespace, id.Name))
+		if ref := id.Status.KubeconfigSecretRef; ref != nil && ref.Name != "" {
+			g.removed(describe("Secret", id.Namespace, ref.Name))
+		}
+	}
+	return err
 }
 
 // retire deletes, in place of the garbage collector (which does it only

@@ -18,8 +18,8 @@ import (
 // is what serves the provider (detectEngine): when nothing does, or the
 // controller's Lease expires while waiting (it was killed), this does the
 // controller's cleanup itself, so that the Tenant does not stay
-// Terminating for ever.
-func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string, engine Engine) error {
+// Terminating for ever. removed is told the Tenant once it is gone.
+func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string, engine Engine, removed func(string)) error {
 	ns, err := provider.TenantNamespace(ctx, consumerID)
 	if kube.IsNotFound(err) {
 		return nil
@@ -59,7 +59,11 @@ func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string
 		}
 		err := kube.WaitForDeletion(waitCtx, lw, &authv1beta1.Tenant{}, stuck)
 		cancel()
-		if err == nil || ctx.Err() != nil || waitCtx == ctx {
+		if err == nil {
+			removed(describe(authv1beta1.TenantKind, ns.Name, t.Name))
+			return nil
+		}
+		if ctx.Err() != nil || waitCtx == ctx {
 			return err
 		}
 		if served, err = provider.ControllerRunning(ctx); err != nil {

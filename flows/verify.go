@@ -2,7 +2,6 @@ package flows
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
@@ -32,6 +31,18 @@ type Verification struct {
 	// provider renewed (the Identity's liqo-auth-tui.io/last-renewal
 	// annotation); zero: never.
 	LastRenewal time.Time `json:"lastRenewal,omitzero"`
+}
+
+// NotAuthenticatedError: the consumer holds no credentials for the provider.
+type NotAuthenticatedError struct{ ProviderID string }
+
+func (e *NotAuthenticatedError) Error() string {
+	return "no kubeconfig Secret for provider " + e.ProviderID + " on this consumer" + hintSeparator + e.Hint()
+}
+
+// Hint says how to get credentials.
+func (e *NotAuthenticatedError) Hint() string {
+	return "authenticate first: `liqo-auth-tui authenticate --remote-kubeconfig <the provider's kubeconfig>`, or the wizard when you reach only this cluster"
 }
 
 // accessCheck is one question asked with a SelfSubjectAccessReview.
@@ -108,7 +119,7 @@ func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Ve
 		if v, lerr := verifyLiqo0xIdentity(ctx, consumer, providerID); !kube.IsNotFound(lerr) {
 			return v, lerr
 		}
-		return nil, fmt.Errorf("no kubeconfig Secret for provider %s on this consumer: authenticate first", providerID)
+		return nil, &NotAuthenticatedError{ProviderID: providerID}
 	}
 	if err != nil {
 		return nil, err

@@ -24,6 +24,8 @@ type AuthenticateOptions struct {
 	// Yes authenticates without asking, in a terminal, whether the pair
 	// is the right way round.
 	Yes bool
+	// Output prints the result on stdout (yaml or json).
+	Output string
 }
 
 func newAuthenticateCommand(o *Options) *cobra.Command {
@@ -47,21 +49,32 @@ by controllers run in-process for the command's duration.`,
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
 	addLiqo0xFlags(cmd.Flags(), &opts.Liqo0x, true)
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask, in a terminal, whether the consumer and the provider are the right way round")
+	addResultOutputFlag(cmd.Flags(), &opts.Output)
 	return cmd
 }
 
-// Run authenticates the two clusters.
+// Run authenticates the two clusters; with -o, the result goes to stdout.
 func (o *AuthenticateOptions) Run(ctx context.Context) error {
-	if err := o.Liqo0x.check(); err != nil {
+	if err := checkOutputFormat(o.Output, "", "json", "yaml"); err != nil {
 		return err
+	}
+	res, err := o.authenticate(ctx)
+	return o.printResult(o.Output, res, err)
+}
+
+// authenticate runs the handshake and returns its result: a
+// *flows.Result, or a *flows.Liqo0xResult with a Liqo 0.x provider.
+func (o *AuthenticateOptions) authenticate(ctx context.Context) (any, error) {
+	if err := o.Liqo0x.check(); err != nil {
+		return nil, err
 	}
 	proxyURL, err := o.Proxy.resolve(o.Printer)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	engine, err := o.Engine.options()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
@@ -70,13 +83,13 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 	remote.ProxyURL = proxyURL
 	consumer, provider, err := o.connectBoth(ctx, remote)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := o.confirmPair(ctx, consumer, provider); err != nil {
-		return err
+		return nil, err
 	}
 	if runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider); err != nil {
-		return flows.Scoped(handshake.Remote, err)
+		return nil, flows.Scoped(handshake.Remote, err)
 	} else if runsLiqo0x {
 		return o.runLiqo0x(ctx, consumer, provider)
 	}
@@ -84,11 +97,11 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 		Consumer: consumer, Provider: provider, ProxyURL: proxyURL, StepTimeout: o.StepTimeout, Engine: engine,
 	}, o.Printer.sink)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	o.Printer.Info(handshake.NoScope, "Consumer %s is authenticated with provider %s: kubeconfig Secret %s (consumer key %s)",
 		res.ConsumerID, res.ProviderID, res.KubeconfigSecret, res.ConsumerFingerprint)
-	return nil
+	return res, nil
 }
 
 // confirmPair names both clusters before anything is written: swapped

@@ -64,6 +64,9 @@ func isTerminal(o *Options) bool {
 // the outgoing artifact on stdout and the next instruction on stderr.
 func (o *BatchOptions) Run(ctx context.Context) error {
 	s := o.Session
+	if err := checkOutputFormat(s.Output, "", "json", "yaml"); err != nil {
+		return err
+	}
 	if err := s.Proxy.check(); err != nil {
 		return err
 	}
@@ -82,10 +85,14 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 		// --batch asks nothing: the pair is named on the first line.
 		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout, Liqo0x: o.Liqo0xSession.Liqo0xFlags,
 			Yes: true}
-		if err := a.Run(ctx); err != nil || o.BatchSlice.Name == "" {
-			return err
+		res, err := a.authenticate(ctx)
+		if err == nil && o.BatchSlice.Name != "" {
+			err = o.requestSlice(ctx)
 		}
-		return o.requestSlice(ctx)
+		return o.printResult(s.Output, res, err)
+	}
+	if s.Output != "" {
+		return usagef("-o/--output is for --batch with both kubeconfigs: with --role, stdout carries the artifact for the other admin")
 	}
 	if s.RemoteClusterID == "" {
 		return usagef("--batch with one kubeconfig needs --role and --remote-cluster-id (the other cluster's ID)")

@@ -3,10 +3,12 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
@@ -35,6 +37,12 @@ func addOutputFlag(cmd *cobra.Command, out *string) {
 	cmd.Flags().StringVarP(out, "output", "o", "", "output format: yaml or json (default: human-readable)")
 }
 
+// addResultOutputFlag is -o of the commands that change clusters: their
+// result on stdout, the step lines still on stderr.
+func addResultOutputFlag(fs *pflag.FlagSet, out *string) {
+	fs.StringVarP(out, "output", "o", "", "print the result (or the failure) on stdout as yaml or json; step lines stay on stderr")
+}
+
 // printObject prints v as YAML or JSON on stdout.
 func (o *Options) printObject(format string, v any) error {
 	var b []byte
@@ -53,6 +61,23 @@ func (o *Options) printObject(format string, v any) error {
 	}
 	_, err = o.Printer.Out.Write(b)
 	return err
+}
+
+// printResult ends a command run with -o format: its result on stdout, or,
+// when it failed, the failure as an object ({"error": ..., "hint": ...}),
+// so that a script always reads one document; the error still goes to
+// stderr and sets the exit code. Without -o it prints nothing.
+func (o *Options) printResult(format string, result any, err error) error {
+	if format == "" {
+		return err
+	}
+	if err != nil {
+		if perr := o.printObject(format, flows.FailureOf(err)); perr != nil {
+			return errors.Join(err, perr)
+		}
+		return err
+	}
+	return o.printObject(format, result)
 }
 
 func checkOutputFormat(format string, allowed ...string) error {

@@ -24,15 +24,15 @@ func addLiqo0xSessionFlags(root *cobra.Command, f *Liqo0xSessionFlags) {
 }
 
 // runLiqo0x is authenticate against a provider running Liqo 0.x.
-func (o *AuthenticateOptions) runLiqo0x(ctx context.Context, consumer, provider *flows.Cluster) error {
+func (o *AuthenticateOptions) runLiqo0x(ctx context.Context, consumer, provider *flows.Cluster) (*flows.Liqo0xResult, error) {
 	if err := o.Liqo0x.check(); err != nil {
-		return err
+		return nil, err
 	}
 	res, err := flows.AuthenticateLiqo0x(ctx, consumer, provider, o.Liqo0x.AuthURL, o.Liqo0x.options(o.StepTimeout), o.Printer.sink)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return o.reportLiqo0x(res, o.Liqo0x)
+	return res, o.reportLiqo0x(res, o.Liqo0x)
 }
 
 // Liqo0xUnauthFlags are unauthenticate's Liqo 0.x flags.
@@ -61,7 +61,7 @@ func (f Liqo0xUnauthFlags) check() error {
 
 // runLiqo0xUnauth removes what a Liqo 0.x authentication left; consumer or
 // provider is nil when one-sided.
-func (o *UnauthenticateOptions) runLiqo0xUnauth(ctx context.Context, consumer, provider *flows.Cluster) error {
+func (o *UnauthenticateOptions) runLiqo0xUnauth(ctx context.Context, consumer, provider *flows.Cluster) (*flows.Liqo0xUnauthResult, error) {
 	opts := flows.Liqo0xUnauthOptions{Consumer: consumer, Provider: provider, Yes: o.Liqo0xUnauth.Yes}
 	if consumer == nil {
 		opts.ConsumerID = o.Liqo0xUnauth.RemoteClusterID
@@ -74,13 +74,13 @@ func (o *UnauthenticateOptions) runLiqo0xUnauth(ctx context.Context, consumer, p
 	}
 	res, err := flows.UnauthenticateLiqo0x(ctx, opts, o.Printer.sink)
 	if errors.Is(err, flows.ErrNotConfirmed) {
-		return fmt.Errorf("nothing deleted: run again with --yes to delete the objects listed above")
+		return nil, fmt.Errorf("nothing deleted: run again with --yes to delete the objects listed above")
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	o.reportLiqo0xUnauth(res, provider != nil)
-	return nil
+	return res, nil
 }
 
 // reportLiqo0xUnauth ends unauthenticate with what the old certificate may
@@ -103,37 +103,36 @@ func (o *UnauthenticateOptions) confirm(objects []string) bool {
 
 // unauthOneSided connects only to the side still there and removes what
 // authentication left on it: Liqo 0.x's leftovers, or the v1 Identity or
-// Tenant (flows.UnauthenticateWithResult), as that side shows.
-func (o *UnauthenticateOptions) unauthOneSided(ctx context.Context) error {
+// Tenant (flows.UnauthenticateWithResult), as that side shows. It returns
+// the result (see UnauthenticateOptions.unauthenticate).
+func (o *UnauthenticateOptions) unauthOneSided(ctx context.Context) (any, error) {
 	remoteID := o.Liqo0xUnauth.RemoteClusterID
 	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
 		provider, err := o.connectReachable(ctx, o.Remote)
 		if err != nil {
-			return flows.Scoped(handshake.Remote, err)
+			return nil, flows.Scoped(handshake.Remote, err)
 		}
 		runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider)
 		if err != nil {
-			return flows.Scoped(handshake.Remote, err)
+			return nil, flows.Scoped(handshake.Remote, err)
 		}
 		if runsLiqo0x {
 			return o.runLiqo0xUnauth(ctx, nil, provider)
 		}
-		_, err = flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
-		return err
+		return flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
 	}
 	consumer, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
-		return flows.Scoped(handshake.Local, err)
+		return nil, flows.Scoped(handshake.Local, err)
 	}
 	holdsLiqo0x, err := flows.ConsumerHoldsLiqo0x(ctx, consumer, remoteID)
 	if err != nil {
-		return flows.Scoped(handshake.Local, err)
+		return nil, flows.Scoped(handshake.Local, err)
 	}
 	if holdsLiqo0x {
 		return o.runLiqo0xUnauth(ctx, consumer, nil)
 	}
-	_, err = flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
-	return err
+	return flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
 }
 
 // liqo0xProviderStep is --batch --role provider on a Liqo 0.x provider:

@@ -183,21 +183,42 @@ func TestPeeringUserLackingAPermissionWritesNothing(t *testing.T) {
 func TestPeeringUserNeedsAControllerOnTheProvider(t *testing.T) {
 	provider, consumer := initSide(t, 0, "puc-provider"), initSide(t, 1, "puc-consumer")
 	file := generatePeeringUser(t, provider, consumer.id)
-	args := consumer.args("authenticate", "--remote-kubeconfig", file, "--remote-liqo-namespace", provider.liqoNamespace, "--step-timeout", "2s")
+	ctx := labtest.Context(t)
+	admin := adminOf(t, provider)
 
 	// It may not read the controller's Lease: it relies on a controller,
-	// and without one the nonce never comes.
-	code, _, errOut := run(args...)
-	assert.Equal(t, cmd.ExitTimeout, code, errOut)
+	// and without one the nonce never comes. It says so after a short
+	// grace, long before its step timeout: the failure is not a timeout
+	// (exit 124, "timed out") but what the provider's admin runs.
+	before := [2]map[string]int{objectCount(t, ctx, provider.kubeconfig), objectCount(t, ctx, consumer.kubeconfig)}
+	code, _, errOut := run(consumer.args("authenticate", "--remote-kubeconfig", file, "--remote-liqo-namespace", provider.liqoNamespace,
+		"--step-timeout", "2m", "--timeout", "3m")...)
+	assert.Equal(t, cmd.ExitFailure, code, errOut)
 	lines := errorLines(errOut)
 	require.Len(t, lines, 1, errOut)
-	assert.Contains(t, lines[0], "(remote) Failed waiting for nonce to be generated: timed out")
-	assert.Contains(t, lines[0], "may not list Events in namespace liqo-tenant-puc-consumer")
+	assert.Contains(t, lines[0], "(remote) Failed waiting for nonce to be generated: nothing on provider puc-provider")
+	assert.Contains(t, lines[0], "created the nonce within 10s: no controller seems to serve it")
+	assert.Contains(t, lines[0], "its admin runs `liqo-auth-tui install controller` on the provider (or installs Liqo there)")
+	assert.NotContains(t, lines[0], "timed out")
+	assert.NotContains(t, lines[0], "step timeout")
+	// Written: the handshake's first steps, which a controller installed
+	// later serves on a re-run (the consumer's tenant namespace, the nonce
+	// request on the provider); nothing past them.
+	after := [2]map[string]int{objectCount(t, ctx, provider.kubeconfig), objectCount(t, ctx, consumer.kubeconfig)}
+	for i, c := range before {
+		for _, kind := range []string{"tenants", "identities", "csrs", "rolebindings", "clusterrolebindings"} {
+			assert.Equal(t, c[kind], after[i][kind], "%s on cluster %d", kind, i)
+		}
+	}
+	assert.Equal(t, before[0]["secrets"]+1, after[0]["secrets"], "the provider: the nonce request only")
+	assert.Equal(t, before[1]["secrets"], after[1]["secrets"], "the consumer: no signed nonce")
+	nonce, err := admin.NonceSecret(ctx, kube.TenantNamespaceName(consumer.id), consumer.id)
+	require.NoError(t, err)
+	assert.Empty(t, nonce.Data[kube.NonceField], "nothing filled the nonce")
 
 	// Allowed to see that no controller runs, it names what running one
 	// in-process would need.
-	ctx := labtest.Context(t)
-	admin := adminOf(t, provider)
+	args := consumer.args("authenticate", "--remote-kubeconfig", file, "--remote-liqo-namespace", provider.liqoNamespace, "--step-timeout", "2s")
 	kubeconfig, err := os.ReadFile(file)
 	require.NoError(t, err)
 	cert, err := kubecfg.ClientCertificate(kubeconfig)

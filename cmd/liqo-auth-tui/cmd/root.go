@@ -70,6 +70,9 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 			if o.Session.Batch {
 				return (&BatchOptions{Options: o, root: cmd}).Run(cmd.Context())
 			}
+			if o.Session.Output != "" {
+				return usagef("-o/--output is for --batch: the wizard shows its results itself")
+			}
 			if !isTerminal(o) {
 				return usagef("not a terminal: use --batch or a subcommand")
 			}

@@ -16,6 +16,8 @@ type SessionFlags struct {
 	Clipboard       string
 	Engine          EngineFlags
 	Proxy           ProxyFlags
+	// Output: --batch with both kubeconfigs prints its result on stdout.
+	Output string
 }
 
 func addSessionFlags(root *cobra.Command, f *SessionFlags) {
@@ -31,6 +33,7 @@ func addSessionFlags(root *cobra.Command, f *SessionFlags) {
 	fl.StringVar(&f.TenantFile, "tenant-file", "", "provider: file with the consumer's Tenant (- = stdin)")
 	fl.StringVar(&f.IdentityFile, "identity-file", "", "consumer: file with the provider's Identity (- = stdin)")
 	fl.StringVar(&f.Clipboard, "clipboard", "auto", "wizard clipboard: auto, native, osc52 or off")
+	fl.StringVarP(&f.Output, "output", "o", "", "--batch with both kubeconfigs: print the result (or the failure) on stdout as yaml or json; step lines stay on stderr")
 	addEngineFlags(root, &f.Engine)
 	addProxyFlags(root, &f.Proxy, true)
 }

@@ -17,6 +17,8 @@ type UnauthenticateOptions struct {
 	Engine      EngineFlags
 	// Liqo0xUnauth: a Liqo 0.x pair (liqo0x_routing.go).
 	Liqo0xUnauth Liqo0xUnauthFlags
+	// Output prints the result on stdout (yaml or json).
+	Output string
 }
 
 func newUnauthenticateCommand(o *Options) *cobra.Command {
@@ -34,20 +36,31 @@ func newUnauthenticateCommand(o *Options) *cobra.Command {
 		"proxy through which this command reaches the provider's API server, http://HOST:PORT, unless the provider's kubeconfig sets its own proxy-url")
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
 	addLiqo0xUnauthFlags(cmd, &opts.Liqo0xUnauth)
+	addResultOutputFlag(cmd.Flags(), &opts.Output)
 	return cmd
 }
 
-// Run unauthenticates the two clusters.
+// Run unauthenticates the two clusters; with -o, the result goes to stdout.
 func (o *UnauthenticateOptions) Run(ctx context.Context) error {
-	if err := o.Liqo0xUnauth.check(); err != nil {
+	if err := checkOutputFormat(o.Output, "", "json", "yaml"); err != nil {
 		return err
 	}
+	res, err := o.unauthenticate(ctx)
+	return o.printResult(o.Output, res, err)
+}
+
+// unauthenticate returns the result: a *flows.UnauthenticateResult, or a
+// *flows.Liqo0xUnauthResult for a Liqo 0.x pair.
+func (o *UnauthenticateOptions) unauthenticate(ctx context.Context) (any, error) {
+	if err := o.Liqo0xUnauth.check(); err != nil {
+		return nil, err
+	}
 	if err := flows.CheckProxyURL(o.Remote.ProxyURL); err != nil {
-		return usagef("--proxy-url: %v", err)
+		return nil, usagef("--proxy-url: %v", err)
 	}
 	engine, err := o.Engine.options()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
@@ -56,12 +69,12 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 	}
 	consumer, provider, err := o.connectBoth(ctx, o.Remote)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if runsLiqo0x, err := flows.PairRunsLiqo0x(ctx, consumer, provider); err != nil {
-		return err
+		return nil, err
 	} else if runsLiqo0x {
 		return o.runLiqo0xUnauth(ctx, consumer, provider)
 	}
-	return flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
+	return flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
 }

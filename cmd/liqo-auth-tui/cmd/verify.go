@@ -39,22 +39,23 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
-	consumer, err := o.connectReachable(ctx, o.Local)
-	if err != nil {
-		return err
-	}
-	v, err := flows.Verify(ctx, consumer, o.ProviderID)
-	if err != nil {
-		return err
-	}
-	if o.Output != "" {
-		return o.printObject(o.Output, v)
+	v, err := o.verify(ctx)
+	if o.Output != "" || err != nil {
+		return o.printResult(o.Output, v, err) // a failure too is an object on stdout
 	}
 	w, now := o.Printer.Out, time.Now()
 	fmt.Fprintf(w, "Provider API server: %s\nAuthenticated as:    %s %v\nTenant namespace:    %s\n", v.Server, v.User, v.Groups, v.TenantNamespace)
 	fmt.Fprintf(w, "Certificate expires: %s\nLast renewal:        %s\n", certificateExpiryText(v.CertificateNotAfter, now), lastRenewalAgo(v.LastRenewal, now))
 	fmt.Fprintf(w, "Allowed (%d):\n  %s\nDenied (%d):\n  %s\n", len(v.Allowed), strings.Join(v.Allowed, "\n  "), len(v.Denied), strings.Join(v.Denied, "\n  "))
 	return nil
+}
+
+func (o *VerifyOptions) verify(ctx context.Context) (*flows.Verification, error) {
+	consumer, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return nil, err
+	}
+	return flows.Verify(ctx, consumer, o.ProviderID)
 }
 
 // certificateExpiryText shows when the certificate expires and how long that is from now.
