@@ -15,6 +15,4 @@ func checkController(context.Context, *doctorRun, *Cluster, handshake.Scope) []C
 func checkCSRs(context.Context, *doctorRun, *Cluster, handshake.Scope) []Check            { return nil }
 func checkHandshakeObjects(context.Context, *doctorRun, PeeringRow) []Check               { return nil }
 func checkCredentials(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
-func checkCertificate(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
-func checkReplication(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
 func checkLiqo0x(context.Context, *doctorRun, PeeringRow) []Check                         { return nil }
