@@ -136,7 +136,7 @@ func renewalNotBack(ctx context.Context, d *doctorRun, consumer, provider pairSi
 	case copied == nil:
 		why := renewed + "Renew " + local.Namespace + "/" + local.Name + " is not replicated to the provider"
 		if e := latestWarning(ctx, consumer, authv1beta1.RenewKind, local.Namespace, local.Name, local.UID, controller.ReasonReplicationForbidden); e != nil {
-			why += ": " + e.Message
+			why += ": " + refusalText(e)
 		}
 		return why, replicationFix(d, consumer, provider)
 	case !answers(copied, issued):
@@ -224,7 +224,7 @@ func renewNotReplicated(ctx context.Context, consumer pairSide, id *authv1beta1.
 	if e == nil {
 		return ""
 	}
-	return "Renew " + local.Namespace + "/" + local.Name + " is not replicated to the provider: " + e.Message
+	return "Renew " + local.Namespace + "/" + local.Name + " is not replicated to the provider: " + refusalText(e)
 }
 
 // renewOf finds a Renew by namespace and name; origin set: a copy

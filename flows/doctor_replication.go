@@ -82,7 +82,7 @@ func replicationVerdict(ctx context.Context, d *doctorRun, consumer, provider pa
 			continue
 		}
 		if e := refused[o.local.GetUID()]; e != nil && (!provider.read() || o.copied == nil) {
-			return fail("the provider refuses the copy of "+o.name()+": "+e.Message, replicationFix(d, consumer, provider), true)
+			return fail("the provider refuses the copy of "+o.name()+": "+refusalText(e), replicationFix(d, consumer, provider), true)
 		}
 		if provider.read() && o.copied == nil && d.now.Sub(o.local.GetCreationTimestamp().Time) > replicationGrace {
 			if cons := runnerOf(ctx, consumer); cons.notRunning() {

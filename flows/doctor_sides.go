@@ -156,6 +156,13 @@ func latestEvents(ctx context.Context, s pairSide, namespace string, sel fields.
 	return latest
 }
 
+// refusalText is a ReplicationForbidden Warning's message without its
+// last sentence, on when the replicator tries again (stale once read).
+func refusalText(e *corev1.Event) string {
+	msg, _, _ := strings.Cut(e.Message, " Tried again when")
+	return msg
+}
+
 func eventTime(e *corev1.Event) time.Time {
 	for _, t := range []time.Time{e.LastTimestamp.Time, e.EventTime.Time, e.FirstTimestamp.Time} {
 		if !t.IsZero() {

@@ -42,6 +42,7 @@ func TestDoctorCertificateAndReplication(t *testing.T) {
 		t.Run("no-controller-on-provider", noControllerOnProvider)
 		t.Run("renew-not-replicated", renewNotReplicated)
 		t.Run("replication-refused", replicationRefused)
+		t.Run("replica-finalizer-holds-deletion", replicaFinalizerHoldsDeletion)
 		t.Run("liqo-v1.1.2-provider-does-not-renew", liqoProviderDoesNotRenew)
 		t.Run("liqo-v1.1.2-consumer-never-applies", liqoConsumerNeverApplies)
 	})
@@ -218,4 +219,42 @@ func replicationRefused(t *testing.T) {
 	r = checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
 	assert.True(t, r.OK)
 	assert.Contains(t, r.Detail, "ResourceSlice "+slice)
+}
+
+// The consumer's controller stopped after a slice was copied: the slice,
+// deleted, stays Terminating on the replicator's finalizer, which goes
+// only once the copy on the provider is deleted. Doctor names the slice,
+// the finalizer and what it waits for, and that the consumer's controller
+// must run; once it runs, the copy and the slice go and the check passes.
+func replicaFinalizerHoldsDeletion(t *testing.T) {
+	cs := testLab.Clusters(t)
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	p := ourPair(t, ctx, cs[providerCluster], cs[consumerCluster], "held-provider", "held-consumer")
+	const slice = "held-slice"
+	_, err := flows.CreateResourceSlice(ctx, p.consumer, artifact.SliceRequest{Name: slice, ProviderID: p.providerID, CPU: "1"},
+		flows.SliceOptions{Wait: true, Provider: p.provider}, nil)
+	require.NoError(t, err)
+	p.stopConsumer(t)
+	consNS := kube.TenantNamespaceName(p.providerID)
+	slices := p.consumer.Liqo.ResourceSlices(consNS)
+	require.NoError(t, slices.Delete(ctx, slice, metav1.DeleteOptions{}))
+	held, err := slices.Get(ctx, slice, metav1.GetOptions{})
+	require.NoError(t, err, "held by the replicator's finalizer")
+	waitUntil(t, ctx, held.DeletionTimestamp.Add(time.Minute), "the deletion held a minute")
+
+	r := checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
+	assert.False(t, r.OK)
+	assert.Equal(t, handshake.Local, r.Scope)
+	assert.Contains(t, r.Cause, "ResourceSlice "+consNS+"/"+slice+" has been Terminating since "+held.DeletionTimestamp.UTC().Format(time.RFC3339)+", held by finalizer ")
+	assert.Contains(t, r.Cause, kube.ReplicaFinalizer)
+	assert.Contains(t, r.Cause, ", waiting for its copy on the provider, still there")
+	assert.Equal(t, "liqo-auth-tui install controller", r.Fix)
+
+	// The fix: the consumer's controller runs again.
+	p.startConsumer(t, ctx)
+	require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(slices.List, slices.Watch, kube.ByName(slice)), &authv1beta1.ResourceSlice{}, "slice "+slice))
+	r = checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
+	assert.True(t, r.OK)
+	assert.NotContains(t, r.Detail, slice)
 }

@@ -33,9 +33,9 @@ type pair struct {
 	providerID, consumerID string
 	provider, consumer     *kube.Cluster
 	providerLab            *lab.Cluster
-	// providerRun is the provider's controller (nil while stopped).
-	providerRun *controller.Started
-	identity    *authv1beta1.Identity
+	// The controllers of each side (nil while stopped).
+	providerRun, consumerRun *controller.Started
+	identity                 *authv1beta1.Identity
 	// first is the consumer's control-plane certificate after the handshake.
 	first *x509.Certificate
 }
@@ -48,7 +48,7 @@ func ourPair(t *testing.T, ctx context.Context, providerLab, consumerLab *lab.Cl
 	p := &pair{providerID: providerID, consumerID: consumerID, providerLab: providerLab,
 		provider: liqotest.OurCluster(t, ctx, providerLab, providerID), consumer: liqotest.OurCluster(t, ctx, consumerLab, consumerID)}
 	p.startProvider(t, ctx)
-	startController(t, ctx, p.consumer, controller.Options{Consumer: true})
+	p.startConsumer(t, ctx)
 	forgetPeer(t, p.provider, consumerID)
 	forgetPeer(t, p.consumer, providerID)
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: p.consumer, Provider: p.provider}, nil)
@@ -72,6 +72,19 @@ func (p *pair) stopProvider(t *testing.T) {
 	t.Helper()
 	p.providerRun.Stop()
 	p.providerRun = nil
+}
+
+// startConsumer runs the consumer's controller.
+func (p *pair) startConsumer(t *testing.T, ctx context.Context) {
+	t.Helper()
+	p.consumerRun = startController(t, ctx, p.consumer, controller.Options{Consumer: true})
+}
+
+// stopConsumer stops the consumer's controller.
+func (p *pair) stopConsumer(t *testing.T) {
+	t.Helper()
+	p.consumerRun.Stop()
+	p.consumerRun = nil
 }
 
 // startController runs this project's controller on c under its Lease,
