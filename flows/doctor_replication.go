@@ -135,18 +135,19 @@ func replicatedObjects(consumer, provider pairSide) []replicated {
 	if provider.read() {
 		for _, s := range provider.objects.slices {
 			if kube.IsReplicatedSlice(s) && s.Labels[kube.OriginIDLabel] == consumer.id {
-				copies[authv1beta1.ResourceSliceKind+"/"+s.Name] = replicated{copied: s}
+				copies[authv1beta1.ResourceSliceKind+"/"+s.Name] = replicated{kind: authv1beta1.ResourceSliceKind, resource: authv1beta1.ResourceSliceResource, copied: s}
 			}
 		}
 		for _, r := range provider.objects.renews {
 			if kube.IsReplicatedSlice(r) && r.Labels[kube.OriginIDLabel] == consumer.id {
-				copies[authv1beta1.RenewKind+"/"+r.Name] = replicated{copied: r}
+				copies[authv1beta1.RenewKind+"/"+r.Name] = replicated{kind: authv1beta1.RenewKind, resource: authv1beta1.RenewResource, copied: r}
 			}
 		}
 	}
 	add := func(kind, resource string, local metav1.Object) {
-		o := copies[kind+"/"+local.GetName()]
-		delete(copies, kind+"/"+local.GetName())
+		key := kind + "/" + local.GetName()
+		o := copies[key]
+		delete(copies, key)
 		o.kind, o.resource, o.local = kind, resource, local
 		out = append(out, o)
 	}
@@ -162,12 +163,7 @@ func replicatedObjects(consumer, provider pairSide) []replicated {
 			}
 		}
 	}
-	for key, o := range copies {
-		o.kind, _, _ = strings.Cut(key, "/")
-		o.resource = authv1beta1.RenewResource
-		if o.kind == authv1beta1.ResourceSliceKind {
-			o.resource = authv1beta1.ResourceSliceResource
-		}
+	for _, o := range copies {
 		out = append(out, o)
 	}
 	slices.SortFunc(out, func(a, b replicated) int { return strings.Compare(a.kind+a.nameOf(), b.kind+b.nameOf()) })
