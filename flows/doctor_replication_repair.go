@@ -43,7 +43,7 @@ func restoreReplicationRepair(d *doctorRun, consumer, provider pairSide, objects
 	ours := provider.objects.release.Flavor == kube.FlavorToolInit
 	var plan []string
 	if ours {
-		plan = append(plan, "provider: re-apply this tool's ClusterRoles, as `liqo-auth-tui init` does")
+		plan = append(plan, "provider: re-apply what `liqo-auth-tui init` installs (its ClusterRoles among them; what is unchanged stays)")
 	}
 	plan = append(plan, fmt.Sprintf("provider: create the missing bindings of consumer %s (the remote-controlplane ClusterRoles in namespace %s, the clusterwide ones to group %s)",
 		consumer.id, ns, consumer.id))

@@ -170,7 +170,7 @@ func renewNotReplicated(t *testing.T) {
 	assert.Contains(t, r.Cause, "the provider refuses the copy of Renew "+renew+": ")
 	assert.Equal(t, fix, r.Fix)
 	require.NotNil(t, r.Repair)
-	assert.Contains(t, r.Repair.Plan, "provider: re-apply this tool's ClusterRoles, as `liqo-auth-tui init` does")
+	assert.Contains(t, r.Repair.Plan, "provider: re-apply what `liqo-auth-tui init` installs (its ClusterRoles among them; what is unchanged stays)")
 
 	require.NoError(t, flows.ApplyRepair(ctx, r))
 	waitIdentityRenewed(t, ctx, p.consumer, p.identity, p.first)
