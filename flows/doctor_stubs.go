@@ -9,5 +9,3 @@ import (
 
 func checkHandshakeObjects(context.Context, *doctorRun, PeeringRow) []Check { return nil }
 func checkCredentials(context.Context, *doctorRun, PeeringRow) []Check      { return nil }
-func checkCertificate(context.Context, *doctorRun, PeeringRow) []Check      { return nil }
-func checkReplication(context.Context, *doctorRun, PeeringRow) []Check      { return nil }

@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
@@ -248,12 +247,7 @@ func waitEventBefore(t *testing.T, ctx context.Context, deadline time.Time, c *k
 	t.Helper()
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	events := c.Kube.CoreV1().Events(namespace)
-	sel := fields.Set{"involvedObject.kind": kind, "involvedObject.name": name, "reason": reason}.String()
-	ev, err := kube.WaitFor(ctx, kube.ListWatch(events.List, events.Watch, func(o *metav1.ListOptions) { o.FieldSelector = sel }),
-		"event "+reason, func(*corev1.Event) (bool, error) { return true, nil })
-	require.NoError(t, err, "no %s Event on %s %s/%s", reason, kind, namespace, name)
-	return ev
+	return liqotest.WaitEvent(t, ctx, c, kind, namespace, name, reason)
 }
 
 // kubeconfigSecret is a kubeconfig Secret and the certificate it held

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/tools/clientcmd"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
@@ -165,4 +166,15 @@ func CSRSubject(t *testing.T, rs *authv1beta1.ResourceSlice) (cn string, o []str
 	csr, err := authcrypto.ParseCSR(rs.Spec.CSR)
 	require.NoError(t, err)
 	return csr.Subject.CommonName, csr.Subject.Organization
+}
+
+// WaitEvent waits for an Event with reason on an object.
+func WaitEvent(t *testing.T, ctx context.Context, c *kube.Cluster, kind, namespace, name, reason string) *corev1.Event {
+	t.Helper()
+	events := c.Kube.CoreV1().Events(namespace)
+	sel := fields.Set{"involvedObject.kind": kind, "involvedObject.name": name, "reason": reason}.String()
+	ev, err := kube.WaitFor(ctx, kube.ListWatch(events.List, events.Watch, func(o *metav1.ListOptions) { o.FieldSelector = sel }),
+		"event "+reason, func(*corev1.Event) (bool, error) { return true, nil })
+	require.NoError(t, err, "no %s Event on %s %s/%s", reason, kind, namespace, name)
+	return ev
 }

@@ -1,0 +1,253 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
+)
+
+const certificateCheckID, certificateCheckTitle = "certificate-renewal", "certificate and its renewal"
+
+// checkCertificate: the consumer's control-plane certificate (else, with
+// only the provider read, the Tenant's) expired, or is past its renewal
+// point and not renewed, and why no renewal comes: who must act depends on
+// the releases (protocol spec §10.2): a Liqo v1.2 provider, or this
+// tool's, renews and the consumer's replicator and renewer bring it back;
+// a Liqo v1.0–v1.1 consumer asks and its provider answers with its
+// certificate cache.
+func checkCertificate(ctx context.Context, d *doctorRun, row PeeringRow) []Check {
+	if row.Generation != GenerationV1 || row.Role == handshake.RoleUnknown {
+		return nil
+	}
+	consumer, provider := pairOf(d, row)
+	held, side := datesOf(consumer.row), consumer
+	if held.notAfter.IsZero() {
+		held, side = datesOf(provider.row), provider
+	}
+	if held.notAfter.IsZero() || held.notBefore.IsZero() {
+		return nil // no certificate yet: the handshake checks say why
+	}
+	due := kube.RenewalTime(held.notBefore, held.notAfter)
+	var c Check
+	switch now := d.now; {
+	case !now.Before(held.notAfter):
+		why, _ := renewalBlocker(ctx, d, consumer, provider)
+		c = failed(certificateCheckID, certificateCheckTitle,
+			fmt.Sprintf("the certificate expired at %s (renewal was due %s): %s", timeText(held.notAfter), timeText(due), why),
+			reauthenticateFix(row))
+		if d.remote != nil {
+			c.Repair = reauthenticateRepair(d, row)
+		}
+	case !now.Before(held.late()):
+		why, fix := renewalBlocker(ctx, d, consumer, provider)
+		c = failed(certificateCheckID, certificateCheckTitle,
+			fmt.Sprintf("renewal was due %s and has not happened; the certificate expires at %s: %s", timeText(due), timeText(held.notAfter), why), fix)
+		if fix == reauthenticateFix(row) && d.remote != nil {
+			c.Repair = reauthenticateRepair(d, row)
+		}
+	default:
+		detail := fmt.Sprintf("valid until %s, renewal due %s", timeText(held.notAfter), timeText(due))
+		if side.role == handshake.RoleConsumer {
+			detail += ", last renewal " + orNever(held.lastRenewal)
+		}
+		c = passed(certificateCheckID, certificateCheckTitle, detail)
+	}
+	c.Scope = side.scope
+	return []Check{c}
+}
+
+// certDates are a side's certificate validity and last renewal.
+type certDates struct{ notBefore, notAfter, lastRenewal time.Time }
+
+func datesOf(r *PeeringRow) certDates {
+	if r == nil {
+		return certDates{}
+	}
+	return certDates{r.CertificateNotBefore, r.CertificateNotAfter, r.LastRenewal}
+}
+
+// late is when a renewal due at 2/3 of the validity is overdue: a provider
+// that renews by itself does so by 2/3 + 1/15 at the latest (it looks
+// again after 1.1 × the time left to the 2/3 point).
+func (c certDates) late() time.Time {
+	return kube.RenewalTime(c.notBefore, c.notAfter).Add(c.notAfter.Sub(c.notBefore) / 15)
+}
+
+func orNever(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return timeText(t)
+}
+
+// reauthenticateFix re-authenticates the pair keeping its slices (doctor's
+// Repair, with both clusters).
+func reauthenticateFix(row PeeringRow) string {
+	return "liqo-auth-tui doctor --fix --remote-cluster-id " + row.RemoteID +
+		" --remote-kubeconfig <" + string(row.Role.Other()) + "'s kubeconfig>"
+}
+
+// doctorFixOf is `doctor --fix` on this pair with both clusters, from
+// the local side: re-authenticate, restore replication.
+func doctorFixOf(consumer, provider pairSide) string {
+	if consumer.scope == handshake.Remote {
+		return reauthenticateFix(PeeringRow{RemoteID: consumer.id, Role: handshake.RoleProvider})
+	}
+	return reauthenticateFix(PeeringRow{RemoteID: provider.id, Role: handshake.RoleConsumer})
+}
+
+// renewalBlocker says why no renewed certificate reached the consumer,
+// and the command that unblocks it.
+func renewalBlocker(ctx context.Context, d *doctorRun, consumer, provider pairSide) (why, fix string) {
+	held, issued := datesOf(consumer.row), datesOf(provider.row)
+	if consumer.read() && provider.read() && !held.notAfter.IsZero() && issued.notAfter.After(held.notAfter) {
+		return renewalNotBack(ctx, d, consumer, provider, issued)
+	}
+	return renewalNotMade(ctx, d, consumer, provider)
+}
+
+// renewalNotBack: the provider renewed the Tenant's certificate, and the
+// consumer does not hold it.
+func renewalNotBack(ctx context.Context, d *doctorRun, consumer, provider pairSide, issued certDates) (string, string) {
+	renewed := "the provider renewed it (valid until " + timeText(issued.notAfter) + ") but "
+	cons := runnerOf(ctx, consumer)
+	switch {
+	case cons.consumerDriven():
+		return renewed + "a Liqo " + cons.liqo + " consumer never applies a renewed control-plane certificate: re-authenticate",
+			doctorFixOf(consumer, provider)
+	case cons.notRunning():
+		return renewed + noControllerOn(consumer) + " to bring it back", consumer.on(installController)
+	}
+	id := consumer.identity(provider.id)
+	if id == nil {
+		return renewed + "the consumer has no control-plane Identity for it", doctorFixOf(consumer, provider)
+	}
+	local := renewOf(consumer.objects, id.Namespace, id.Name, "")
+	copied := renewOf(provider.objects, provider.tenantNamespace(consumer.id), id.Name, consumer.id)
+	switch {
+	case local == nil:
+		return renewed + "the consumer has no Renew " + id.Namespace + "/" + id.Name + " to carry it back (its controller makes one)",
+			consumer.on(installController)
+	case copied == nil:
+		why := renewed + "Renew " + local.Namespace + "/" + local.Name + " is not replicated to the provider"
+		if e := latestWarning(ctx, consumer, authv1beta1.RenewKind, local.Namespace, local.Name, local.UID, controller.ReasonReplicationForbidden); e != nil {
+			why += ": " + refusalText(e)
+		}
+		return why, replicationFix(d, consumer, provider)
+	case !answers(copied, issued):
+		if prov := runnerOf(ctx, provider); prov.notRunning() {
+			return renewed + noControllerOn(provider) + " to answer Renew " + copied.Namespace + "/" + copied.Name, provider.on(installController)
+		}
+		return renewed + "has not answered Renew " + copied.Namespace + "/" + copied.Name + " with it",
+			provider.on("kubectl get events -n " + copied.Namespace + " --field-selector involvedObject.kind=Renew,involvedObject.name=" + copied.Name)
+	}
+	return renewed + "the consumer has not applied the answer of Renew " + local.Namespace + "/" + local.Name,
+		consumer.on("kubectl get events -n " + local.Namespace + " --field-selector involvedObject.kind=Identity,involvedObject.name=" + id.Name)
+}
+
+// renewalNotMade: nobody renewed the certificate (or the provider was not
+// read).
+func renewalNotMade(ctx context.Context, d *doctorRun, consumer, provider pairSide) (string, string) {
+	cons, prov := runnerOf(ctx, consumer), runnerOf(ctx, provider)
+	id := consumer.identity(provider.id)
+	switch {
+	case prov.consumerDriven():
+		return notRenewingProvider(consumer, provider, cons, prov)
+	case prov.notRunning():
+		return noControllerOn(provider) + " to renew it", provider.on(installController)
+	case prov.ours:
+		ns := provider.tenantNamespace(consumer.id)
+		return "the provider's controller runs and has not renewed it: its Events on the Tenant say why",
+			provider.on("kubectl get events -n " + ns + " --field-selector involvedObject.kind=Tenant")
+	case prov.liqo != "":
+		return "Liqo " + prov.liqo + "'s controller-manager on the provider renews it by itself and has not",
+			provider.on("kubectl rollout restart deployment/liqo-controller-manager -n " + provider.cluster.Namespace)
+	case cons.consumerDriven():
+		return "a Liqo " + cons.liqo + " consumer never applies a renewed control-plane certificate: re-authenticate",
+			doctorFixOf(consumer, provider)
+	case cons.notRunning():
+		return noControllerOn(consumer) + " to bring a renewal back or ask for one", consumer.on(installController)
+	}
+	if consumer.read() && !provider.read() {
+		if local := renewNotReplicated(ctx, consumer, id); local != "" {
+			return local, replicationFix(d, consumer, provider)
+		}
+		// This tool's consumer asked, and got the same certificate back.
+		if cons.ours && id != nil && latestWarning(ctx, consumer, authv1beta1.IdentityKind, id.Namespace, id.Name, id.UID, controller.ReasonCertificateNotRenewed) != nil {
+			why, fix := notRenewingProvider(consumer, provider, cons, sideRunner{liqo: "v1.0–v1.1", old: true})
+			return "the provider answers this consumer's asks with the same certificate: " + why + " (any other provider has nothing renewing it)", fix
+		}
+		return "the provider has not renewed it, or its renewal has not come back: read both clusters to see which",
+			"liqo-auth-tui doctor --remote-cluster-id " + provider.id + " --remote-kubeconfig <provider's kubeconfig>"
+	}
+	return "the provider has not renewed it", ""
+}
+
+// notRenewingProvider: a Liqo v1.0–v1.1 provider answers a Renew with the
+// certificate it cached when it first signed, until its administrator
+// deletes that cache (liqotech/liqo#3173); only a consumer that asks and
+// applies the answer (this tool's) then gets a new one.
+func notRenewingProvider(consumer, provider pairSide, cons, prov sideRunner) (string, string) {
+	ns := provider.tenantNamespace(consumer.id)
+	why := "a Liqo " + prov.liqo + " provider renews only after its administrator deletes the certificate cache Secret " +
+		ns + "/" + kube.RemoteCertSecretName + " (liqotech/liqo#3173)"
+	deleteCache := provider.on("kubectl delete secret " + kube.RemoteCertSecretName + " -n " + ns)
+	switch {
+	case cons.consumerDriven():
+		return why + ", and a Liqo " + cons.liqo + " consumer never applies a renewed control-plane certificate: re-authenticate",
+			doctorFixOf(consumer, provider)
+	case cons.notRunning():
+		return why + ", and " + noControllerOn(consumer) + " to ask for it", consumer.on(installController) + " && " + deleteCache
+	case !cons.ours && consumer.read():
+		return why + ", and the consumer (not this tool's) does not ask for it: re-authenticate",
+			doctorFixOf(consumer, provider)
+	}
+	return why, deleteCache
+}
+
+// renewNotReplicated: with only the consumer read, its Renew refused by
+// the provider ("" when not).
+func renewNotReplicated(ctx context.Context, consumer pairSide, id *authv1beta1.Identity) string {
+	if id == nil {
+		return ""
+	}
+	local := renewOf(consumer.objects, id.Namespace, id.Name, "")
+	if local == nil {
+		return ""
+	}
+	e := latestWarning(ctx, consumer, authv1beta1.RenewKind, local.Namespace, local.Name, local.UID, controller.ReasonReplicationForbidden)
+	if e == nil {
+		return ""
+	}
+	return "Renew " + local.Namespace + "/" + local.Name + " is not replicated to the provider: " + refusalText(e)
+}
+
+// renewOf finds a Renew by namespace and name; origin set: a copy
+// replicated from that consumer.
+func renewOf(o *peeringObjects, namespace, name, origin string) *authv1beta1.Renew {
+	if o == nil {
+		return nil
+	}
+	for _, r := range o.renews {
+		if r.Namespace == namespace && r.Name == name && (origin == "" || r.Labels[kube.OriginIDLabel] == origin) {
+			return r
+		}
+	}
+	return nil
+}
+
+// answers: the Renew's status carries a certificate lasting as long as
+// the provider's.
+func answers(r *authv1beta1.Renew, issued certDates) bool {
+	if r.Status.AuthParams == nil {
+		return false
+	}
+	var got PeeringRow
+	got.setCertificate(r.Status.AuthParams.SignedCRT)
+	return !got.CertificateNotAfter.Before(issued.notAfter)
+}
