@@ -49,7 +49,9 @@ type Repair struct {
 }
 
 // Passed and failed checks.
-func passed(id, title, detail string) Check { return Check{ID: id, Title: title, OK: true, Detail: detail} }
+func passed(id, title, detail string) Check {
+	return Check{ID: id, Title: title, OK: true, Detail: detail}
+}
 func failed(id, title, cause, fix string) Check {
 	return Check{ID: id, Title: title, Cause: cause, Fix: fix}
 }
@@ -108,6 +110,10 @@ type doctorRun struct {
 	// local side joined with the remote's.
 	localObjects, remoteObjects *peeringObjects
 	rows                        []PeeringRow
+	// peers are each side's objects grouped by remote (doctor_pair.go);
+	// bindings a provider's tenant bindings (doctor_bindings.go).
+	peers    map[*peeringObjects]map[string]*peerObjects
+	bindings map[*Cluster]*tenantBindings
 }
 
 // clusterChecker checks one cluster (the local one, then the remote one

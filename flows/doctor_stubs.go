@@ -13,8 +13,6 @@ func checkClusterIdentity(context.Context, *doctorRun, *Cluster, handshake.Scope
 func checkCRDs(context.Context, *doctorRun, *Cluster, handshake.Scope) []Check            { return nil }
 func checkController(context.Context, *doctorRun, *Cluster, handshake.Scope) []Check      { return nil }
 func checkCSRs(context.Context, *doctorRun, *Cluster, handshake.Scope) []Check            { return nil }
-func checkHandshakeObjects(context.Context, *doctorRun, PeeringRow) []Check               { return nil }
-func checkCredentials(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
 func checkCertificate(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
 func checkReplication(context.Context, *doctorRun, PeeringRow) []Check                    { return nil }
 func checkLiqo0x(context.Context, *doctorRun, PeeringRow) []Check                         { return nil }
