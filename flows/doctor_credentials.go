@@ -42,7 +42,7 @@ func checkCredentials(ctx context.Context, d *doctorRun, row PeeringRow) []Check
 	if p.consumer != nil && p.consumerObjects.kubeconfig != nil {
 		return kubeconfigChecks(ctx, d, row, p)
 	}
-	if c, ok := permissionsCheck(ctx, d, row, p, nil, ""); ok {
+	if c, ok := permissionsCheck(ctx, d, p, nil, ""); ok {
 		return []Check{c}
 	}
 	return nil
@@ -78,7 +78,7 @@ func kubeconfigChecks(ctx context.Context, d *doctorRun, row PeeringRow, p docto
 		return []Check{in(unreachableCheck(p, remote, err))}
 	}
 	out := []Check{in(reachablePassed(remote)), in(passed(acceptedID, "kubeconfig accepted by the provider", "authenticated as "+user))}
-	if c, ok := permissionsCheck(ctx, d, row, p, cfg, ns); ok {
+	if c, ok := permissionsCheck(ctx, d, p, cfg, ns); ok {
 		out = append(out, c)
 	}
 	return out
@@ -106,9 +106,12 @@ func unreachableCheck(p doctorPair, remote *Cluster, err error) Check {
 	if reach.Class == kube.FailureProxy {
 		fix = bothSidesCommand("authenticate") + " --proxy-url http://<proxy the consumer reaches>"
 	}
+	why := kube.RootCause(reach.Err)
+	if !strings.Contains(why, string(reach.Class)) {
+		why = string(reach.Class) + ": " + why
+	}
 	return failed(reachableID, "advertised API server reachable",
-		fmt.Sprintf("the API server %s that provider %s advertised does not answer from here%s: %s: %s",
-			reach.Server, p.providerID, via, reach.Class, rootMessage(reach)), fix)
+		fmt.Sprintf("the API server %s that provider %s advertised does not answer from here%s: %s", reach.Server, p.providerID, via, why), fix)
 }
 
 // unauthorizedCheck says why the provider refuses the certificate (401):
@@ -148,7 +151,7 @@ func refusedCertificateReason(ctx context.Context, d *doctorRun, p doctorPair, c
 // do in its tenant namespace ns on the provider, and which of the
 // bindings the provider makes per Tenant (§6.5) are missing there (when
 // the provider is read). A Drained Tenant has none by design.
-func permissionsCheck(ctx context.Context, d *doctorRun, row PeeringRow, p doctorPair, cfg *rest.Config, ns string) (Check, bool) {
+func permissionsCheck(ctx context.Context, d *doctorRun, p doctorPair, cfg *rest.Config, ns string) (Check, bool) {
 	const title = "kubeconfig permissions on the provider"
 	var t *authv1beta1.Tenant
 	if po := p.providerObjects; po != nil {

@@ -80,7 +80,7 @@ func TestDoctorAdvertisedUnreachable(t *testing.T) {
 
 	d := p.fromConsumer(t, ctx, true)
 	c := failedCheck(t, d, reachable, handshake.Local)
-	assert.Contains(t, c.Cause, "the API server https://"+dead+" that provider dp-reach-prov advertised does not answer from here: connection refused")
+	assert.Equal(t, "the API server https://"+dead+" that provider dp-reach-prov advertised does not answer from here: connect: connection refused", c.Cause)
 	assert.Equal(t, "liqo-auth-tui authenticate --kubeconfig <consumer's kubeconfig> --remote-kubeconfig <provider's kubeconfig>"+
 		" --api-server-override https://<address the consumer reaches>", c.Fix)
 	absent(t, d, accepted) // nothing answered to accept or refuse it
@@ -185,5 +185,11 @@ func createSlice(t *testing.T, ctx context.Context, p pair) *authv1beta1.Resourc
 		corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}, false)
 	created, err := p.consumer.Liqo.ResourceSlices(rs.Namespace).Create(ctx, rs, metav1.CreateOptions{})
 	require.NoError(t, err)
+	t.Cleanup(func() { // before the pair's removal, which refuses a pair with slices
+		err := p.consumer.Liqo.ResourceSlices(rs.Namespace).Delete(context.Background(), rs.Name, metav1.DeleteOptions{})
+		if err != nil && !kube.IsNotFound(err) {
+			t.Logf("cleanup: deleting ResourceSlice %s/%s: %v", rs.Namespace, rs.Name, err)
+		}
+	})
 	return created
 }
