@@ -3,15 +3,20 @@
 package doctorpeering_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
 // A pair authenticated by this project's flow passes every check of the
@@ -150,4 +155,72 @@ func TestDoctorConsumerKeyChanged(t *testing.T) {
 	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: p.consumer, Provider: p.provider}, nil)
 	require.NoError(t, err)
 	passes(t, p.fromConsumer(t, ctx, true), consumerKey, accepted, permissions)
+}
+
+// A Tenant applied where no controller runs: it waits to be accepted,
+// doctor says nothing serves the provider, and its Repair finishes the
+// handshake with in-process controllers.
+func TestDoctorTenantNotAccepted(t *testing.T) {
+	ctx := testContext(t)
+	p := newPair(t, ctx, "dp-pending")
+	nonce, err := flows.CreateNonce(ctx, flows.ProviderOptions{Provider: p.provider, ConsumerID: p.consumerID}, nil)
+	require.NoError(t, err)
+	tenant, err := flows.GenerateTenant(ctx, flows.ConsumerOptions{Consumer: p.consumer, ProviderID: p.providerID, Nonce: nonce}, nil)
+	require.NoError(t, err)
+	tenant.Namespace = kube.TenantNamespaceName(p.consumerID)
+	_, _, err = p.provider.ApplyTenant(ctx, tenant) // the object alone: nothing serves it
+	require.NoError(t, err)
+
+	c := failedCheck(t, p.fromProvider(t, ctx, true), handshakeComplete, handshake.Local)
+	assert.Equal(t, "the Tenant of consumer dp-pending-cons waits for the provider's controller to accept it: no controller runs on the provider (nor Liqo)", c.Cause)
+	assert.Equal(t, "liqo-auth-tui authenticate --kubeconfig <consumer's kubeconfig> --remote-kubeconfig <provider's kubeconfig>", c.Fix)
+
+	repair(t, ctx, c)
+	passes(t, p.fromProvider(t, ctx, true), handshakeComplete, tenantIdentity, identityKubeconfig, accepted, permissions)
+}
+
+// The consumer's controller runs but cannot write the kubeconfig Secret
+// (the cluster's keys are gone): doctor names the controller and its
+// Warning; once the keys are back, the controller writes it and the check
+// passes.
+func TestDoctorIdentityControllerFailed(t *testing.T) {
+	ctx := testContext(t)
+	p := authenticatedPair(t, ctx, "dp-ctrlfail")
+	keys, err := p.consumer.Kube.CoreV1().Secrets(p.consumer.Namespace).Get(ctx, kube.AuthKeysSecretName, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, p.consumer.Kube.CoreV1().Secrets(p.consumer.Namespace).Delete(ctx, keys.Name, metav1.DeleteOptions{}))
+	s, err := p.consumer.KubeconfigSecretFor(ctx, p.providerID)
+	require.NoError(t, err)
+	require.NoError(t, p.consumer.Kube.CoreV1().Secrets(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{}))
+	runController(t, ctx, p.consumer)
+	id, err := p.consumer.ControlPlaneIdentityFor(ctx, p.providerID)
+	require.NoError(t, err)
+	events := p.consumer.Kube.CoreV1().Events(id.Namespace)
+	_, err = kube.WaitFor(ctx, kube.ListWatch(events.List, events.Watch, kube.BySelector("")), "the controller's Warning",
+		func(e *corev1.Event) (bool, error) {
+			return e.InvolvedObject.Name == id.Name && e.Reason == controller.ReasonKubeconfigFailed, nil
+		})
+	require.NoError(t, err)
+
+	c := failedCheck(t, p.fromConsumer(t, ctx, false), identityKubeconfig, handshake.Local)
+	assert.Contains(t, c.Cause, "Identity "+id.Namespace+"/"+id.Name+" has no kubeconfig Secret: the consumer's liqo-auth-controller")
+	assert.Contains(t, c.Cause, "failed: KubeconfigFailed: Unable to build the kubeconfig: no cluster key pair found")
+
+	keys.ResourceVersion = ""
+	_, err = p.consumer.Kube.CoreV1().Secrets(keys.Namespace).Create(ctx, keys, metav1.CreateOptions{})
+	require.NoError(t, err)
+	liqotest.WaitIdentityKubeconfig(t, ctx, p.consumer, id.Namespace, id.Name)
+	passes(t, p.fromConsumer(t, ctx, false), identityKubeconfig, accepted)
+}
+
+// runController runs the consumer side of this project's controller on c
+// as the in-cluster one does, holding its Lease (what doctor looks for),
+// until the test ends.
+func runController(t *testing.T, ctx context.Context, c *kube.Cluster) {
+	t.Helper()
+	m, err := controller.New(c, controller.Options{Consumer: true})
+	require.NoError(t, err)
+	started, err := controller.StartWithLease(ctx, c, kube.ControllerLeaseName, "doctorpeering-test", m, time.Minute)
+	require.NoError(t, err)
+	t.Cleanup(started.Stop)
 }
