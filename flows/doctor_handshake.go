@@ -5,14 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
 )
 
 // checkHandshakeObjects: the v1 handshake objects of a peering, on each
@@ -142,98 +136,6 @@ func identityKubeconfig(ctx context.Context, d *doctorRun, row PeeringRow, p doc
 	why := controllerVerdict(ctx, d, p.consumer, "consumer", objectRef{Kind: authv1beta1.IdentityKind, Namespace: i.Namespace, Name: i.Name})
 	c := failed(id, title, fmt.Sprintf("Identity %s/%s has no kubeconfig Secret: %s", i.Namespace, i.Name, why), handshakeCommands{p}.identity())
 	c.Scope, c.Repair = p.consumerScope, resumeHandshakeRepair(d, row)
-	return c, true
-}
-
-// controllerVerdict says what serves a cluster that left ref undone: no
-// controller at all, or the one that runs and the last Warning it gave
-// about ref.
-func controllerVerdict(ctx context.Context, d *doctorRun, c *Cluster, side string, ref objectRef) string {
-	ctx, cancel := context.WithTimeout(ctx, 2*d.dialTimeout())
-	defer cancel()
-	engine, err := detectEngine(ctx, c)
-	switch {
-	case err != nil:
-		return "could not tell which controller serves the " + side + ": " + err.Error()
-	case engine == "":
-		return "no controller runs on the " + side + " (nor Liqo)"
-	}
-	if w := lastWarning(ctx, c, ref); w != nil {
-		return fmt.Sprintf("the %s's %s failed: %s: %s", side, engine, w.Reason, w.Message)
-	}
-	return fmt.Sprintf("the %s's %s did nothing about it yet (no Warning on the %s)", side, engine, ref.Kind)
-}
-
-// lastWarning is the latest Warning Event about ref (nil: none, or the
-// Events cannot be read).
-func lastWarning(ctx context.Context, c *Cluster, ref objectRef) *corev1.Event {
-	list, err := c.Kube.CoreV1().Events(ref.Namespace).List(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref)})
-	if err != nil {
-		return nil
-	}
-	var last *corev1.Event
-	for i := range list.Items {
-		e := &list.Items[i]
-		if e.Type == corev1.EventTypeWarning && (last == nil || eventTime(e).After(eventTime(last).Time)) {
-			last = e
-		}
-	}
-	return last
-}
-
-func eventTime(e *corev1.Event) metav1.Time {
-	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp
-	case !e.EventTime.IsZero():
-		return metav1.Time{Time: e.EventTime.Time}
-	}
-	return e.CreationTimestamp
-}
-
-// consumerKey: the consumer's cluster key against the key its Tenant was
-// signed with (both sides read), or against its kubeconfig's certificate
-// (the consumer alone). A consumer reinstalled with new keys keeps its ID
-// and gets refused, its certificate for the old key.
-func consumerKey(ctx context.Context, p doctorPair) (Check, bool) {
-	const id, title = "consumer-key", "consumer key unchanged"
-	if p.consumer == nil {
-		return Check{}, false
-	}
-	var signed []byte // PEM of the key the Tenant or certificate is for
-	var what string
-	switch {
-	case p.providerObjects != nil && p.providerObjects.tenant != nil:
-		signed, what = p.providerObjects.tenant.Spec.PublicKey, "its Tenant on the provider was signed with"
-	case p.consumerObjects.kubeconfig != nil:
-		cert, err := kubeconfig.ClientCertificate(p.consumerObjects.kubeconfig.Data[kube.KubeconfigField])
-		if err != nil {
-			return Check{}, false
-		}
-		pem, err := authcrypto.EncodePublicKeyPEM(cert.PublicKey)
-		if err != nil {
-			return Check{}, false
-		}
-		signed, what = pem, "its kubeconfig's certificate is for"
-	default:
-		return Check{}, false
-	}
-	was, err := authcrypto.ParsePublicKeyPEM(signed)
-	if err != nil {
-		return Check{}, false
-	}
-	current, _, err := p.consumer.PublicKey(ctx)
-	if err != nil {
-		return Check{}, false // the keys themselves are the cluster checks'
-	}
-	nowFP, _ := authcrypto.Fingerprint(current)
-	if authcrypto.SamePublicKey(was, current) {
-		return passedIn(p.consumerScope, id, title, "key "+nowFP), true
-	}
-	wasFP, _ := authcrypto.Fingerprint(was)
-	c := failed(id, title, fmt.Sprintf("consumer %s's cluster key changed (now %s) since %s (%s): the provider's certificate is for the old key; re-authenticate",
-		p.consumerID, nowFP, what, wasFP), reauthenticationFix(p, true))
-	c.Scope = p.consumerScope
 	return c, true
 }
 
