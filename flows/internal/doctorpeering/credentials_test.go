@@ -26,6 +26,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
@@ -192,4 +193,34 @@ func createSlice(t *testing.T, ctx context.Context, p pair) *authv1beta1.Resourc
 		}
 	})
 	return created
+}
+
+// The proxy the consumer's kubeconfig goes through is down: doctor names
+// it and says to give another one; authenticate with --proxy-url (the fix)
+// puts the new proxy in the Tenant, hence in the kubeconfig, and the check
+// passes through it.
+func TestDoctorProxyUnreachable(t *testing.T) {
+	ctx := testContext(t)
+	p := newPair(t, ctx, "dp-proxy")
+	first, err := lab.StartConnectProxy(ctx, nil)
+	require.NoError(t, err)
+	_, err = flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: p.consumer, Provider: p.provider, ProxyURL: first.URL()}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, p.provider.Server+" through the proxy "+first.URL(), check(t, p.fromConsumer(t, ctx, true), reachable).Detail)
+	first.Stop()
+
+	c := failedCheck(t, p.fromConsumer(t, ctx, true), reachable, handshake.Local)
+	assert.Contains(t, c.Cause, "the API server "+p.provider.Server+" that provider dp-proxy-prov advertised does not answer from here through the proxy "+first.URL()+": ")
+	assert.Equal(t, "liqo-auth-tui authenticate --kubeconfig <consumer's kubeconfig> --remote-kubeconfig <provider's kubeconfig>"+
+		" --proxy-url http://<proxy the consumer reaches>", c.Fix)
+
+	// The fix, with a proxy that runs.
+	second, err := lab.StartConnectProxy(ctx, nil)
+	require.NoError(t, err)
+	t.Cleanup(second.Stop)
+	_, err = flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: p.consumer, Provider: p.provider, ProxyURL: second.URL()}, nil)
+	require.NoError(t, err)
+	d := p.fromConsumer(t, ctx, true)
+	passes(t, d, reachable, accepted, permissions)
+	assert.Equal(t, p.provider.Server+" through the proxy "+second.URL(), check(t, d, reachable).Detail)
 }
