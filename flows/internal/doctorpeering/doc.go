@@ -4,7 +4,9 @@
 // project's flows between two lab clusters, provokes one failure for real
 // (a kubeconfig Secret deleted with no controller to write it again, a
 // provider binding deleted, the consumer's keys rotated, the kubeconfig
-// pointed at a dead address, a certificate from another CA, a handshake
-// left at a step), and checks the failed check's ID, cause and fix, then
+// pointed at a dead address or through a proxy that is down, a
+// certificate from another CA, a handshake left at a step, a Tenant no
+// controller accepts, a consumer controller that fails), and checks the
+// failed check's ID, cause and fix, then
 // applies the fix or doctor's Repair and checks that the check passes.
 package doctorpeering
