@@ -113,6 +113,10 @@ type doctorRun struct {
 	rows                        []PeeringRow
 	// liqo0x keeps what the Liqo 0.x checks learned once per run.
 	liqo0x liqo0xMemo
+	// peers are each side's objects grouped by remote (doctor_pair.go);
+	// bindings a provider's tenant bindings (doctor_bindings.go).
+	peers    map[*peeringObjects]map[string]*peerObjects
+	bindings map[*Cluster]*tenantBindings
 }
 
 // clusterChecker checks one cluster (the local one, then the remote one

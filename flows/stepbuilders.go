@@ -119,13 +119,15 @@ func waitTenantStatusStep(provider *kube.Cluster, sink handshake.Sink, timeout t
 }
 
 // tenantStatusFilled tells whether the provider accepted this version of the
-// Tenant: a status with a certificate for the CSR we sent.
+// Tenant: a status with a certificate for the CSR we sent, and the proxy
+// we sent (§6.4 copies it): a re-run with another --proxy-url must not
+// take the status of the previous one.
 func tenantStatusFilled(got, sent *authv1beta1.Tenant) bool {
 	s := got.Status
 	if s.TenantNamespace == "" || s.AuthParams == nil || len(s.AuthParams.SignedCRT) == 0 && s.AuthParams.AWSConfig == nil {
 		return false
 	}
-	return string(got.Spec.CSR) == string(sent.Spec.CSR) && advertiseApplied(got)
+	return string(got.Spec.CSR) == string(sent.Spec.CSR) && s.AuthParams.ProxyURL == sent.Spec.ProxyURL && advertiseApplied(got)
 }
 
 func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, providerID func() string, io **authv1beta1.Identity) Step {

@@ -1,0 +1,143 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+)
+
+// verifyTimeout bounds the access reviews of a kubeconfig that answered.
+const verifyTimeout = 30 * time.Second
+
+// permissionsCheck: what the consumer's kubeconfig (cfg, when read) may
+// do in its tenant namespace ns on the provider, and which of the
+// bindings the provider makes per Tenant (§6.5) are missing there (when
+// the provider is read). A Drained Tenant has none by design.
+func permissionsCheck(ctx context.Context, d *doctorRun, p doctorPair, cfg *rest.Config, ns string) (Check, bool) {
+	const title = "kubeconfig permissions on the provider"
+	var t *authv1beta1.Tenant
+	if po := p.providerObjects; po != nil {
+		t = po.tenant
+	}
+	if t != nil && (!tenantAccepted(t) || t.Spec.TenantCondition == authv1beta1.TenantConditionDrained || t.DeletionTimestamp != nil) {
+		return Check{}, false
+	}
+	var denied []string
+	if cfg != nil {
+		vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
+		v, err := verifyConfig(vctx, cfg, ns, checks)
+		cancel()
+		if err != nil {
+			return Check{}, false // it answered a moment ago: the reach checks say the rest
+		}
+		denied = deniedOfGranted(v, ns)
+	}
+	var missing []string
+	if p.provider != nil && t != nil {
+		var err error
+		if missing, err = d.missingBindings(ctx, p.provider, t); err != nil {
+			c := failed(permissionsID, title, "reading the consumer's bindings on the provider: "+err.Error(), onProvider(p.providerScope, "liqo-auth-tui init"))
+			c.Scope = p.providerScope
+			return c, true
+		}
+	}
+	if cfg == nil && (p.provider == nil || t == nil) {
+		return Check{}, false // neither side's view of it was read
+	}
+	if len(denied) == 0 && len(missing) == 0 {
+		detail := "the bindings of consumer " + p.consumerID + " are in place"
+		if cfg != nil {
+			detail = "allowed what Liqo's remote-controlplane role grants in " + ns
+		}
+		return passedIn(p.providerScope, permissionsID, title, detail), true
+	}
+	c := failed(permissionsID, title, permissionsCause(p, ns, denied, missing), bothSidesCommand("authenticate"))
+	c.Scope = p.providerScope
+	if len(missing) > 0 {
+		c.Repair = rebindRepair(p, t, missing)
+	}
+	return c, true
+}
+
+// permissionsCause names what is refused (403) and the binding that
+// should grant it.
+func permissionsCause(p doctorPair, ns string, denied, missing []string) string {
+	refused := ""
+	if len(denied) > 0 {
+		refused = "the provider refuses " + denied[0]
+		if len(denied) > 1 {
+			refused += fmt.Sprintf(" (and %d more)", len(denied)-1)
+		}
+		refused += " to consumer " + p.consumerID + " (403)"
+	}
+	switch {
+	case len(missing) > 0 && refused != "":
+		return refused + ": missing on the provider: " + joinNames(missing)
+	case len(missing) > 0:
+		return "missing on the provider: " + joinNames(missing) + ": consumer " + p.consumerID + "'s kubeconfig is refused what they grant (403)"
+	case p.provider == nil:
+		return refused + ": the RoleBinding " + kube.RoleBindingName(kube.RemoteControlPlaneClusterRole) + " in " + ns + " on the provider should grant it"
+	}
+	return refused + ", though its bindings exist: the ClusterRole " + kube.RemoteControlPlaneClusterRole + " lacks the rule"
+}
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// deniedOfGranted are the checks Liqo's remote-controlplane role grants
+// in the tenant namespace that the provider denied.
+func deniedOfGranted(v *Verification, ns string) []string {
+	deniedSet := map[string]bool{}
+	for _, s := range v.Denied {
+		deniedSet[s] = true
+	}
+	var out []string
+	for _, a := range checks {
+		if grantedToConsumer(a) && deniedSet[a.String(ns)] {
+			out = append(out, a.String(ns))
+		}
+	}
+	return out
+}
+
+// grantedToConsumer: the accesses of checks the control-plane role grants.
+func grantedToConsumer(a accessCheck) bool {
+	if a.namespace != tenantNS {
+		return false
+	}
+	switch a.resource {
+	case "resourceslices", "renews", "namespacemaps":
+		return true
+	}
+	return false
+}
+
+// rebindRepair re-creates the consumer's bindings with the functions the
+// provider's Tenant reconciler uses.
+func rebindRepair(p doctorPair, t *authv1beta1.Tenant, missing []string) *Repair {
+	var plan []string
+	for _, m := range missing {
+		plan = append(plan, "create "+m+" on the provider "+p.providerID+" (for consumer "+p.consumerID+")")
+	}
+	return &Repair{Plan: plan, apply: func(ctx context.Context) error {
+		current, err := p.provider.Liqo.Tenants(t.Namespace).Get(ctx, t.Name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading Tenant %s/%s: %w", t.Namespace, t.Name, err)
+		}
+		roles, err := p.provider.TenantRoles(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := p.provider.BindTenantNamespace(ctx, current, current.Status.TenantNamespace, roles.ControlPlane); err != nil {
+			return err
+		}
+		_, err = p.provider.BindTenantClusterWide(ctx, current.Spec.ClusterID, roles.ClusterWide)
+		return err
+	}}
+}
