@@ -452,9 +452,23 @@ func (d *detectScreen) listPeerings() tea.Cmd {
 	}
 }
 
-// toOverview tells whether continuing shows the cluster's peerings first.
+// toOverview tells whether continuing shows the cluster's peerings first:
+// not when the admin named the peer (--remote-cluster-id) and this
+// cluster has no peering with it yet, since that asks for a new one.
 func (d *detectScreen) toOverview() bool {
-	return !d.listing && len(d.pending) == 0 && !d.s.overviewSeen && len(d.s.peerings) > 0
+	s := d.s
+	if d.listing || len(d.pending) > 0 || s.overviewSeen || len(s.peerings) == 0 {
+		return false
+	}
+	if s.peerID == "" {
+		return true
+	}
+	for _, r := range s.peerings {
+		if r.RemoteID == s.peerID {
+			return true
+		}
+	}
+	return false
 }
 
 // next continues to the overview when the cluster has peerings, else to

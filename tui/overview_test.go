@@ -57,6 +57,34 @@ func TestOverviewFirstAfterDetection(t *testing.T) {
 	}
 }
 
+// An admin who named the peer (--remote-cluster-id) asks for a handshake
+// with it: peerings with other clusters do not stand in the way; one with
+// that peer shows first.
+func TestNamedNewPeerSkipsTheOverview(t *testing.T) {
+	f := newFake()
+	f.overview.lists = [][]OverviewRow{providerPeerings()}
+	o := providerOnly()
+	o.PeerID = "consumer-new"
+	h := newHarness(t, f, o)
+	h.send(wideWindow)
+	if strings.Contains(h.view(), "already on this cluster") {
+		t.Fatalf("the detect screen offers the overview for a new named peer:\n%s", h.view())
+	}
+	h.key("enter")
+	if _, ok := h.m.cur.(*overviewScreen); ok {
+		t.Fatalf("the overview came before the handshake with the named new peer")
+	}
+
+	f = newFake()
+	f.overview.lists = [][]OverviewRow{providerPeerings()}
+	o.PeerID = "consumer-9"
+	h = newHarness(t, f, o)
+	h.send(wideWindow)
+	h.mustSee("3 peering(s) already on this cluster")
+	h.key("enter")
+	screenIs[*overviewScreen](t, h)
+}
+
 // Without peerings the wizard goes on as it always did.
 func TestNoPeeringsNoOverview(t *testing.T) {
 	f := newFake()

@@ -394,10 +394,13 @@ func TestWizardAutomatedInTmux(t *testing.T) {
 	tm.finish()
 	requireKubeconfigSecret(t, consumer, provider)
 
-	// Run again: the wizard finds the handshake done and only verifies it.
+	// Run again: the wizard shows the peering in its overview first; a new
+	// peering (n) finds the handshake done and only verifies it.
 	again := tmux.start("again", args...)
-	again.waitFor(screenWait, "Automated mode", "enter continue")
+	again.waitFor(screenWait, "Automated mode", "enter continue", "1 peering(s) already on this cluster")
 	again.keys("Enter")
+	again.waitFor(flowWait, "Peerings of cluster "+consumer.id+" with "+provider.id, provider.id, "kept up to date from watches")
+	again.keys("n") // detection again, then on by itself: nothing needs the admin
 	again.waitFor(flowWait, "Already authenticated", "✓ Authenticated", `re:Authenticated as:\s+`+regexp.QuoteMeta(consumer.id)+`\n`,
 		`re:Certificate expires:\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 36\dd\)`)
 	again.finish()
