@@ -69,6 +69,10 @@ type DoctorOptions struct {
 	Now func() time.Time
 	// ReachTimeout bounds each dial of an advertised address (0: 5s).
 	ReachTimeout time.Duration
+	// LocalRef and RemoteRef are how the front-end reached the clusters:
+	// the fix commands name the same kubeconfigs and contexts (nil: they
+	// keep placeholders such as <provider's kubeconfig>).
+	LocalRef, RemoteRef *ClusterRef
 }
 
 // Diagnosis is doctor's answer: every check, passed or failed, cluster
@@ -179,6 +183,7 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 		for _, check := range clusterCheckers {
 			for _, r := range check(ctx, d, side.c, side.scope) {
 				r.Scope = side.scope
+				r.Fix = o.fillKubeconfigs(r.Fix, handshake.RoleUnknown, side.scope)
 				diag.Checks = append(diag.Checks, r)
 			}
 		}
@@ -195,6 +200,7 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 				if r.Scope == handshake.NoScope {
 					r.Scope = handshake.Local
 				}
+				r.Fix = o.fillKubeconfigs(r.Fix, row.Role, r.Scope)
 				diag.Checks = append(diag.Checks, r)
 			}
 		}

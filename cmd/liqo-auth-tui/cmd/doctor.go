@@ -80,7 +80,8 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := flows.DoctorOptions{RemoteID: o.RemoteID}
+	localRef, remoteRef := o.Local.ref(), o.Remote.ref()
+	opts := flows.DoctorOptions{RemoteID: o.RemoteID, LocalRef: &localRef, RemoteRef: &remoteRef}
 	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
 		if opts.Remote, err = o.connectReachable(ctx, o.Remote); err != nil {
 			return flows.Scoped(handshake.Remote, err)

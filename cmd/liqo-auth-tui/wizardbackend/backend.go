@@ -42,7 +42,12 @@ func (b *Backend) WithProxy(proxyURL string) *Backend {
 }
 
 func (b *Backend) connect(ref tui.ClusterRef) (*flows.Cluster, error) {
-	return flows.Connect(flows.ClusterRef{Kubeconfig: ref.Kubeconfig, Context: ref.Context, Namespace: ref.Namespace, ProxyURL: ref.ProxyURL})
+	return flows.Connect(flowsRef(ref))
+}
+
+// flowsRef is the wizard's reference to a cluster as flows takes it.
+func flowsRef(ref tui.ClusterRef) flows.ClusterRef {
+	return flows.ClusterRef{Kubeconfig: ref.Kubeconfig, Context: ref.Context, Namespace: ref.Namespace, ProxyURL: ref.ProxyURL}
 }
 
 // connectPair connects both sides of an automated flow; a failure is

@@ -89,7 +89,13 @@ func (b *Backend) Diagnose(ctx context.Context, ref tui.ClusterRef, remote *tui.
 	if err != nil {
 		return nil, err
 	}
-	d, err := flows.Doctor(ctx, c, flows.DoctorOptions{RemoteID: remoteID, Remote: o.Remote})
+	localRef := flowsRef(ref)
+	opts := flows.DoctorOptions{RemoteID: remoteID, Remote: o.Remote, LocalRef: &localRef}
+	if remote != nil {
+		remoteRef := flowsRef(*remote)
+		opts.RemoteRef = &remoteRef
+	}
+	d, err := flows.Doctor(ctx, c, opts)
 	if err != nil {
 		return nil, explainErr(err)
 	}
