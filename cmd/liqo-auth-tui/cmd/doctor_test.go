@@ -5,6 +5,7 @@ package cmd_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,7 +83,22 @@ func TestDoctorFixRemovesStaleCSR(t *testing.T) {
 	_, err = csrs.UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
 	require.NoError(t, err)
 
-	_, out, errOut := run(s.args("doctor", "--fix", "--yes")...)
+	// Without a terminal and without --yes, --fix refuses: nothing changes.
+	code, out, errOut := run(s.args("doctor", "--fix")...)
+	assert.Equal(t, cmd.ExitUsage, code, errOut)
+	assert.Contains(t, errOut, "not a terminal: nothing changed; run again with --yes")
+	assert.Contains(t, out, "(doctor --fix can do this)")
+	_, err = csrs.Get(ctx, csr.Name, metav1.GetOptions{})
+	require.NoError(t, err, "the CSR is still there after the refused fix")
+	// A remote it cannot reach: one line, and no fix applied here either.
+	code, _, errOut = run(s.args("doctor", "--fix", "--yes", "--remote-kubeconfig", "/nonexistent/provider.yaml")...)
+	assert.Equal(t, cmd.ExitFailure, code, errOut)
+	assert.Equal(t, 1, strings.Count(strings.TrimSpace(errOut), "\n")+1, errOut)
+	assert.Contains(t, errOut, "(remote)")
+	_, err = csrs.Get(ctx, csr.Name, metav1.GetOptions{})
+	require.NoError(t, err, "the CSR is still there after doctor failed to reach the remote")
+
+	_, out, errOut = run(s.args("doctor", "--fix", "--yes")...)
 	assert.Contains(t, out, "  ✗ CSRs\n      cause: CSR "+csr.Name+" (consumer doctor-fix-consumer) was denied (NotThisOne)")
 	assert.Contains(t, out, "Fix \"CSRs\":\n  delete CertificateSigningRequest "+csr.Name+" (consumer doctor-fix-consumer; denied)\n")
 	assert.Contains(t, errOut, "fixed: CSRs")
