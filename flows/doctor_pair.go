@@ -24,6 +24,11 @@ func (p doctorPair) both() bool { return p.consumer != nil && p.provider != nil 
 // it is the row's remote (its ID read and equal).
 func (d *doctorRun) pairOf(row PeeringRow) doctorPair {
 	localID := d.localObjects.localID
+	if localID == "" {
+		// A cluster without an ID (not initialised): the fix commands
+		// name it as the admin must fill it in.
+		localID = "<this cluster's ID>"
+	}
 	var remote *Cluster
 	var remoteObjects *peerObjects
 	if d.remote != nil && d.remoteObjects != nil && d.remoteObjects.localID == row.RemoteID {

@@ -97,7 +97,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 		}
 		return checksFailed(d)
 	}
-	printDiagnosis(o.Printer.Out, d)
+	printDiagnosis(o.Printer.Out, d, opts.Remote != nil)
 	if !o.Fix || len(d.Repairs()) == 0 {
 		return checksFailed(d)
 	}
@@ -108,7 +108,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintln(o.Printer.Out, "\nAfter the fixes:")
-	printDiagnosis(o.Printer.Out, d)
+	printDiagnosis(o.Printer.Out, d, opts.Remote != nil)
 	return checksFailed(d)
 }
 
@@ -151,13 +151,9 @@ func peeringSuffix(c flows.Check) string {
 }
 
 // printDiagnosis prints the cluster's checks, then each peering's under
-// its heading: ✓/✗, scope, title; for ✗ its cause and fix.
-func printDiagnosis(w io.Writer, d *flows.Diagnosis) {
-	// Scopes are shown when both clusters were checked.
-	bothSides := false
-	for _, c := range d.Checks {
-		bothSides = bothSides || c.Scope == handshake.Remote
-	}
+// its heading: ✓/✗, scope (when both clusters were checked), title; for ✗
+// its cause and fix.
+func printDiagnosis(w io.Writer, d *flows.Diagnosis, bothSides bool) {
 	heading := "\x00"
 	for _, c := range d.Checks {
 		if c.RemoteID != heading {
