@@ -64,11 +64,12 @@ func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *flows.
 	if err := o.writeArtifact(o.OutputFile, data); err != nil {
 		return err
 	}
-	if fp, err := artifact.IdentityCAFingerprint(id); err == nil && fp != "" {
-		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (provider CA %s, API server %s)", o.ConsumerID, fp, id.Spec.AuthParams.APIServer)
+	pin, what := flows.IdentityPin(ctx, id)
+	if pin != "" {
+		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (%s %s, API server %s)", o.ConsumerID, what, pin, id.Spec.AuthParams.APIServer)
 	}
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindIdentity, SenderID: id.Spec.ClusterID, ReceiverID: o.ConsumerID,
-		File: o.OutputFile, Batch: batch, APIServer: id.Spec.AuthParams.APIServer}.Line())
+		File: o.OutputFile, Batch: batch, APIServer: id.Spec.AuthParams.APIServer, Pin: pin}.Line())
 	return nil
 }
 
@@ -79,6 +80,8 @@ type ApplyIdentityOptions struct {
 	Output      string
 	StepTimeout time.Duration
 	Engine      EngineFlags
+	// ProviderFingerprint pins the provider's CA (`info` there shows it).
+	ProviderFingerprint string
 	// providerID, when set (--batch --remote-cluster-id), is the provider
 	// the Identity must come from.
 	providerID string
@@ -94,6 +97,7 @@ func newApplyIdentityCommand(o *Options) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&opts.File, "filename", "f", "", "file holding the Identity (- = stdin)")
 	_ = cmd.MarkFlagRequired("filename")
+	addProviderPinFlag(cmd.Flags(), &opts.ProviderFingerprint)
 	addOutputFlag(cmd, &opts.Output)
 	addEngineFlags(cmd, &opts.Engine)
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
@@ -114,6 +118,10 @@ func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
 // apply validates and applies the Identity file and waits for the
 // kubeconfig Secret.
 func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluster) error {
+	pin, err := artifact.ParsePin(providerPinFlag, o.ProviderFingerprint)
+	if err != nil {
+		return usagef("%v", err)
+	}
 	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Identity")
 	if err != nil {
 		return err
@@ -125,7 +133,8 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluste
 	if o.providerID != "" && id.Spec.ClusterID != o.providerID {
 		return fmt.Errorf("the Identity is from provider %s, not from --remote-cluster-id %s: pass the Identity of %s", id.Spec.ClusterID, o.providerID, o.providerID)
 	}
-	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine}, id, o.Printer.sink)
+	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine,
+		ProviderFingerprint: pin}, id, o.Printer.sink)
 	if err != nil {
 		return err
 	}

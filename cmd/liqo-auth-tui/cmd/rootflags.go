@@ -13,6 +13,8 @@ type SessionFlags struct {
 	NonceFile       string
 	TenantFile      string
 	IdentityFile    string
+	// ConsumerFingerprint and ProviderFingerprint pin the other side.
+	ConsumerFingerprint, ProviderFingerprint string
 	Clipboard       string
 	Engine          EngineFlags
 	Proxy           ProxyFlags
@@ -30,6 +32,8 @@ func addSessionFlags(root *cobra.Command, f *SessionFlags) {
 	fl.StringVar(&f.NonceFile, "nonce-file", "", "consumer: file with the provider's nonce (- = stdin)")
 	fl.StringVar(&f.TenantFile, "tenant-file", "", "provider: file with the consumer's Tenant (- = stdin)")
 	fl.StringVar(&f.IdentityFile, "identity-file", "", "consumer: file with the provider's Identity (- = stdin)")
+	addConsumerPinFlag(fl, &f.ConsumerFingerprint)
+	addProviderPinFlag(fl, &f.ProviderFingerprint)
 	fl.StringVar(&f.Clipboard, "clipboard", "auto", "wizard clipboard: auto, native, osc52 or off")
 	addEngineFlags(root, &f.Engine)
 	addProxyFlags(root, &f.Proxy, true)

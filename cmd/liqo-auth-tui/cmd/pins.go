@@ -1,0 +1,50 @@
+package cmd
+
+import (
+	"context"
+
+	"github.com/spf13/pflag"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+)
+
+// The pins: the fingerprint of what the other admin sends, learnt through
+// another channel (their `liqo-auth-tui info`), so that an artifact
+// replaced in transit is refused before anything is written.
+const (
+	consumerPinFlag = "consumer-fingerprint"
+	providerPinFlag = "provider-fingerprint"
+)
+
+func addConsumerPinFlag(fl *pflag.FlagSet, pin *string) {
+	fl.StringVar(pin, consumerPinFlag, "", "provider: refuse a Tenant not made with this consumer key (SHA256:…, the \"Key fingerprint\" of `liqo-auth-tui info` on the consumer)")
+}
+
+func addProviderPinFlag(fl *pflag.FlagSet, pin *string) {
+	fl.StringVar(pin, providerPinFlag, "", "consumer: refuse an Identity or peer info not from this provider (SHA256:…, the \"Provider fingerprint\" of `liqo-auth-tui info` on the provider)")
+}
+
+// infoView is `info -o json|yaml`: the probe and the provider's pin.
+type infoView struct {
+	*flows.ClusterInfo
+	ProviderFingerprint string `json:"providerFingerprint,omitempty"`
+}
+
+// providerPin is what a consumer pins this cluster with as a provider
+// (--provider-fingerprint): the CA its Identities carry, else its API
+// server's certificate. For Liqo 0.x the pin is the auth server's
+// certificate, which `generate peer-info` prints. "" when it cannot be told.
+func providerPin(ctx context.Context, c *flows.Cluster, info *flows.ClusterInfo) string {
+	if info.ClusterID == "" || info.Restricted || flows.RunsLiqo0x(info.LiqoRelease) {
+		return ""
+	}
+	adv, err := flows.Advertised(ctx, c, flows.EngineOptions{})
+	if err != nil {
+		return ""
+	}
+	if adv.CAFingerprint != "" {
+		return adv.CAFingerprint
+	}
+	pin, _ := flows.ServerCertificateFingerprint(ctx, adv.APIServer)
+	return pin
+}
