@@ -15,9 +15,9 @@ type SessionFlags struct {
 	IdentityFile    string
 	// ConsumerFingerprint and ProviderFingerprint pin the other side.
 	ConsumerFingerprint, ProviderFingerprint string
-	Clipboard       string
-	Engine          EngineFlags
-	Proxy           ProxyFlags
+	Clipboard                                string
+	Engine                                   EngineFlags
+	Proxy                                    ProxyFlags
 }
 
 func addSessionFlags(root *cobra.Command, f *SessionFlags) {
