@@ -18,6 +18,8 @@ import (
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
+// tenantWithNewKey is a Tenant of consumer "consumer" made with a new key,
+// and the key's fingerprint.
 func tenantWithNewKey(t *testing.T) (*authv1beta1.Tenant, string) {
 	t.Helper()
 	key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
@@ -26,7 +28,11 @@ func tenantWithNewKey(t *testing.T) (*authv1beta1.Tenant, string) {
 	require.NoError(t, err)
 	fp, err := authcrypto.Fingerprint(key.Public())
 	require.NoError(t, err)
-	return &authv1beta1.Tenant{Spec: authv1beta1.TenantSpec{ClusterID: "consumer", PublicKey: pub}}, fp
+	csr, err := authcrypto.NewCSR(key, "consumer")
+	require.NoError(t, err)
+	sig, err := authcrypto.SignNonce(key, []byte("provider-nonce"))
+	require.NoError(t, err)
+	return &authv1beta1.Tenant{Spec: authv1beta1.TenantSpec{ClusterID: "consumer", PublicKey: pub, CSR: csr, Signature: sig}}, fp
 }
 
 func TestParsePin(t *testing.T) {
@@ -60,22 +66,25 @@ func TestCheckTenantPin(t *testing.T) {
 }
 
 func TestCheckIdentityCAPin(t *testing.T) {
-	caPEM := func() []byte {
-		key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
-		require.NoError(t, err)
-		tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-		require.NoError(t, err)
-		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	}
-	real := &authv1beta1.Identity{Spec: authv1beta1.IdentitySpec{AuthParams: authv1beta1.AuthParams{CA: caPEM(), APIServer: "https://p:6443"}}}
+	real := &authv1beta1.Identity{Spec: authv1beta1.IdentitySpec{AuthParams: authv1beta1.AuthParams{CA: newCAPEM(t), APIServer: "https://p:6443"}}}
 	pin, err := artifact.IdentityCAFingerprint(real)
 	require.NoError(t, err)
 	require.NoError(t, artifact.CheckIdentityCAPin(real, pin))
 	forged := real.DeepCopy()
-	forged.Spec.AuthParams.CA, forged.Spec.AuthParams.APIServer = caPEM(), "https://attacker:6443"
+	forged.Spec.AuthParams.CA, forged.Spec.AuthParams.APIServer = newCAPEM(t), "https://attacker:6443"
 	err = artifact.CheckIdentityCAPin(forged, pin)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "this Identity carries a different CA than the provider's (API server https://attacker:6443): "+pin+" expected")
 	assert.Contains(t, err.Error(), "do not apply it; ask the provider's admin to send it again through another channel")
+}
+
+// newCAPEM is a new self-signed CA certificate.
+func newCAPEM(t *testing.T) []byte {
+	t.Helper()
+	key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	require.NoError(t, err)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
