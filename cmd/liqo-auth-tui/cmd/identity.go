@@ -68,6 +68,8 @@ func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *flows.
 	if pin != "" {
 		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (%s %s, API server %s)", o.ConsumerID, what, pin, id.Spec.AuthParams.APIServer)
 	}
+	code, err := flows.ProviderIdentityCode(ctx, provider, id, o.ConsumerID)
+	o.printCode(code, err, handshake.KindIdentity, true, "consumer")
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindIdentity, SenderID: id.Spec.ClusterID, ReceiverID: o.ConsumerID,
 		File: o.OutputFile, Batch: batch, APIServer: id.Spec.AuthParams.APIServer, Pin: pin}.Line())
 	return nil
@@ -133,6 +135,8 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluste
 	if o.providerID != "" && id.Spec.ClusterID != o.providerID {
 		return fmt.Errorf("the Identity is from provider %s, not from --remote-cluster-id %s: pass the Identity of %s", id.Spec.ClusterID, o.providerID, o.providerID)
 	}
+	code, err := flows.ConsumerIdentityCode(ctx, consumer, id)
+	o.printCode(code, err, handshake.KindIdentity, false, "provider")
 	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine,
 		ProviderFingerprint: pin}, id, o.Printer.sink)
 	if err != nil {

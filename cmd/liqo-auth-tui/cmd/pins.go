@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // The pins: the fingerprint of what the other admin sends, learnt through
@@ -47,4 +48,18 @@ func providerPin(ctx context.Context, c *flows.Cluster, info *flows.ClusterInfo)
 	}
 	pin, _ := flows.ServerCertificateFingerprint(ctx, adv.APIServer)
 	return pin
+}
+
+// printCode prints the verification code of a hand-off (none when it
+// could not be read: the flow's own checks tell why). sent: this side made
+// the artifact; other names the other admin.
+func (o *Options) printCode(code string, err error, kind handshake.ArtifactKind, sent bool, other string) {
+	if err != nil || code == "" {
+		return
+	}
+	if sent {
+		o.Printer.Info(handshake.NoScope, "Verification code of the %s: %s (the %s's admin sees the same on receiving it: read it aloud together)", kind, code, other)
+		return
+	}
+	o.Printer.Info(handshake.NoScope, "Verification code of the %s: %s (the %s's admin saw it on sending it: another code means it was replaced on the way — then do not use it)", kind, code, other)
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
@@ -35,6 +37,14 @@ func infoPins(t *testing.T, s side) (key, provider string) {
 }
 
 var printedPin = regexp.MustCompile(`--(consumer|provider)-fingerprint (SHA256:[A-Za-z0-9+/]{43})`)
+
+// printedCode is the verification code a command printed for kind.
+func printedCode(t *testing.T, kind, stderr string) string {
+	t.Helper()
+	m := regexp.MustCompile(`Verification code of the ` + kind + `: (\d{4}( \d{4}){4})`).FindStringSubmatch(stderr)
+	require.NotNil(t, m, "no verification code of the %s in: %s", kind, stderr)
+	return m[1]
+}
 
 // forgeTenant is what an attacker who intercepted the nonce sends: a Tenant
 // claiming consumerID, made and signed with the attacker's own key. Its
@@ -91,6 +101,7 @@ func TestPinsRefuseSubstitutedArtifacts(t *testing.T) {
 	require.NotNil(t, m, "the provider's next command pins the consumer's key: %s", errOut)
 	assert.Equal(t, []string{"consumer", consumerKey}, m[1:], "the pin printed is the key `info` shows on the consumer")
 	assert.Contains(t, errOut, "apply tenant -f "+tenantFile+" --consumer-fingerprint "+consumerKey)
+	tenantCode := printedCode(t, "Tenant", errOut)
 
 	tenantYAML, err := os.ReadFile(tenantFile)
 	require.NoError(t, err)
@@ -109,11 +120,14 @@ func TestPinsRefuseSubstitutedArtifacts(t *testing.T) {
 	code, _, errOut = run(provider.args("apply", "tenant", "-f", tenantFile, "--consumer-fingerprint", consumerKey)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Contains(t, errOut, "as pinned")
+	assert.Equal(t, tenantCode, printedCode(t, "Tenant", errOut), "both admins read the same code")
 	code, _, errOut = run(provider.args("generate", "identity", "--remote-cluster-id", consumer.id, "--output-file", identityFile)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	m = printedPin.FindStringSubmatch(errOut)
 	require.NotNil(t, m, "the consumer's next command pins the provider: %s", errOut)
 	assert.Equal(t, []string{"provider", providerPin}, m[1:], "the pin printed is the one `info` shows on the provider")
+	identityCode := printedCode(t, "Identity", errOut)
+	assert.NotEqual(t, tenantCode, identityCode)
 
 	// The attacker reads the consumer's public key in the Tenant and has
 	// their own CA issue it a certificate, for their own API server.
@@ -140,6 +154,14 @@ func TestPinsRefuseSubstitutedArtifacts(t *testing.T) {
 
 	code, _, errOut = run(consumer.args("apply", "identity", "-f", identityFile, "--provider-fingerprint", providerPin)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
+	assert.Equal(t, identityCode, printedCode(t, "Identity", errOut), "both admins read the same code")
+	// The code the consumer's side computes for the substituted Identity
+	// (from its own cluster) is not the one the provider's admin reads.
+	c, err := kube.Connect(kube.KubeconfigOptions{Path: consumer.kubeconfig, LiqoNamespace: consumer.liqoNamespace})
+	require.NoError(t, err)
+	substitutedCode, err := flows.ConsumerIdentityCode(labtest.Context(t), c, substituted)
+	require.NoError(t, err)
+	assert.NotEqual(t, identityCode, substitutedCode)
 }
 
 // Without a pin the tool accepts a forged Tenant, as Liqo does: the
@@ -156,6 +178,7 @@ func TestForgedTenantAcceptedWithoutPinRefusedWithOne(t *testing.T) {
 	// The real Tenant only serves as the attacker's template.
 	code, _, errOut = run(victim.args("generate", "tenant", "--remote-cluster-id", provider.id, "--nonce-file", nonceFile, "--output-file", tenantFile)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
+	victimCode := printedCode(t, "Tenant", errOut)
 	tenantYAML, err := os.ReadFile(tenantFile)
 	require.NoError(t, err)
 	real, err := artifact.DecodeTenant(tenantYAML)
@@ -169,4 +192,5 @@ func TestForgedTenantAcceptedWithoutPinRefusedWithOne(t *testing.T) {
 	code, _, errOut = run(provider.args("apply", "tenant", "-f", forgedFile)...)
 	require.Equal(t, cmd.ExitOK, code, "without a pin the forged Tenant is accepted: %s", errOut)
 	assert.Contains(t, errOut, "compare it with the consumer's admin")
+	assert.NotEqual(t, victimCode, printedCode(t, "Tenant", errOut), "the forged Tenant's code is not the one the consumer's admin reads")
 }

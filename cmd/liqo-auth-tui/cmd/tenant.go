@@ -101,6 +101,8 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *flows.Cl
 		return err
 	}
 	o.Printer.Info(handshake.NoScope, "Tenant for provider %s generated (consumer key %s)", o.ProviderID, fp)
+	code, err := flows.ConsumerTenantCode(ctx, consumer, t, o.ProviderID)
+	o.printCode(code, err, handshake.KindTenant, true, "provider")
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindTenant, SenderID: t.Spec.ClusterID, ReceiverID: o.ProviderID, File: o.OutputFile, Batch: batch, Pin: fp}.Line())
 	return nil
 }
@@ -182,6 +184,8 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster)
 	if o.consumerID != "" && t.Spec.ClusterID != o.consumerID {
 		return fmt.Errorf("the Tenant is from consumer %s, not from --remote-cluster-id %s: pass the Tenant of %s", t.Spec.ClusterID, o.consumerID, o.consumerID)
 	}
+	code, err := flows.ProviderTenantCode(ctx, provider, t)
+	o.printCode(code, err, handshake.KindTenant, false, "consumer")
 	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: provider, ConsumerID: t.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine,
 		ConsumerFingerprint: pin}, t, o.Printer.sink)
 	if err != nil {
