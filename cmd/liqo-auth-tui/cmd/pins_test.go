@@ -18,7 +18,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
@@ -44,23 +43,6 @@ func printedCode(t *testing.T, kind, stderr string) string {
 	m := regexp.MustCompile(`Verification code of the ` + kind + `: (\d{4}( \d{4}){4})`).FindStringSubmatch(stderr)
 	require.NotNil(t, m, "no verification code of the %s in: %s", kind, stderr)
 	return m[1]
-}
-
-// forgeTenant is what an attacker who intercepted the nonce sends: a Tenant
-// claiming consumerID, made and signed with the attacker's own key. Its
-// signature verifies against the key inside it.
-func forgeTenant(t *testing.T, real *v1beta1.Tenant, nonce string) *v1beta1.Tenant {
-	t.Helper()
-	key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
-	require.NoError(t, err)
-	forged := real.DeepCopy()
-	forged.Spec.Signature, err = authcrypto.SignNonce(key, []byte(nonce))
-	require.NoError(t, err)
-	forged.Spec.PublicKey, err = authcrypto.EncodePublicKeyPEM(key.Public())
-	require.NoError(t, err)
-	forged.Spec.CSR, err = authcrypto.NewCSR(key, real.Spec.ClusterID)
-	require.NoError(t, err)
-	return forged
 }
 
 // refusedAndNothingWritten runs a command that must be refused with one
@@ -107,7 +89,7 @@ func TestPinsRefuseSubstitutedArtifacts(t *testing.T) {
 	require.NoError(t, err)
 	real, err := artifact.DecodeTenant(tenantYAML)
 	require.NoError(t, err)
-	forged := forgeTenant(t, real, strings.TrimSpace(nonce))
+	forged := labtest.ForgeTenant(t, real, strings.TrimSpace(nonce))
 	forgedKey, err := artifact.TenantFingerprint(forged)
 	require.NoError(t, err)
 	forgedFile := writeFile(t, dir, "forged-tenant.yaml", encode(t, forged))
@@ -183,7 +165,7 @@ func TestForgedTenantAcceptedWithoutPinRefusedWithOne(t *testing.T) {
 	require.NoError(t, err)
 	real, err := artifact.DecodeTenant(tenantYAML)
 	require.NoError(t, err)
-	forgedFile := writeFile(t, dir, "forged.yaml", encode(t, forgeTenant(t, real, strings.TrimSpace(nonce))))
+	forgedFile := writeFile(t, dir, "forged.yaml", encode(t, labtest.ForgeTenant(t, real, strings.TrimSpace(nonce))))
 
 	refusedAndNothingWritten(t, 0, []string{"this Tenant was signed by a different key than the consumer's: " + victimKey + " expected"},
 		"--batch", "--role", "provider", "--remote-cluster-id", victim.id, "--consumer-fingerprint", victimKey, "--tenant-file", forgedFile,

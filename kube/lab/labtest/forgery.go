@@ -10,7 +10,33 @@ import (
 	"math/big"
 	"testing"
 	"time"
+
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
+
+// ForgeTenant is what an attacker who intercepted the nonce sends: real
+// (the consumer's Tenant) made and signed again with the attacker's own
+// key, still claiming the consumer's ID. Its signature verifies against
+// the key inside it, as Liqo checks it.
+func ForgeTenant(t testing.TB, real *authv1beta1.Tenant, nonce string) *authv1beta1.Tenant {
+	t.Helper()
+	key, err := authcrypto.GenerateKey(authcrypto.KeyEd25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := real.DeepCopy()
+	if forged.Spec.Signature, err = authcrypto.SignNonce(key, []byte(nonce)); err != nil {
+		t.Fatal(err)
+	}
+	if forged.Spec.PublicKey, err = authcrypto.EncodePublicKeyPEM(key.Public()); err != nil {
+		t.Fatal(err)
+	}
+	if forged.Spec.CSR, err = authcrypto.NewCSR(key, real.Spec.ClusterID); err != nil {
+		t.Fatal(err)
+	}
+	return forged
+}
 
 // ForgedCA is an attacker's CA: tests use it to forge an Identity that
 // points a consumer at another API server, its certificate issued for the
