@@ -108,6 +108,9 @@ func newApplyIdentityCommand(o *Options) *cobra.Command {
 
 // Run applies the Identity.
 func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
+	if _, err := parsePin(providerPinFlag, o.ProviderFingerprint); err != nil {
+		return err // a usage mistake, before dialing the cluster
+	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	consumer, err := o.connectReachable(ctx, o.Local)
@@ -120,9 +123,9 @@ func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
 // apply validates and applies the Identity file and waits for the
 // kubeconfig Secret.
 func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluster) error {
-	pin, err := artifact.ParsePin(providerPinFlag, o.ProviderFingerprint)
+	pin, err := parsePin(providerPinFlag, o.ProviderFingerprint)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Identity")
 	if err != nil {

@@ -222,8 +222,8 @@ func (o *ApplyPeerInfoOptions) read() (*flows.PeerInfo, error) {
 	if err := o.Liqo0x.check(); err != nil {
 		return nil, err
 	}
-	if _, err := artifact.ParsePin(providerPinFlag, o.ProviderFingerprint); err != nil {
-		return nil, usagef("%v", err)
+	if _, err := parsePin(providerPinFlag, o.ProviderFingerprint); err != nil {
+		return nil, err
 	}
 	data, err := o.readInput(o.File, "peer info")
 	if err != nil {
@@ -241,7 +241,7 @@ func (o *ApplyPeerInfoOptions) read() (*flows.PeerInfo, error) {
 
 func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *flows.Cluster, info *flows.PeerInfo) error {
 	opts := o.Liqo0x.options(o.StepTimeout)
-	opts.AuthServerFingerprint, _ = artifact.ParsePin(providerPinFlag, o.ProviderFingerprint) // checked by read
+	opts.AuthServerFingerprint, _ = parsePin(providerPinFlag, o.ProviderFingerprint) // checked by read
 	res, err := flows.ApplyPeerInfo(ctx, consumer, info, opts, o.Printer.sink)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
@@ -62,4 +63,39 @@ func (o *Options) printCode(code string, err error, kind handshake.ArtifactKind,
 		return
 	}
 	o.Printer.Info(handshake.NoScope, "Verification code of the %s: %s (the %s's admin saw it on sending it: another code means it was replaced on the way — then do not use it)", kind, code, other)
+}
+
+// checkPins refuses a pin that would be ignored: the wizard and the
+// automated mode (both kubeconfigs) take none, and each side pins only
+// the other (the provider the consumer's key, the consumer the provider).
+func (f SessionFlags) checkPins() error {
+	if f.ConsumerFingerprint == "" && f.ProviderFingerprint == "" {
+		return nil
+	}
+	if _, err := parsePin(consumerPinFlag, f.ConsumerFingerprint); err != nil {
+		return err
+	}
+	if _, err := parsePin(providerPinFlag, f.ProviderFingerprint); err != nil {
+		return err
+	}
+	switch {
+	case !f.Batch:
+		return usagef("--%s and --%s are for --batch and the apply commands: the wizard asks both admins to compare a verification code instead", consumerPinFlag, providerPinFlag)
+	case f.Remote.Kubeconfig != "" || f.Remote.Context != "":
+		return usagef("--%s and --%s pin an artifact handed over by another admin: with --remote-kubeconfig nothing is handed over; drop them", consumerPinFlag, providerPinFlag)
+	case f.Role == "provider" && f.ProviderFingerprint != "":
+		return usagef("--%s is the consumer's: the provider pins the consumer's key with --%s", providerPinFlag, consumerPinFlag)
+	case f.Role == "consumer" && f.ConsumerFingerprint != "":
+		return usagef("--%s is the provider's: the consumer pins the provider with --%s", consumerPinFlag, providerPinFlag)
+	}
+	return nil
+}
+
+// parsePin is artifact.ParsePin, its refusal a usage error.
+func parsePin(flag, pin string) (string, error) {
+	pin, err := artifact.ParsePin(flag, pin)
+	if err != nil {
+		return "", usagef("%v", err)
+	}
+	return pin, nil
 }

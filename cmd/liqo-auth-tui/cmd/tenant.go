@@ -155,6 +155,9 @@ func newApplyTenantCommand(o *Options) *cobra.Command {
 
 // Run applies the Tenant.
 func (o *ApplyTenantOptions) Run(ctx context.Context) error {
+	if _, err := parsePin(consumerPinFlag, o.ConsumerFingerprint); err != nil {
+		return err // a usage mistake, before dialing the cluster
+	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	provider, err := o.connectReachable(ctx, o.Local)
@@ -169,9 +172,9 @@ func (o *ApplyTenantOptions) Run(ctx context.Context) error {
 
 // apply validates and applies the Tenant file and waits for its status.
 func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster) error {
-	pin, err := artifact.ParsePin(consumerPinFlag, o.ConsumerFingerprint)
+	pin, err := parsePin(consumerPinFlag, o.ConsumerFingerprint)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
 	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Tenant")
 	if err != nil {
