@@ -27,6 +27,10 @@ type ConsumerOptions struct {
 	ProxyURL    string // the Tenant's spec.proxyURL, as in AuthenticateOptions
 	StepTimeout time.Duration
 	Engine      EngineOptions
+	// ProviderFingerprint, when set, is the pinned fingerprint of the
+	// provider's CA (of its API server's certificate when the Identity
+	// carries no CA): ApplyIdentity refuses an Identity that is not it.
+	ProviderFingerprint string
 }
 
 // GenerateTenant signs the provider's nonce with the consumer's key and
@@ -243,6 +247,9 @@ func checkIssuedTo(ctx context.Context, consumer *kube.Cluster, certPEM []byte, 
 // ApplyIdentity validates the Identity (CheckIdentity), applies it in the
 // tenant namespace of its provider and waits for the kubeconfig Secret.
 func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Identity, sink handshake.Sink) (*authv1beta1.Identity, error) {
+	if err := checkIdentityPin(ctx, id, o.ProviderFingerprint); err != nil {
+		return nil, err
+	}
 	placed, err := CheckIdentity(ctx, o.Consumer, id)
 	if err != nil {
 		return nil, err

@@ -38,6 +38,10 @@ type Liqo0xOptions struct {
 	Reissue bool
 	// StepTimeout bounds each wait (0 = only the context).
 	StepTimeout time.Duration
+	// AuthServerFingerprint, when set, is the pinned fingerprint of the
+	// provider's auth server certificate: a peer info whose auth URL
+	// presents another one is refused before anything is written.
+	AuthServerFingerprint string
 }
 
 // Liqo0xResult is what a Liqo 0.x authentication left on the consumer.
@@ -72,6 +76,9 @@ type Liqo0xResult struct {
 func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error) {
 	sink = orDiscard(sink)
 	if err := artifact.ValidatePeerInfo(info); err != nil {
+		return nil, err
+	}
+	if err := checkAuthServerPin(ctx, info.AuthURL, o.AuthServerFingerprint); err != nil {
 		return nil, err
 	}
 	if o.ConsumerName != "" {

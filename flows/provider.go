@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -21,6 +22,9 @@ type ProviderOptions struct {
 	ConsumerID  string
 	StepTimeout time.Duration
 	Engine      EngineOptions
+	// ConsumerFingerprint, when set, is the pinned fingerprint of the
+	// consumer's key: ApplyTenant refuses a Tenant made with another key.
+	ConsumerFingerprint string
 }
 
 // CreateNonce ensures the tenant namespace and the nonce Secret for the
@@ -141,6 +145,10 @@ func CheckTenant(ctx context.Context, provider *kube.Cluster, t *authv1beta1.Ten
 // ApplyTenant validates the Tenant (CheckTenant), applies it and waits for
 // the provider to fill its status.
 func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, sink handshake.Sink) (*authv1beta1.Tenant, error) {
+	// The pin first: a substituted Tenant is told as such, before anything else.
+	if err := artifact.CheckTenantPin(t, o.ConsumerFingerprint); err != nil {
+		return nil, err
+	}
 	var eng engines
 	defer eng.stop()
 	placed, err := CheckTenant(ctx, o.Provider, t)

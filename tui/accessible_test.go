@@ -20,7 +20,9 @@ import (
 func runLines(t *testing.T, f *fakeBackend, o Options, input string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	o.Backend = f
+	if o.Backend == nil { // a test may wrap f
+		o.Backend = f
+	}
 	o.In = strings.NewReader(input)
 	o.Out = &out
 	o.Environ = append([]string{"ACCESSIBLE=1", "TERM=xterm-256color"}, o.Environ...)

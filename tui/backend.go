@@ -120,6 +120,9 @@ type Artifact struct {
 	Sensitive bool
 	// Fingerprint: the consumer key (Tenant), the provider CA (Identity).
 	Fingerprint string
+	// Code is the verification code both admins read aloud (Tenant,
+	// Identity; "" when it could not be computed).
+	Code string
 	// FromID made the artifact; ForID is the cluster it is for.
 	FromID, ForID string
 	// APIServer an Identity tells the consumer to use.

@@ -493,7 +493,9 @@ var fakeExpiry = fixedNow.Add(365 * 24 * time.Hour)
 func newHarness(t testing.TB, f *fakeBackend, o Options) *harness {
 	t.Helper()
 	h := &harness{t: t, fake: f}
-	o.Backend = f
+	if o.Backend == nil { // a test may wrap f
+		o.Backend = f
+	}
 	if o.Environ == nil {
 		o.Environ = []string{"TERM=xterm-256color", "DISPLAY=:0"}
 	}

@@ -277,6 +277,10 @@ func (h *handoffScreen) lines(u *lineUI) (tea.Msg, error) {
 		u.printf("%s fingerprint: %s", capitalize(fingerprintLabel(art.Kind)), art.Fingerprint)
 		u.println("Compare it with the other admin out of band (phone, chat) before going on.")
 	}
+	if hasCode(art) {
+		u.println(codeLine(art))
+		u.println(sentCodeHint(art))
+	}
 	if art.Kind == handshake.KindIdentity && art.APIServer != "" {
 		u.println("API server advertised to the consumer: " + art.APIServer)
 	}
@@ -385,6 +389,9 @@ func (h *handoffScreen) View(width, height int) string {
 	if h.art.Fingerprint != "" {
 		bottom.WriteString(fmt.Sprintf("%s fingerprint: %s\n", capitalize(fingerprintLabel(h.art.Kind)), styleFP.Render(h.art.Fingerprint)))
 		bottom.WriteString(styleSubtle.Render("Compare it with the other admin out of band (phone, chat) before going on.") + "\n")
+	}
+	if hasCode(h.art) {
+		bottom.WriteString(styleFP.Render(codeLine(h.art)) + "\n" + styleSubtle.Render(wrap(sentCodeHint(h.art), width)) + "\n")
 	}
 	if h.art.Kind == handshake.KindIdentity && h.art.APIServer != "" {
 		bottom.WriteString("API server advertised to the consumer: " + h.art.APIServer + "\n")

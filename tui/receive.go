@@ -357,6 +357,9 @@ func (r *receiveScreen) View(width, height int) string {
 		if r.art.Fingerprint != "" {
 			b.WriteString(fmt.Sprintf("  %s: %s %s\n", fingerprintLabel(r.kind), styleFP.Render(r.art.Fingerprint), styleSubtle.Render("(compare with the other admin)")))
 		}
+		if hasCode(r.art) {
+			b.WriteString("  " + styleFP.Render(codeLine(r.art)) + "\n")
+		}
 		if r.art.APIServer != "" {
 			b.WriteString("  API server: " + r.art.APIServer + "\n")
 		}
@@ -444,6 +447,9 @@ func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
 		if r.art.Fingerprint != "" {
 			u.printf("  %s: %s (compare with the other admin)", fingerprintLabel(kind), r.art.Fingerprint)
 		}
+		if hasCode(r.art) {
+			u.println("  " + codeLine(r.art))
+		}
 		if r.art.APIServer != "" {
 			u.println("  API server: " + r.art.APIServer)
 		}
@@ -492,6 +498,13 @@ func (r *receiveScreen) readPaste(u *lineUI) (string, error) {
 
 func (r *receiveScreen) confirmText() string {
 	s := r.s
+	if hasCode(r.art) && r.kind == r.art.Kind {
+		return receivedCodeQuestion(r.art) + "\n\n" + r.applyQuestion(s)
+	}
+	return r.applyQuestion(s)
+}
+
+func (r *receiveScreen) applyQuestion(s *session) string {
 	switch r.kind {
 	case handshake.KindNonce:
 		return "Sign this nonce with " + orDefault(s.ownID(), "this cluster") + "'s key\nand generate the Tenant for provider " + s.peerID + "?"

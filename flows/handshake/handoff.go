@@ -75,6 +75,10 @@ type Handoff struct {
 	// consumer's tenant namespace on the provider, where its copy shows
 	// ("" = liqo-tenant-<consumer>).
 	Slice, Namespace string
+	// Pin is the sender's fingerprint (its key for a Tenant; its CA, API
+	// server or auth server certificate for an Identity or a peer info):
+	// the receiver's command refuses an artifact that is not the sender's.
+	Pin string
 }
 
 // Title is the line before the commands: "Next, on the consumer c1
@@ -108,14 +112,15 @@ func (h Handoff) Commands() []string {
 	if h.Kind == KindSliceRequest {
 		return h.sliceRequestCommands(tool)
 	}
+	pin := h.pinFlag()
 	if h.Batch {
 		switch h.Kind {
 		case KindNonce:
 			return []string{tool + " --batch --role consumer --remote-cluster-id " + sender + " --nonce-file " + file + " > " + KindTenant.FileName()}
 		case KindTenant:
-			return []string{tool + " --batch --role provider --remote-cluster-id " + sender + " --tenant-file " + file + " > " + KindIdentity.FileName()}
+			return []string{tool + " --batch --role provider --remote-cluster-id " + sender + pin + " --tenant-file " + file + " > " + KindIdentity.FileName()}
 		}
-		return []string{tool + " --batch --role consumer --remote-cluster-id " + sender + " --identity-file " + file}
+		return []string{tool + " --batch --role consumer --remote-cluster-id " + sender + pin + " --identity-file " + file}
 	}
 	switch h.Kind {
 	case KindNonce:
@@ -126,11 +131,11 @@ func (h Handoff) Commands() []string {
 		}
 	case KindTenant:
 		return []string{
-			tool + " apply tenant -f " + file,
+			tool + " apply tenant -f " + file + pin,
 			tool + " generate identity --remote-cluster-id " + sender + " --output-file " + KindIdentity.FileName(),
 		}
 	}
-	cmds := []string{tool + " apply identity -f " + file, tool + " verify --remote-cluster-id " + sender}
+	cmds := []string{tool + " apply identity -f " + file + pin, tool + " verify --remote-cluster-id " + sender}
 	if h.APIServer != "" {
 		receiver := h.ReceiverID
 		if receiver == "" {
@@ -163,9 +168,9 @@ func (h Handoff) peeringUserCommands(tool, file string) []string {
 // peerInfoCommands: the consumer's admin applies a Liqo 0.x provider's peer
 // info with this tool, or hands the same to liqoctl.
 func (h Handoff) peerInfoCommands(tool, file, sender string) []string {
-	apply := tool + " apply peer-info -f " + file
+	apply := tool + " apply peer-info -f " + file + h.pinFlag()
 	if h.Batch {
-		apply = tool + " --batch --role consumer --remote-cluster-id " + sender + " --peer-info-file " + file
+		apply = tool + " --batch --role consumer --remote-cluster-id " + sender + h.pinFlag() + " --peer-info-file " + file
 	}
 	liqoctl := h.Equivalent
 	if liqoctl == "" {
@@ -208,4 +213,16 @@ func (h Handoff) file() string {
 		return h.File
 	}
 	return h.Kind.FileName()
+}
+
+// pinFlag is the receiver's flag pinning the sender (" --consumer-fingerprint
+// SHA256:…"), "" without a pin.
+func (h Handoff) pinFlag() string {
+	if h.Pin == "" {
+		return ""
+	}
+	if h.Kind == KindTenant {
+		return " --consumer-fingerprint " + h.Pin
+	}
+	return " --provider-fingerprint " + h.Pin
 }

@@ -137,3 +137,29 @@ func TestHandoffPeerInfo(t *testing.T) {
 		t.Error("peer info goes to the consumer as peer-info.txt")
 	}
 }
+
+// The receiver's next command pins what it expects: the consumer's key for
+// a Tenant, the provider's for an Identity or a peer info; no pin, no flag.
+func TestHandoffCarriesThePin(t *testing.T) {
+	const pin = "SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"
+	cases := []struct {
+		h    Handoff
+		want string
+	}{
+		{Handoff{Kind: KindTenant, SenderID: "c1", Pin: pin}, "liqo-auth-tui apply tenant -f tenant.yaml --consumer-fingerprint " + pin},
+		{Handoff{Kind: KindTenant, SenderID: "c1", Pin: pin, Batch: true},
+			"liqo-auth-tui --batch --role provider --remote-cluster-id c1 --consumer-fingerprint " + pin + " --tenant-file tenant.yaml > identity.yaml"},
+		{Handoff{Kind: KindIdentity, SenderID: "p1", Pin: pin}, "liqo-auth-tui apply identity -f identity.yaml --provider-fingerprint " + pin},
+		{Handoff{Kind: KindIdentity, SenderID: "p1", Pin: pin, Batch: true},
+			"liqo-auth-tui --batch --role consumer --remote-cluster-id p1 --provider-fingerprint " + pin + " --identity-file identity.yaml"},
+		{Handoff{Kind: KindPeerInfo, SenderID: "p1", Pin: pin}, "liqo-auth-tui apply peer-info -f peer-info.txt --provider-fingerprint " + pin},
+		{Handoff{Kind: KindPeerInfo, SenderID: "p1", Pin: pin, Batch: true},
+			"liqo-auth-tui --batch --role consumer --remote-cluster-id p1 --provider-fingerprint " + pin + " --peer-info-file peer-info.txt"},
+		{Handoff{Kind: KindTenant, SenderID: "c1"}, "liqo-auth-tui apply tenant -f tenant.yaml"},
+	}
+	for _, c := range cases {
+		if got := c.h.Commands()[0]; got != c.want {
+			t.Errorf("Commands()[0] = %q\nwant             %q", got, c.want)
+		}
+	}
+}

@@ -123,7 +123,8 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 		return err
 	}
 	if s.TenantFile != "" {
-		apply := &ApplyTenantOptions{Options: o.Options, File: s.TenantFile, Engine: s.Engine, StepTimeout: o.Timeout, consumerID: s.RemoteClusterID}
+		apply := &ApplyTenantOptions{Options: o.Options, File: s.TenantFile, Engine: s.Engine, StepTimeout: o.Timeout, consumerID: s.RemoteClusterID,
+			ConsumerFingerprint: s.ConsumerFingerprint}
 		if err := apply.apply(ctx, provider); err != nil {
 			return err
 		}
@@ -166,7 +167,8 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 		return err
 	}
 	if s.IdentityFile != "" {
-		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout, providerID: s.RemoteClusterID}
+		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout, providerID: s.RemoteClusterID,
+			ProviderFingerprint: s.ProviderFingerprint}
 		if err := apply.apply(ctx, consumer); err != nil || o.BatchSlice.Name == "" {
 			return err
 		}

@@ -64,11 +64,14 @@ func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *flows.
 	if err := o.writeArtifact(o.OutputFile, data); err != nil {
 		return err
 	}
-	if fp, err := artifact.IdentityCAFingerprint(id); err == nil && fp != "" {
-		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (provider CA %s, API server %s)", o.ConsumerID, fp, id.Spec.AuthParams.APIServer)
+	pin, what := flows.IdentityPin(ctx, id)
+	if pin != "" {
+		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (%s %s, API server %s)", o.ConsumerID, what, pin, id.Spec.AuthParams.APIServer)
 	}
+	code, err := flows.ProviderIdentityCode(ctx, provider, id, o.ConsumerID)
+	o.printCode(code, err, handshake.KindIdentity, true, "consumer")
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindIdentity, SenderID: id.Spec.ClusterID, ReceiverID: o.ConsumerID,
-		File: o.OutputFile, Batch: batch, APIServer: id.Spec.AuthParams.APIServer}.Line())
+		File: o.OutputFile, Batch: batch, APIServer: id.Spec.AuthParams.APIServer, Pin: pin}.Line())
 	return nil
 }
 
@@ -79,6 +82,8 @@ type ApplyIdentityOptions struct {
 	Output      string
 	StepTimeout time.Duration
 	Engine      EngineFlags
+	// ProviderFingerprint pins the provider's CA (`info` there shows it).
+	ProviderFingerprint string
 	// providerID, when set (--batch --remote-cluster-id), is the provider
 	// the Identity must come from.
 	providerID string
@@ -94,6 +99,7 @@ func newApplyIdentityCommand(o *Options) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&opts.File, "filename", "f", "", "file holding the Identity (- = stdin)")
 	_ = cmd.MarkFlagRequired("filename")
+	addProviderPinFlag(cmd.Flags(), &opts.ProviderFingerprint)
 	addOutputFlag(cmd, &opts.Output)
 	addEngineFlags(cmd, &opts.Engine)
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
@@ -102,6 +108,9 @@ func newApplyIdentityCommand(o *Options) *cobra.Command {
 
 // Run applies the Identity.
 func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
+	if _, err := parsePin(providerPinFlag, o.ProviderFingerprint); err != nil {
+		return err // a usage mistake, before dialing the cluster
+	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	consumer, err := o.connectReachable(ctx, o.Local)
@@ -114,6 +123,10 @@ func (o *ApplyIdentityOptions) Run(ctx context.Context) error {
 // apply validates and applies the Identity file and waits for the
 // kubeconfig Secret.
 func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluster) error {
+	pin, err := parsePin(providerPinFlag, o.ProviderFingerprint)
+	if err != nil {
+		return err
+	}
 	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Identity")
 	if err != nil {
 		return err
@@ -125,7 +138,10 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluste
 	if o.providerID != "" && id.Spec.ClusterID != o.providerID {
 		return fmt.Errorf("the Identity is from provider %s, not from --remote-cluster-id %s: pass the Identity of %s", id.Spec.ClusterID, o.providerID, o.providerID)
 	}
-	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine}, id, o.Printer.sink)
+	code, err := flows.ConsumerIdentityCode(ctx, consumer, id)
+	o.printCode(code, err, handshake.KindIdentity, false, "provider")
+	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine,
+		ProviderFingerprint: pin}, id, o.Printer.sink)
 	if err != nil {
 		return err
 	}

@@ -108,13 +108,14 @@ func (o *InfoOptions) Run(ctx context.Context) error {
 		// On stderr, so that -o json/yaml stays parseable.
 		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning(""))
 	}
+	pin := providerPin(ctx, c, info)
 	if o.Output != "" {
-		return o.printObject(o.Output, info)
+		return o.printObject(o.Output, infoView{ClusterInfo: info, ProviderFingerprint: pin})
 	}
-	return printInfoTable(o.Printer, c, info)
+	return printInfoTable(o.Printer, c, info, pin)
 }
 
-func printInfoTable(p *Printer, c *flows.Cluster, info *flows.ClusterInfo) error {
+func printInfoTable(p *Printer, c *flows.Cluster, info *flows.ClusterInfo, providerPin string) error {
 	orNone := func(s, none string) string {
 		if s == "" {
 			return none
@@ -149,5 +150,8 @@ func printInfoTable(p *Printer, c *flows.Cluster, info *flows.ClusterInfo) error
 	fmt.Fprintf(w, "liqo-auth controller:\t%s\n", yesNo(info.Controller))
 	fmt.Fprintf(w, "Key algorithm:\t%s\n", orNone(info.KeyAlgorithm, "none (run `liqo-auth-tui init`)"))
 	fmt.Fprintf(w, "Key fingerprint:\t%s\n", orNone(info.KeyFingerprint, "-"))
+	if providerPin != "" {
+		fmt.Fprintf(w, "Provider fingerprint:\t%s\n", providerPin)
+	}
 	return w.Flush()
 }

@@ -155,9 +155,14 @@ func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *flows.
 	}
 	o.Printer.Info(handshake.NoScope, "Cluster %s (%s), Liqo 0.x %s", info.ClusterName, info.ClusterID, release)
 	o.Printer.Info(handshake.NoScope, "Auth URL %s, token %s (it is in the peer info: hand it over privately)", info.AuthURL, info.MaskedToken())
+	// Best effort: an auth URL this machine cannot reach gives no pin.
+	pin, _ := flows.ServerCertificateFingerprint(ctx, info.AuthURL)
+	if pin != "" {
+		o.Printer.Info(handshake.NoScope, "Auth server certificate %s", pin)
+	}
 	o.Printer.Info(handshake.NoScope, "With liqoctl on the consumer: %s", equivalent)
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindPeerInfo, SenderID: info.ClusterID, ReceiverID: o.consumerID,
-		File: o.OutputFile, Batch: o.batch, Equivalent: masked}.Line())
+		File: o.OutputFile, Batch: o.batch, Equivalent: masked, Pin: pin}.Line())
 	if info.AuthenticationDisabled {
 		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning(info.AuthURL))
 	}
@@ -171,6 +176,8 @@ type ApplyPeerInfoOptions struct {
 	File        string
 	Liqo0x      Liqo0xFlags
 	StepTimeout time.Duration
+	// ProviderFingerprint pins the auth server's certificate.
+	ProviderFingerprint string
 	// providerID, when set (--batch --remote-cluster-id), is the provider
 	// the peer info must come from.
 	providerID string
@@ -195,6 +202,7 @@ wrong token writes nothing.`,
 	cmd.Flags().StringVarP(&opts.File, "filename", "f", "", "file holding the peer info (- = stdin)")
 	_ = cmd.MarkFlagRequired("filename")
 	addLiqo0xFlags(cmd.Flags(), &opts.Liqo0x, false)
+	addProviderPinFlag(cmd.Flags(), &opts.ProviderFingerprint)
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
 	return cmd
 }
@@ -214,6 +222,9 @@ func (o *ApplyPeerInfoOptions) read() (*flows.PeerInfo, error) {
 	if err := o.Liqo0x.check(); err != nil {
 		return nil, err
 	}
+	if _, err := parsePin(providerPinFlag, o.ProviderFingerprint); err != nil {
+		return nil, err
+	}
 	data, err := o.readInput(o.File, "peer info")
 	if err != nil {
 		return nil, err
@@ -229,7 +240,9 @@ func (o *ApplyPeerInfoOptions) read() (*flows.PeerInfo, error) {
 }
 
 func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *flows.Cluster, info *flows.PeerInfo) error {
-	res, err := flows.ApplyPeerInfo(ctx, consumer, info, o.Liqo0x.options(o.StepTimeout), o.Printer.sink)
+	opts := o.Liqo0x.options(o.StepTimeout)
+	opts.AuthServerFingerprint, _ = parsePin(providerPinFlag, o.ProviderFingerprint) // checked by read
+	res, err := flows.ApplyPeerInfo(ctx, consumer, info, opts, o.Printer.sink)
 	if err != nil {
 		return err
 	}

@@ -152,6 +152,6 @@ func (o *BatchOptions) liqo0xConsumerStep(ctx context.Context) error {
 		return usagef("--resource-slice is for Liqo v1 providers: a Liqo 0.x provider shares resources through liqoctl peer")
 	}
 	apply := &ApplyPeerInfoOptions{Options: o.Options, File: o.Liqo0xSession.PeerInfoFile, Liqo0x: o.Liqo0xSession.Liqo0xFlags,
-		StepTimeout: o.Timeout, providerID: s.RemoteClusterID}
+		StepTimeout: o.Timeout, providerID: s.RemoteClusterID, ProviderFingerprint: s.ProviderFingerprint}
 	return apply.Run(ctx)
 }

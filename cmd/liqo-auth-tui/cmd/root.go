@@ -67,6 +67,9 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 		// --version prints the same line as `version`.
 		Version: version.String(binaryName),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Session.checkPins(); err != nil {
+				return err
+			}
 			if o.Session.Batch {
 				return (&BatchOptions{Options: o, root: cmd}).Run(cmd.Context())
 			}

@@ -13,9 +13,11 @@ type SessionFlags struct {
 	NonceFile       string
 	TenantFile      string
 	IdentityFile    string
-	Clipboard       string
-	Engine          EngineFlags
-	Proxy           ProxyFlags
+	// ConsumerFingerprint and ProviderFingerprint pin the other side.
+	ConsumerFingerprint, ProviderFingerprint string
+	Clipboard                                string
+	Engine                                   EngineFlags
+	Proxy                                    ProxyFlags
 	// Output: --batch with both kubeconfigs prints its result on stdout.
 	Output string
 }
@@ -32,6 +34,8 @@ func addSessionFlags(root *cobra.Command, f *SessionFlags) {
 	fl.StringVar(&f.NonceFile, "nonce-file", "", "consumer: file with the provider's nonce (- = stdin)")
 	fl.StringVar(&f.TenantFile, "tenant-file", "", "provider: file with the consumer's Tenant (- = stdin)")
 	fl.StringVar(&f.IdentityFile, "identity-file", "", "consumer: file with the provider's Identity (- = stdin)")
+	addConsumerPinFlag(fl, &f.ConsumerFingerprint)
+	addProviderPinFlag(fl, &f.ProviderFingerprint)
 	fl.StringVar(&f.Clipboard, "clipboard", "auto", "wizard clipboard: auto, native, osc52 or off")
 	fl.StringVarP(&f.Output, "output", "o", "", "--batch with both kubeconfigs: print the result (or the failure) on stdout as yaml or json; step lines stay on stderr")
 	addEngineFlags(root, &f.Engine)

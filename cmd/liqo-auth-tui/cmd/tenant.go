@@ -101,7 +101,9 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *flows.Cl
 		return err
 	}
 	o.Printer.Info(handshake.NoScope, "Tenant for provider %s generated (consumer key %s)", o.ProviderID, fp)
-	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindTenant, SenderID: t.Spec.ClusterID, ReceiverID: o.ProviderID, File: o.OutputFile, Batch: batch}.Line())
+	code, err := flows.ConsumerTenantCode(ctx, consumer, t, o.ProviderID)
+	o.printCode(code, err, handshake.KindTenant, true, "provider")
+	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindTenant, SenderID: t.Spec.ClusterID, ReceiverID: o.ProviderID, File: o.OutputFile, Batch: batch, Pin: fp}.Line())
 	return nil
 }
 
@@ -127,6 +129,8 @@ type ApplyTenantOptions struct {
 	Output      string
 	StepTimeout time.Duration
 	Engine      EngineFlags
+	// ConsumerFingerprint pins the consumer's key (`info` there shows it).
+	ConsumerFingerprint string
 	// consumerID, when set (--batch --remote-cluster-id), is the consumer
 	// the Tenant must come from.
 	consumerID string
@@ -142,6 +146,7 @@ func newApplyTenantCommand(o *Options) *cobra.Command {
 	}
 	tenant.Flags().StringVarP(&t.File, "filename", "f", "", "file holding the Tenant (- = stdin)")
 	_ = tenant.MarkFlagRequired("filename")
+	addConsumerPinFlag(tenant.Flags(), &t.ConsumerFingerprint)
 	addOutputFlag(tenant, &t.Output)
 	addEngineFlags(tenant, &t.Engine)
 	tenant.Flags().DurationVar(&t.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
@@ -150,6 +155,9 @@ func newApplyTenantCommand(o *Options) *cobra.Command {
 
 // Run applies the Tenant.
 func (o *ApplyTenantOptions) Run(ctx context.Context) error {
+	if _, err := parsePin(consumerPinFlag, o.ConsumerFingerprint); err != nil {
+		return err // a usage mistake, before dialing the cluster
+	}
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	provider, err := o.connectReachable(ctx, o.Local)
@@ -164,6 +172,10 @@ func (o *ApplyTenantOptions) Run(ctx context.Context) error {
 
 // apply validates and applies the Tenant file and waits for its status.
 func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster) error {
+	pin, err := parsePin(consumerPinFlag, o.ConsumerFingerprint)
+	if err != nil {
+		return err
+	}
 	engine, data, err := o.applyInput(o.Output, o.Engine, o.File, "Tenant")
 	if err != nil {
 		return err
@@ -175,7 +187,10 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster)
 	if o.consumerID != "" && t.Spec.ClusterID != o.consumerID {
 		return fmt.Errorf("the Tenant is from consumer %s, not from --remote-cluster-id %s: pass the Tenant of %s", t.Spec.ClusterID, o.consumerID, o.consumerID)
 	}
-	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: provider, ConsumerID: t.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine}, t, o.Printer.sink)
+	code, err := flows.ProviderTenantCode(ctx, provider, t)
+	o.printCode(code, err, handshake.KindTenant, false, "consumer")
+	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: provider, ConsumerID: t.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine,
+		ConsumerFingerprint: pin}, t, o.Printer.sink)
 	if err != nil {
 		return err
 	}
@@ -183,7 +198,11 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster)
 	if err != nil {
 		return err
 	}
-	o.Printer.Info(handshake.NoScope, "Tenant of consumer %s accepted (consumer key %s: compare it with the consumer's admin)", t.Spec.ClusterID, fp)
+	if pin != "" {
+		o.Printer.Info(handshake.NoScope, "Tenant of consumer %s accepted (consumer key %s, as pinned)", t.Spec.ClusterID, fp)
+	} else {
+		o.Printer.Info(handshake.NoScope, "Tenant of consumer %s accepted (consumer key %s: compare it with the consumer's admin; --%s pins it)", t.Spec.ClusterID, fp, consumerPinFlag)
+	}
 	if o.Output != "" {
 		return o.printObject(o.Output, applied)
 	}

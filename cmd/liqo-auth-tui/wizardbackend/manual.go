@@ -47,7 +47,11 @@ func (b *Backend) GenerateTenant(ctx context.Context, consumer tui.ClusterRef, p
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	return tenantArtifact(t, nil, providerID)
+	art, err := tenantArtifact(t, nil, providerID)
+	if err == nil {
+		art.Code, _ = flows.ConsumerTenantCode(ctx, c, t, providerID) // best effort: no code, no question
+	}
+	return art, err
 }
 
 func (b *Backend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data []byte) (*tui.Artifact, error) {
@@ -63,7 +67,11 @@ func (b *Backend) CheckTenant(ctx context.Context, provider tui.ClusterRef, data
 	if err != nil {
 		return nil, err
 	}
-	return tenantArtifact(placed, data, "")
+	art, err := tenantArtifact(placed, data, "")
+	if err == nil {
+		art.Code, _ = flows.ProviderTenantCode(ctx, c, t)
+	}
+	return art, err
 }
 
 func (b *Backend) ApplyTenant(ctx context.Context, provider tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.Artifact, error) {
@@ -91,7 +99,11 @@ func (b *Backend) GenerateIdentity(ctx context.Context, provider tui.ClusterRef,
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	return identityArtifact(id, nil)
+	art, err := identityArtifact(id, nil)
+	if err == nil {
+		art.Code, _ = flows.ProviderIdentityCode(ctx, c, id, consumerID)
+	}
+	return art, err
 }
 
 func (b *Backend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte) (*tui.Artifact, error) {
@@ -107,7 +119,11 @@ func (b *Backend) CheckIdentity(ctx context.Context, consumer tui.ClusterRef, da
 	if err != nil {
 		return nil, err
 	}
-	return identityArtifact(placed, data)
+	art, err := identityArtifact(placed, data)
+	if err == nil {
+		art.Code, _ = flows.ConsumerIdentityCode(ctx, c, id)
+	}
+	return art, err
 }
 
 func (b *Backend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, data []byte, sink handshake.Sink) (*tui.AuthResult, error) {

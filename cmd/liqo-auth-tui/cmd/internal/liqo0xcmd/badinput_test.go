@@ -100,6 +100,12 @@ func badCases(t *testing.T, good *peerinfo.Info, line, ownID string) []badCase {
 		{name: "bad --foreign-cluster-name", args: []string{"apply", "peer-info", "-f", "FILE", "--kubeconfig", "CONSUMER", "--foreign-cluster-name", "Bad_Name"}},
 		{name: "bad --cluster-name", args: []string{"apply", "peer-info", "-f", "FILE", "--kubeconfig", "CONSUMER", "--cluster-name", "UPPER_case"}},
 		{name: "bad --step-timeout", args: []string{"apply", "peer-info", "-f", "FILE", "--kubeconfig", "CONSUMER", "--step-timeout", "soon"}},
+		// The auth URL presents another certificate than the pinned one.
+		{name: "auth server not the pinned one", dials: true, args: []string{"apply", "peer-info", "-f", "FILE", "--kubeconfig", "CONSUMER",
+			"--provider-fingerprint", "SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"}},
+		{name: "malformed pin", args: []string{"apply", "peer-info", "-f", "FILE", "--kubeconfig", "CONSUMER", "--provider-fingerprint", "SHA256:abc"}},
+		{name: "--batch auth server not the pinned one", dials: true, args: []string{"--batch", "--role", "consumer", "--remote-cluster-id", providerID,
+			"--provider-fingerprint", "SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU", "--peer-info-file", "FILE", "--kubeconfig", "CONSUMER"}},
 		{name: "--batch peer info of another provider", args: []string{"--batch", "--role", "consumer", "--remote-cluster-id", "another-provider",
 			"--peer-info-file", "FILE", "--kubeconfig", "CONSUMER"}},
 		{name: "--batch --peer-info-file with a nonce", args: []string{"--batch", "--role", "consumer", "--remote-cluster-id", providerID,
@@ -154,6 +160,9 @@ func testBadInput(t *testing.T, ctx context.Context, p *liqo0xLab, consumer *lab
 			assert.LessOrEqual(t, notInfo, 2, "one line, plus at most one of remedy")
 			if !c.dials {
 				assert.LessOrEqual(t, strings.Count(r.err, "\n"), 2, "refused before anything is dialed: one line (+ remedy)")
+			}
+			if strings.Contains(c.name, "pinned") && len(errs) == 1 {
+				assert.Contains(t, errs[0], "whose certificate is not the provider's: SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU expected")
 			}
 			assert.NotContains(t, r.all(), p.token, "no token echoed")
 			assert.NotRegexp(t, `[0-9a-fA-F]{32}`, r.all(), "no token, nor any part of one, echoed")

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,8 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *liqo0xL
 	assert.Contains(t, gen.err, peerinfo.MaskToken(p.token))
 	assert.Contains(t, gen.err, "liqoctl peer out-of-band "+providerName, "liqoctl's equivalent")
 	assert.Contains(t, gen.err, "apply peer-info -f "+file, "the consumer's next command")
+	pin := regexp.MustCompile(`apply peer-info -f \S+ --provider-fingerprint (SHA256:\S{43})`).FindStringSubmatch(gen.err)
+	require.NotNil(t, pin, "the consumer's next command pins the auth server: %s", gen.err)
 	info := peerInfoOf(t, file)
 	assert.Equal(t, providerID, info.ClusterID)
 	assert.Equal(t, providerName, info.ClusterName)
@@ -66,7 +69,8 @@ func testManualBetweenLiqoClusters(t *testing.T, ctx context.Context, p *liqo0xL
 	})
 
 	require.NotEmpty(t, jsonOut)
-	apply := runOK(t, "apply", "peer-info", "-f", writeFile(t, "peer-info.json", jsonOut), "--kubeconfig", p.consumer.KubeconfigPath)
+	apply := runOK(t, "apply", "peer-info", "-f", writeFile(t, "peer-info.json", jsonOut), "--kubeconfig", p.consumer.KubeconfigPath,
+		"--provider-fingerprint", pin[1]) // the real auth server passes its pin
 	t.Logf("timing: apply peer-info (Liqo 0.x consumer) → Established in %s (liqoctl peer out-of-band: 1.3–1.7 s)", apply.elapsed.Round(time.Millisecond))
 	assert.Contains(t, apply.err, "Established")
 	assert.Contains(t, apply.err, "verify --remote-cluster-id "+providerID)
