@@ -138,13 +138,13 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluste
 	if o.providerID != "" && id.Spec.ClusterID != o.providerID {
 		return fmt.Errorf("the Identity is from provider %s, not from --remote-cluster-id %s: pass the Identity of %s", id.Spec.ClusterID, o.providerID, o.providerID)
 	}
-	code, err := flows.ConsumerIdentityCode(ctx, consumer, id)
-	o.printCode(code, err, handshake.KindIdentity, false, "provider")
 	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine,
 		ProviderFingerprint: pin}, id, o.Printer.sink)
 	if err != nil {
-		return err
+		return err // a refusal is the one line: no code for what was not applied
 	}
+	code, err := flows.ConsumerIdentityCode(ctx, consumer, id)
+	o.printCode(code, err, handshake.KindIdentity, false, "provider")
 	if o.Output != "" {
 		if err := o.printObject(o.Output, applied); err != nil {
 			return err

@@ -62,7 +62,7 @@ func (o *Options) printCode(code string, err error, kind handshake.ArtifactKind,
 		o.Printer.Info(handshake.NoScope, "Verification code of the %s: %s (the %s's admin sees the same on receiving it: read it aloud together)", kind, code, other)
 		return
 	}
-	o.Printer.Info(handshake.NoScope, "Verification code of the %s: %s (the %s's admin saw it on sending it: another code means it was replaced on the way — then do not use it)", kind, code, other)
+	o.Printer.Info(handshake.NoScope, "Verification code of the %s: %s (the %s's admin saw it on sending it: another code means it was replaced on the way — then unauthenticate and hand it over again through another channel)", kind, code, other)
 }
 
 // checkPins refuses a pin that would be ignored: the wizard and the

@@ -187,13 +187,13 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster)
 	if o.consumerID != "" && t.Spec.ClusterID != o.consumerID {
 		return fmt.Errorf("the Tenant is from consumer %s, not from --remote-cluster-id %s: pass the Tenant of %s", t.Spec.ClusterID, o.consumerID, o.consumerID)
 	}
-	code, err := flows.ProviderTenantCode(ctx, provider, t)
-	o.printCode(code, err, handshake.KindTenant, false, "consumer")
 	applied, err := flows.ApplyTenant(ctx, flows.ProviderOptions{Provider: provider, ConsumerID: t.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine,
 		ConsumerFingerprint: pin}, t, o.Printer.sink)
 	if err != nil {
-		return err
+		return err // a refusal is the one line: no code for what was not applied
 	}
+	code, err := flows.ProviderTenantCode(ctx, provider, t)
+	o.printCode(code, err, handshake.KindTenant, false, "consumer")
 	fp, err := artifact.TenantFingerprint(applied)
 	if err != nil {
 		return err
