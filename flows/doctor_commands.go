@@ -79,3 +79,22 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// onCluster marks a fix command that runs on the cluster playing role
+// when that cluster is the remote one: it gets that cluster's kubeconfig
+// (a placeholder fillKubeconfigs fills).
+func onCluster(role handshake.Role, scope handshake.Scope, command string) string {
+	if scope == handshake.Remote {
+		return command + " --kubeconfig <" + string(role) + "'s kubeconfig>"
+	}
+	return command
+}
+
+// onProvider and onConsumer are onCluster for each role.
+func onProvider(scope handshake.Scope, command string) string {
+	return onCluster(handshake.RoleProvider, scope, command)
+}
+
+func onConsumer(scope handshake.Scope, command string) string {
+	return onCluster(handshake.RoleConsumer, scope, command)
+}

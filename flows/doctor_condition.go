@@ -38,12 +38,3 @@ func checkTenantCondition(_ context.Context, d *doctorRun, row PeeringRow) []Che
 	c.Scope = scope
 	return []Check{c}
 }
-
-// onProvider marks a fix command that runs on the provider when that is
-// the remote cluster.
-func onProvider(scope handshake.Scope, command string) string {
-	if scope == handshake.Remote {
-		return command + " --kubeconfig <provider's kubeconfig>"
-	}
-	return command
-}

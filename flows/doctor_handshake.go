@@ -38,7 +38,7 @@ func checkHandshakeObjects(ctx context.Context, d *doctorRun, row PeeringRow) []
 type handshakeCommands struct{ p doctorPair }
 
 func (h handshakeCommands) provider(cmd string) string { return onProvider(h.p.providerScope, cmd) }
-func (h handshakeCommands) consumer(cmd string) string { return onConsumerSide(h.p.consumerScope, cmd) }
+func (h handshakeCommands) consumer(cmd string) string { return onConsumer(h.p.consumerScope, cmd) }
 
 // fromNonce: the nonce to the consumer, its Tenant back to the provider.
 func (h handshakeCommands) fromNonce(verb string) string {

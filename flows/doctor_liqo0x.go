@@ -166,15 +166,6 @@ func (p liqo0xPeering) lostWhileEstablished() bool {
 	return cert == nil && p.consumer.established()
 }
 
-// onConsumer marks a fix command that runs on the consumer when that is
-// the remote cluster.
-func onConsumer(scope handshake.Scope, command string) string {
-	if scope == handshake.Remote {
-		return command + " --kubeconfig <consumer's kubeconfig>"
-	}
-	return command
-}
-
 // reissueCommand gets the consumer a new identity: this tool's 0.x flow,
 // which first deletes on the provider the one it issued (--reissue).
 func (p liqo0xPeering) reissueCommand() string {

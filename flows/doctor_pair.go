@@ -63,15 +63,6 @@ func (d *doctorRun) peersOf(o *peeringObjects) map[string]*peerObjects {
 	return d.peers[o]
 }
 
-// onConsumerSide marks a command that runs on the consumer when that is
-// the remote cluster (onProvider's twin).
-func onConsumerSide(scope handshake.Scope, command string) string {
-	if scope == handshake.Remote {
-		return command + " --kubeconfig <consumer's kubeconfig>"
-	}
-	return command
-}
-
 // bothSidesCommand is a command of this tool run with both kubeconfigs
 // (authenticate, unauthenticate).
 func bothSidesCommand(verb string) string {

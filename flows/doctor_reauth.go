@@ -98,7 +98,7 @@ func reauthenticationFix(p doctorPair, newKey bool) string {
 		onProvider(p.providerScope, "kubectl delete secret "+kube.RemoteCertSecretName+" -n "+kube.TenantNamespaceName(p.consumerID)),
 	}
 	if newKey {
-		cmds = append(cmds, onConsumerSide(p.consumerScope, "kubectl delete secret "+kube.SignedNonceSecretName+" -n "+kube.TenantNamespaceName(p.providerID)))
+		cmds = append(cmds, onConsumer(p.consumerScope, "kubectl delete secret "+kube.SignedNonceSecretName+" -n "+kube.TenantNamespaceName(p.providerID)))
 	}
 	return strings.Join(append(cmds, bothSidesCommand("authenticate")), " && ")
 }

@@ -46,10 +46,7 @@ func (s pairSide) read() bool { return s.row != nil }
 
 // on marks a command that runs on this side when it is the remote one.
 func (s pairSide) on(command string) string {
-	if s.scope == handshake.Remote {
-		return command + " --kubeconfig <" + string(s.role) + "'s kubeconfig>"
-	}
-	return command
+	return onCluster(s.role, s.scope, command)
 }
 
 // identity is the consumer side's control-plane Identity for the provider.
