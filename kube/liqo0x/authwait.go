@@ -78,16 +78,19 @@ func (c *Cluster) RetryAuthentication(ctx context.Context, providerID string, st
 // A provider's tenant namespace being deleted is gone from its auth
 // server's cache moments after it is gone from the API.
 const (
-	tenantGoneRetries = 4
+	tenantGoneRetries = 6 // 250 ms doubling: ~8 s in all, for a loaded machine
 	tenantGoneDelay   = 250 * time.Millisecond
 )
 
 // tenantNamespaceGoing: the provider refused because the tenant namespace
 // it found is being deleted, or was deleted since it listed it.
+// Liqo words the second case as the API did: `namespaces "x" not found`
+// (a create in it) or `Namespace "x" not found` (its own lookup).
 func (f *AuthFailure) tenantNamespaceGoing() bool {
-	return strings.Contains(f.Message, "because it is being terminated") ||
-		strings.Contains(f.Message, `namespaces "`) && strings.Contains(f.Message, "not found")
+	return strings.Contains(f.Message, "because it is being terminated") || namespaceNotFound.MatchString(f.Message)
 }
+
+var namespaceNotFound = regexp.MustCompile(`(?i)namespaces? "[^"]*" not found`)
 
 func (c *Cluster) retryAuthentication(ctx context.Context, providerID string, stale *AuthFailure) (*AuthStatus, error) {
 	fcs, err := c.foreignClusters()

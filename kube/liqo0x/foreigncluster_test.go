@@ -177,3 +177,20 @@ func TestDeleteOrder(t *testing.T) {
 	assert.Equal(t, "Namespace liqo-tenant-x", objs[0].String())
 	assert.Equal(t, "Secret liqo/remote-token-p", objs[3].String())
 }
+
+// A provider whose tenant namespace a reissue just deleted refuses while
+// its auth server's cache still holds it, in the words of whichever API
+// call met it (both seen from a real v0.10 auth server); other refusals
+// are not retried.
+func TestTenantNamespaceGoing(t *testing.T) {
+	const sent = "Cannot ensure identity: failed to send identity request: "
+	for msg, going := range map[string]bool{
+		sent + `Namespace "liqo-tenant-liqo0x-consumer-9c6f5e" not found`:                                                         true,
+		sent + `namespaces "liqo-tenant-x" not found`:                                                                             true,
+		sent + `secrets "s" is forbidden: unable to create new content in namespace liqo-tenant-x because it is being terminated`: true,
+		sent + "the stored and the provided CSR for cluster c does not match":                                                     false,
+		sent + `secrets "liqo-remote-certificate" not found`:                                                                      false,
+	} {
+		assert.Equal(t, going, (&AuthFailure{Message: msg}).tenantNamespaceGoing(), msg)
+	}
+}

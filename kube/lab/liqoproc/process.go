@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -19,19 +20,27 @@ const StartTimeout = 2 * time.Minute
 // StopTimeout bounds a graceful stop before a process is killed.
 const StopTimeout = 30 * time.Second
 
-// Process is one running binary whose output streams to t.Log.
+// tailLines is how much of a process's output a failed test shows when
+// it did not run with -v: the end is where the cause is, and a whole log
+// of several Liqo processes hides the test's own failure.
+const tailLines = 40
+
+// Process is one running binary whose output streams to t.Log (with -v),
+// or whose last tailLines lines are logged if the test fails.
 type Process struct {
 	t      testing.TB
 	name   string
+	mu     sync.Mutex
+	tail   []string // the last lines, when not streamed
 	cmd    *exec.Cmd
 	ready  chan struct{} // closed on the first line isReady accepts
 	exited chan struct{} // closed once the process exited and its output was read
 	err    error         // the exit status, set before exited closes
 }
 
-// Start runs bin with args and env (added to the environment), logging each
-// output line of stdout and stderr to t.Log prefixed by name, and stops it
-// when the test ends. isReady may be nil when readiness is checked otherwise.
+// Start runs bin with args and env (added to the environment), logging
+// its output lines (stdout and stderr) prefixed by name as Process says,
+// and stops it when the test ends. isReady may be nil when readiness is checked otherwise.
 // A binary that cannot start fails the test.
 func Start(t testing.TB, name, bin string, args, env []string, isReady func(line string) bool) *Process {
 	t.Helper()
@@ -66,7 +75,10 @@ func Start(t testing.TB, name, bin string, args, env []string, isReady func(line
 		p.err = cmd.Wait()
 		close(p.exited)
 	}()
-	t.Cleanup(p.stop)
+	t.Cleanup(func() {
+		p.stop()
+		p.logTail()
+	})
 	return p
 }
 
@@ -75,8 +87,36 @@ func (p *Process) stream(done *sync.WaitGroup, r io.Reader, onLine func(string))
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
-		p.t.Log(p.name + ": " + sc.Text())
+		p.record(sc.Text())
 		onLine(sc.Text())
+	}
+}
+
+// verbose says whether lines stream to t.Log as they come.
+var verbose = testing.Verbose
+
+func (p *Process) record(line string) {
+	if verbose() {
+		p.t.Log(p.name + ": " + line)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.tail) == tailLines {
+		p.tail = p.tail[1:]
+	}
+	p.tail = append(p.tail, line)
+}
+
+// logTail shows a failed test the end of the process's output.
+func (p *Process) logTail() {
+	if !p.t.Failed() {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.tail) > 0 {
+		p.t.Logf("%s: its last %d lines (all of them with -v):\n%s", p.name, len(p.tail), strings.Join(p.tail, "\n"))
 	}
 }
 
@@ -89,7 +129,7 @@ func (p *Process) WaitReady() {
 	case <-p.exited:
 		p.t.Fatalf("%s exited before it was ready: %v", p.name, p.err)
 	case <-time.After(StartTimeout):
-		p.t.Fatalf("%s not ready after %s (its log is above)", p.name, StartTimeout)
+		p.t.Fatalf("%s not ready after %s (its output is in the test log)", p.name, StartTimeout)
 	case <-p.t.Context().Done():
 		p.t.Fatalf("test ended while %s was starting", p.name)
 	}

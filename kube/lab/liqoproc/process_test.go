@@ -1,7 +1,9 @@
 package liqoproc
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -14,7 +16,12 @@ type logRecorder struct {
 	testing.TB
 	mu    sync.Mutex
 	lines []string
+	fail  bool
 }
+
+func (r *logRecorder) Failed() bool { return r.fail }
+
+func (r *logRecorder) Logf(format string, args ...any) { r.Log(fmt.Sprintf(format, args...)) }
 
 func (r *logRecorder) Log(args ...any) {
 	r.mu.Lock()
@@ -37,6 +44,8 @@ func (r *logRecorder) sorted() []string {
 // lines reach t.Log with the prefix and its environment gets env; at cleanup
 // SIGTERM ends it (a shell sleeping in the foreground dies of it).
 func TestProcessReadyStreamStop(t *testing.T) {
+	verbose = func() bool { return true }
+	t.Cleanup(func() { verbose = testing.Verbose })
 	rec := &logRecorder{}
 	var p *Process
 	t.Run("run", func(t *testing.T) {
@@ -57,4 +66,29 @@ func TestProcessExitErr(t *testing.T) {
 	<-p.exited
 	require.Error(t, p.ExitErr())
 	assert.Equal(t, "false exited: exit status 3", p.ExitErr().Error())
+}
+
+// Without -v a failed test shows the last lines of the output only, once
+// the process has stopped; a test that passed shows none.
+func TestProcessTailOnFailure(t *testing.T) {
+	verbose = func() bool { return false }
+	t.Cleanup(func() { verbose = testing.Verbose })
+	script := `for i in $(seq 1 100); do echo "line $i"; done; echo up; exec sleep 300`
+	for _, fail := range []bool{false, true} {
+		rec := &logRecorder{fail: fail}
+		t.Run(fmt.Sprint("failed=", fail), func(t *testing.T) {
+			rec.TB = t
+			Start(rec, "sh[y]", "/bin/sh", []string{"-c", script}, nil, func(line string) bool { return line == "up" }).WaitReady()
+		})
+		if !fail {
+			assert.Empty(t, rec.sorted())
+			continue
+		}
+		require.Len(t, rec.lines, 1)
+		lines := strings.Split(rec.lines[0], "\n")
+		assert.Equal(t, "sh[y]: its last 40 lines (all of them with -v):", lines[0])
+		assert.Equal(t, "line 62", lines[1])
+		assert.Equal(t, "up", lines[len(lines)-1])
+		assert.Len(t, lines, 41)
+	}
 }
