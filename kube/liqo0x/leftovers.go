@@ -187,42 +187,84 @@ func deleteRank(o Object) int {
 	return 5
 }
 
-// DeleteObjects deletes objs in a safe order (deleteRank) and
-// waits, with a watch, until the namespaces are gone. Already gone is
-// Unchanged: re-running it is harmless.
+// DeleteObjects deletes objs in a safe order (deleteRank, which is also
+// the order of the changes it returns) and waits, with a watch, until the
+// namespaces are gone. Already gone is Unchanged: re-running it is harmless.
+//
+// A namespace is deleted right after the ForeignClusters and before what
+// it holds, which goes with it: deleted one by one first, its content could
+// be written again meanwhile (Liqo's auth server answers a retry with a new
+// certificate in the tenant namespace) and then go with the namespace,
+// leaving the consumer an identity the provider no longer holds.
 func (c *Cluster) DeleteObjects(ctx context.Context, objs []Object) ([]kube.Change, error) {
 	ordered := append([]Object(nil), unique(objs)...)
 	sort.SliceStable(ordered, func(i, j int) bool { return deleteRank(ordered[i]) < deleteRank(ordered[j]) })
-	changes := make([]kube.Change, 0, len(ordered))
-	var namespaces []string
-	for _, o := range ordered {
+	done := map[Object]kube.Action{}
+	remove := func(o Object) error {
 		err := c.deleteObject(ctx, o)
-		ch := kube.Change{Object: o.String(), Action: kube.Deleted}
 		switch {
 		case kube.IsNotFound(err):
-			ch.Action = kube.Unchanged
+			done[o] = kube.Unchanged
 		case err != nil:
-			return changes, fmt.Errorf("deleting %s: %w", o, err)
+			return fmt.Errorf("deleting %s: %w", o, err)
+		default:
+			done[o] = kube.Deleted
 		}
-		changes = append(changes, ch)
-		if o.Kind == KindForeignCluster && ch.Action == kube.Deleted {
+		if o.Kind == KindForeignCluster && done[o] == kube.Deleted {
 			// Liqo's finalizer runs first; until the object is gone Liqo may
 			// still write what is about to be deleted (its tenant namespace).
-			if err := c.waitForeignClusterGone(ctx, o.Name); err != nil {
-				return changes, err
+			return c.waitForeignClusterGone(ctx, o.Name)
+		}
+		return nil
+	}
+	namespaces := map[string]bool{}
+	first := []Object{}
+	for _, o := range ordered {
+		if o.Kind == KindForeignCluster {
+			first = append(first, o)
+		}
+	}
+	for _, o := range ordered {
+		if o.Kind == KindNamespace {
+			first, namespaces[o.Name] = append(first, o), true
+		}
+	}
+	changes := func() []kube.Change {
+		out := make([]kube.Change, 0, len(done))
+		for _, o := range ordered {
+			if action, ok := done[o]; ok {
+				out = append(out, kube.Change{Object: o.String(), Action: action})
 			}
 		}
-		if o.Kind == KindNamespace {
-			namespaces = append(namespaces, o.Name)
+		return out
+	}
+	for _, o := range first {
+		if err := remove(o); err != nil {
+			return changes(), err
+		}
+	}
+	for _, o := range ordered {
+		switch {
+		case o.Kind == KindForeignCluster || o.Kind == KindNamespace:
+		case namespaces[o.Namespace]:
+			// Goes with its namespace, as the wait below makes sure.
+			done[o] = done[Object{Kind: KindNamespace, Name: o.Namespace}]
+		default:
+			if err := remove(o); err != nil {
+				return changes(), err
+			}
 		}
 	}
 	nsClient := c.Kube.CoreV1().Namespaces()
-	for _, ns := range namespaces {
-		if err := kube.WaitForDeletion(ctx, kube.ListWatch(nsClient.List, nsClient.Watch, kube.ByName(ns)), &corev1.Namespace{}, "namespace "+ns+" to be deleted"); err != nil {
-			return changes, err
+	for _, o := range first {
+		if o.Kind != KindNamespace {
+			continue
+		}
+		if err := kube.WaitForDeletion(ctx, kube.ListWatch(nsClient.List, nsClient.Watch, kube.ByName(o.Name)), &corev1.Namespace{}, "namespace "+o.Name+" to be deleted"); err != nil {
+			return changes(), err
 		}
 	}
-	return changes, nil
+	return changes(), nil
 }
 
 func (c *Cluster) waitForeignClusterGone(ctx context.Context, name string) error {
