@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
@@ -135,8 +136,8 @@ func TestKubectlPluginNamesItselfKubectlLiqoAuth(t *testing.T) {
 	assert.Contains(t, stderr, `unknown command "frobnicate" for "liqo-auth-tui"`)
 }
 
-// The commands a line tells an admin to run name the program as it was
-// called; artifacts and other words stay as they are.
+// The commands a line or doctor's report tells an admin to run name the
+// program as it was called; file names and other words stay as they are.
 func TestPrinterNamesTheProgramAsCalled(t *testing.T) {
 	var errOut bytes.Buffer
 	p := &Printer{Err: &errOut, program: pluginCommand}
@@ -145,6 +146,12 @@ func TestPrinterNamesTheProgramAsCalled(t *testing.T) {
 	assert.Equal(t, " INFO   Check it with: kubectl liqo-auth verify --remote-cluster-id p1\n"+
 		" ERRO   run `kubectl liqo-auth init` on this cluster; see /tmp/liqo-auth-tui-1.log\n", errOut.String())
 	assert.Equal(t, "liqo-auth-tui init", programName(binaryName).say("liqo-auth-tui init"))
+
+	var report bytes.Buffer
+	d := &flows.Diagnosis{ClusterID: "c1", Checks: []flows.Check{{Title: "CRDs installed",
+		Cause: "no Tenant CRD: run `liqo-auth-tui init`", Fix: "liqo-auth-tui init"}}}
+	printDiagnosis(&report, d, false, pluginCommand)
+	assert.Equal(t, "Cluster c1\n  ✗ CRDs installed\n      cause: no Tenant CRD: run `kubectl liqo-auth init`\n      fix:   kubectl liqo-auth init\n", report.String())
 }
 
 // completion: as liqo-auth-tui a script for liqo-auth-tui; as the plugin a
