@@ -68,10 +68,8 @@ func setUpHelp(root *cobra.Command) {
 	root.SetCompletionCommandGroupID("other")
 	for _, s := range rootFlagSections {
 		for _, name := range s.flags {
-			if f := root.Flags().Lookup(name); f != nil {
-				_ = root.Flags().SetAnnotation(name, flagSectionAnnotation, []string{s.title})
-			} else if f = root.PersistentFlags().Lookup(name); f != nil {
-				_ = root.PersistentFlags().SetAnnotation(name, flagSectionAnnotation, []string{s.title})
+			for _, fs := range []*pflag.FlagSet{root.Flags(), root.PersistentFlags()} {
+				_ = fs.SetAnnotation(name, flagSectionAnnotation, []string{s.title}) // fails where name is not
 			}
 		}
 	}
