@@ -15,7 +15,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image's architecture: make image GOARCH=arm64 (the OS is linux).
 IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
 
-.PHONY: all build image test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build image man test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -28,6 +28,18 @@ build:
 # GOOS/GOARCH are cleared so that the builder itself runs on this host.
 image:
 	cd hack/image && GOOS= GOARCH= $(GO) run . --repo=../.. --arch=$(IMAGE_ARCH) --version=$(VERSION) --revision=$(REVISION)
+
+# One man page per command (liqo-auth-tui.1, liqo-auth-tui-doctor.1, ...)
+# in MAN_DIR: `man -l bin/man/liqo-auth-tui.1`. Generated from the commands
+# by hack/man (cobra/doc is not linked into the CLI), dated by the last
+# commit so that the same commit makes the same bytes. In bin/ with the
+# other build outputs, not committed: pages under docs/ would go stale with
+# every flag added, and a release's dist/ belongs to its packager.
+MAN_DIR ?= bin/man
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+man:
+	rm -rf $(MAN_DIR)
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run -ldflags "$(LDFLAGS)" ./hack/man --dir $(MAN_DIR)
 
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null

@@ -1,5 +1,6 @@
 // Command liqo-auth-tui authenticates two Liqo clusters: a wizard, a batch
-// mode and step commands.
+// mode and step commands. Run as kubectl-liqo_auth it is the kubectl
+// plugin `kubectl liqo-auth`.
 package main
 
 import (
@@ -11,5 +12,5 @@ import (
 
 func main() {
 	w := cmd.NewWizard(tui.Run)
-	os.Exit(w.ExitCode(cmd.Execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, w.Interactive)))
+	os.Exit(w.ExitCode(cmd.ExecuteAs(os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr, w.Interactive)))
 }

@@ -97,7 +97,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 		}
 		return checksFailed(d)
 	}
-	printDiagnosis(o.Printer.Out, d, opts.Remote != nil)
+	printDiagnosis(o.Printer.Out, d, opts.Remote != nil, o.Printer.program)
 	if !o.Fix || len(d.Repairs()) == 0 {
 		return checksFailed(d)
 	}
@@ -108,7 +108,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintln(o.Printer.Out, "\nAfter the fixes:")
-	printDiagnosis(o.Printer.Out, d, opts.Remote != nil)
+	printDiagnosis(o.Printer.Out, d, opts.Remote != nil, o.Printer.program)
 	return checksFailed(d)
 }
 
@@ -116,7 +116,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 func (o *DoctorOptions) repair(ctx context.Context, d *flows.Diagnosis) error {
 	confirm := o.confirmOptions(o.Yes)
 	for _, c := range d.Repairs() {
-		plan := fmt.Sprintf("Fix %q%s:\n  %s", c.Title, peeringSuffix(c), strings.Join(c.Repair.Plan, "\n  "))
+		plan := o.Printer.program.say(fmt.Sprintf("Fix %q%s:\n  %s", c.Title, peeringSuffix(c), strings.Join(c.Repair.Plan, "\n  ")))
 		if !confirm.Yes {
 			if confirm.Confirm == nil {
 				return o.notConfirmed("doctor --fix", flows.ErrNotConfirmed)
@@ -153,7 +153,7 @@ func peeringSuffix(c flows.Check) string {
 // printDiagnosis prints the cluster's checks, then each peering's under
 // its heading: ✓/✗, scope (when both clusters were checked), title; for ✗
 // its cause and fix.
-func printDiagnosis(w io.Writer, d *flows.Diagnosis, bothSides bool) {
+func printDiagnosis(w io.Writer, d *flows.Diagnosis, bothSides bool, program programName) {
 	heading := "\x00"
 	for _, c := range d.Checks {
 		if c.RemoteID != heading {
@@ -178,9 +178,9 @@ func printDiagnosis(w io.Writer, d *flows.Diagnosis, bothSides bool) {
 		}
 		fmt.Fprintln(w, line)
 		if !c.OK {
-			fmt.Fprintf(w, "      cause: %s\n", c.Cause)
+			fmt.Fprintf(w, "      cause: %s\n", program.say(c.Cause))
 			if c.Fix != "" {
-				fmt.Fprintf(w, "      fix:   %s\n", c.Fix)
+				fmt.Fprintf(w, "      fix:   %s\n", program.say(c.Fix))
 			}
 			if c.Repair != nil {
 				fmt.Fprintln(w, "      (doctor --fix can do this)")

@@ -18,12 +18,14 @@ const (
 	providerPinFlag = "provider-fingerprint"
 )
 
+// The pin flags' usage has no backquotes: pflag would show the quoted
+// words as the flag's value name.
 func addConsumerPinFlag(fl *pflag.FlagSet, pin *string) {
-	fl.StringVar(pin, consumerPinFlag, "", "provider: refuse a Tenant not made with this consumer key (SHA256:…, the \"Key fingerprint\" of `liqo-auth-tui info` on the consumer)")
+	fl.StringVar(pin, consumerPinFlag, "", "provider: refuse a Tenant not made with this consumer key (SHA256:…, the \"Key fingerprint\" that liqo-auth-tui info prints on the consumer)")
 }
 
 func addProviderPinFlag(fl *pflag.FlagSet, pin *string) {
-	fl.StringVar(pin, providerPinFlag, "", "consumer: refuse an Identity or peer info not from this provider (SHA256:…, the \"Provider fingerprint\" of `liqo-auth-tui info` on the provider)")
+	fl.StringVar(pin, providerPinFlag, "", "consumer: refuse an Identity or peer info not from this provider (SHA256:…, the \"Provider fingerprint\" that liqo-auth-tui info prints on the provider)")
 }
 
 // infoView is `info -o json|yaml`: the probe and the provider's pin.

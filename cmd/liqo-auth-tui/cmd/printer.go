@@ -17,14 +17,17 @@ import (
 type Printer struct {
 	Out io.Writer // results and artifacts
 	Err io.Writer // progress and errors
-	mu  sync.Mutex
+	// program names the tool in the commands the lines tell an admin to
+	// run (`kubectl liqo-auth …` as a kubectl plugin).
+	program programName
+	mu      sync.Mutex
 }
 
 func (p *Printer) line(level string, scope handshake.Scope, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	// One line per message: a multi-line error would break scripts that
 	// read the last line.
-	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " ")
+	msg = p.program.say(strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", " ")), " "))
 	if scope != handshake.NoScope {
 		msg = "(" + string(scope) + ") " + msg
 	}

@@ -58,8 +58,22 @@ func (f ClusterFlags) ref() flows.ClusterRef {
 // package free of UI code).
 func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options) error) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "liqo-auth-tui",
-		Short:         "Authenticate two Liqo clusters: a wizard, batch mode and step commands",
+		Use:   "liqo-auth-tui",
+		Short: "Authenticate two Liqo clusters: a wizard, batch mode and step commands",
+		Long: `Authenticate a Liqo consumer with a provider.
+
+With no command, liqo-auth-tui starts the wizard: give the kubeconfig of the
+cluster you manage, and the other cluster's too if this workstation reaches
+it. --batch does the same without a terminal; the commands below run one
+step or one check each.`,
+		Example: `  # The wizard, on the cluster you manage
+  liqo-auth-tui --kubeconfig consumer.yaml
+
+  # Both clusters at hand, no terminal: the whole handshake
+  liqo-auth-tui --batch --kubeconfig consumer.yaml --remote-kubeconfig provider.yaml
+
+  # What is broken in this cluster's peerings, and the command that fixes it
+  liqo-auth-tui doctor`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
@@ -103,28 +117,39 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 	root.AddCommand(newInstallCommand(o), newUninstallCommand(o))
 	root.AddCommand(newVersionCommand(o))
 	root.SetVersionTemplate("{{.Version}}\n")
+	setUpHelp(root)
 	return root
 }
 
 // Execute runs the command line and returns the process exit code.
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
+	return ExecuteAs(binaryName, args, stdin, stdout, stderr, interactive)
+}
+
+// ExecuteAs is Execute for the program invoked as argv0 (os.Args[0]): as
+// kubectl-liqo_auth it is `kubectl liqo-auth` (program.go).
+func ExecuteAs(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return execute(ctx, args, stdin, stdout, stderr, interactive)
+	return executeAs(ctx, invokedAs(argv0), args, stdin, stdout, stderr, interactive)
 }
 
 // execute is Execute until ctx ends (SIGINT, SIGTERM).
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
-	o := &Options{Printer: &Printer{Out: stdout, Err: stderr}, In: stdin}
+	return executeAs(ctx, invokedAs(binaryName), args, stdin, stdout, stderr, interactive)
+}
+
+func executeAs(ctx context.Context, inv invocation, args []string, stdin io.Reader, stdout, stderr io.Writer, interactive func(*cobra.Command, *Options) error) int {
+	o := &Options{Printer: &Printer{Out: stdout, Err: stderr, program: inv.name}, In: stdin}
 	root := NewRootCommand(o, interactive)
 	root.PersistentPreRun = func(*cobra.Command, []string) {
 		if !o.Verbose {
 			quietKlog()
 		}
 	}
-	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.SetArgs(inv.apply(root, args)) // after SetOut: cobra's completion command keeps the writer it was made with
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && isCobraUsageError(err) {
 		err = &UsageError{Err: err}
