@@ -15,7 +15,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image's architecture: make image GOARCH=arm64 (the OS is linux).
 IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
 
-.PHONY: all build image test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build image chart test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -28,6 +28,12 @@ build:
 # GOOS/GOARCH are cleared so that the builder itself runs on this host.
 image:
 	cd hack/image && GOOS= GOARCH= $(GO) run . --repo=../.. --arch=$(IMAGE_ARCH) --version=$(VERSION) --revision=$(REVISION)
+
+# The controller's Helm chart (assets/deploy) as dist/liqo-auth-controller-<version>.tgz,
+# its version and appVersion (the default image tag) stamped with VERSION,
+# which must be SemVer (a release tag such as v1.2.3).
+chart:
+	cd hack/helmchart && $(GO) run . package -version $(VERSION) -dest ../../dist
 
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null
@@ -55,6 +61,7 @@ liqo0x:
 test: kube-binaries liqo-peer liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
+	cd hack/helmchart && LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # Vet compiles what it checks in the race detector's mode, as `make test`
 # does: on a cold machine the dependencies are compiled once, not twice.
