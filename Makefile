@@ -31,7 +31,7 @@ image:
 
 # The controller's Helm chart (assets/deploy) as dist/liqo-auth-controller-<version>.tgz,
 # its version and appVersion (the default image tag) stamped with VERSION,
-# which must be SemVer (a release tag such as v1.2.3).
+# SemVer for a tagged release (v1.2.3 -> 1.2.3), else 0.0.0-<commit>.
 chart:
 	cd hack/helmchart && $(GO) run . package -version $(VERSION) -dest ../../dist
 

@@ -312,6 +312,7 @@ var notValues = map[string]string{
 // Every flag of the controller (its --help) is a value of the chart, and
 // the controller parses what the chart renders.
 func TestTemplateEveryControllerFlag(t *testing.T) {
+	t.Parallel() // building the controller overlaps the lab's test
 	binary := filepath.Join(t.TempDir(), "liqo-auth-controller")
 	build := exec.Command("go", "build", "-o", binary, ".")
 	build.Dir = "../../cmd/liqo-auth-controller"
@@ -415,10 +416,13 @@ func base64PEM(t testing.TB) string {
 // make chart: the archive carries the release version, its image tag
 // defaults to it, and it holds the chart, not the kustomization.
 func TestPackage(t *testing.T) {
-	_, err := packageChart(chartDir, "21d32d0-dirty", t.TempDir())
+	_, err := packageChart(chartDir, "1.2/3", t.TempDir())
 	assert.ErrorContains(t, err, "a chart needs a SemVer version")
+	file, err := packageChart(chartDir, "21d32d0-dirty", t.TempDir())
+	require.NoError(t, err)
+	assert.Equal(t, "liqo-auth-controller-0.0.0-21d32d0-dirty.tgz", filepath.Base(file), "an untagged build: a pre-release")
 
-	file, err := packageChart(chartDir, "v1.2.3", t.TempDir())
+	file, err = packageChart(chartDir, "v1.2.3", t.TempDir())
 	require.NoError(t, err)
 	assert.Equal(t, "liqo-auth-controller-1.2.3.tgz", filepath.Base(file))
 	chrt, err := loader.Load(file)

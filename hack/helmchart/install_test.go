@@ -48,6 +48,7 @@ func actionConfig(t *testing.T, c *lab.Cluster) *action.Configuration {
 // kustomization, and an upgrade converges to the new values, leaving
 // nothing behind.
 func TestInstallAndUpgradeOnAPIServer(t *testing.T) {
+	t.Parallel()
 	c := testLab.Clusters(t)[0]
 	ctx := labtest.Context(t)
 	cfg := actionConfig(t, c)

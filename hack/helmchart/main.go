@@ -88,11 +88,15 @@ func generate(dir string) error {
 var semver = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 
 // packageChart saves the chart archive with version as its version and
-// appVersion (so that the image tag defaults to the release's).
+// appVersion (so that the image tag defaults to the release's). A version
+// that is no SemVer (an untagged commit) becomes 0.0.0-<version>.
 func packageChart(dir, version, dest string) (string, error) {
 	v := strings.TrimPrefix(version, "v")
 	if !semver.MatchString(v) {
-		return "", fmt.Errorf("-version %q: a chart needs a SemVer version such as v1.2.3 (tag the release)", version)
+		v = "0.0.0-" + version // an untagged build (git describe gave a commit): a pre-release
+	}
+	if !semver.MatchString(v) {
+		return "", fmt.Errorf("-version %q: a chart needs a SemVer version such as v1.2.3", version)
 	}
 	chrt, err := loader.Load(dir)
 	if err != nil {
