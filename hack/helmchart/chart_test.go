@@ -439,3 +439,23 @@ func TestPackage(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out["liqo-auth-controller/templates/controller/deployment.yaml"], "image: ghcr.io/liqo-auth-tui/liqo-auth-controller:v1.2.3\n")
 }
+
+// values.schema.json refuses a misspelled key or a wrong type before
+// anything renders, saying which.
+func TestValuesSchemaRefusesMistakes(t *testing.T) {
+	for vals, want := range map[string]string{
+		"replicas: 3\n":                                  "replicas",
+		"replicaCount: two\n":                            "replicaCount",
+		"image: {pullPolicy: Sometimes}\n":               "pullPolicy",
+		"logging: {format: xml}\n":                       "format",
+		"networkPolicy: {enable: true}\n":                "enable",
+		"metrics: {serviceMonitor: {enabled: \"on\"}}\n": "enabled",
+	} {
+		_, err := template(t, values(t, vals))
+		assert.ErrorContains(t, err, want, vals)
+	}
+	objs := mustTemplate(t, values(t, "liqoClusterRoles: {create: false}\nglobal: {imageRegistry: x}\n"))
+	assert.NotContains(t, objs, "ClusterRole liqo-remote-controlplane", "where Liqo's chart owns them")
+	assert.NotContains(t, objs, "ClusterRole liqo-virtual-kubelet-remote-clusterwide")
+	assert.Contains(t, objs, "ClusterRole liqo-auth-controller")
+}
