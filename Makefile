@@ -15,7 +15,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image's architecture: make image GOARCH=arm64 (the OS is linux).
 IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
 
-.PHONY: all build image man test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build image man chart test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -40,6 +40,12 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
 man:
 	rm -rf $(MAN_DIR)
 	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run -ldflags "$(LDFLAGS)" ./hack/man --dir $(MAN_DIR)
+
+# The controller's Helm chart (assets/deploy) as dist/liqo-auth-controller-<version>.tgz,
+# its version and appVersion (the default image tag) stamped with VERSION,
+# SemVer for a tagged release (v1.2.3 -> 1.2.3), else 0.0.0-<commit>.
+chart:
+	cd hack/helmchart && $(GO) run . package -version $(VERSION) -dest ../../dist
 
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null
@@ -67,6 +73,7 @@ liqo0x:
 test: kube-binaries liqo-peer liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
+	cd hack/helmchart && LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # Vet compiles what it checks in the race detector's mode, as `make test`
 # does: on a cold machine the dependencies are compiled once, not twice.

@@ -26,10 +26,10 @@ var CRDs embed.FS
 
 // ReplicatedCRDs holds the CRDs of the other kinds a Liqo consumer's
 // crd-replicator reflects onto its providers, which this project serves
-// without using them, under the folder "deploy/replicated-crds" (Liqo's
-// NamespaceMap).
+// without using them, under the folder "deploy/crds/replicated" (Liqo's
+// NamespaceMap): inside crds/, so that the Helm chart installs it too.
 //
-//go:embed deploy/replicated-crds/*.yaml
+//go:embed deploy/crds/replicated/*.yaml
 var ReplicatedCRDs embed.FS
 
 // RBAC holds the ClusterRole manifests, one per file, under the folder
@@ -49,7 +49,7 @@ var PeeringUser embed.FS
 // CRDs, ReplicatedCRDs, RBAC and PeeringUser holding the manifests.
 const (
 	CRDDir           = "deploy/crds"
-	ReplicatedCRDDir = "deploy/replicated-crds"
+	ReplicatedCRDDir = "deploy/crds/replicated"
 	RBACDir          = "deploy/rbac"
 	PeeringUserDir   = "deploy/peering-user"
 )

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates the code and manifests derived from the API types:
+# Regenerates the code and manifests derived from the API types and the Helm chart:
 #   - kube/apis/**/zz_generated.deepcopy.go  (controller-gen object)
 #   - assets/deploy/crds/<group>_<plural>.yaml       (controller-gen crd)
+#   - assets/deploy/controller/*.yaml  (the Helm chart's templates/controller/
+#     rendered with its default values, hack/helmchart)
 # controller-gen is pinned in hack/tools/go.mod and built once into a per-user
 # cache (keyed by its version); later runs reuse the binary.
 set -euo pipefail
@@ -33,3 +35,6 @@ mkdir -p assets/deploy/crds
 rm -f assets/deploy/crds/*.yaml
 cp "$tmp"/*.yaml assets/deploy/crds/
 log "done: $(ls assets/deploy/crds | tr '\n' ' ')"
+
+log "plain manifests: assets/deploy/controller/ from the chart's templates/controller/"
+(cd hack/helmchart && go run . generate)
