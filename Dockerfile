@@ -9,7 +9,7 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w \
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -buildid= \
       -X github.com/liqo-auth-tui/liqo-auth-tui/cmd/internal/version.Version=${VERSION} \
       -X github.com/liqo-auth-tui/liqo-auth-tui/cmd/internal/version.Revision=${REVISION}" \
     -o /out/liqo-auth-controller ./cmd/liqo-auth-controller

@@ -12,8 +12,8 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 VERSION_PKG = github.com/liqo-auth-tui/liqo-auth-tui/cmd/internal/version
 LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION)
-# The image's architecture: make image GOARCH=arm64 (the OS is linux).
-IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
+# The image index's architectures (the OS is linux): make image IMAGE_ARCHS=arm64.
+IMAGE_ARCHS ?= amd64,arm64
 
 .PHONY: all build image man chart test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
@@ -22,12 +22,17 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
-# The controller's image, without a container daemon (hack/image): an OCI
-# layout in bin/image/liqo-auth-controller and a docker-archive for
-# `docker load -i bin/liqo-auth-controller-image.tar` (or podman load).
-# GOOS/GOARCH are cleared so that the builder itself runs on this host.
+# The controller's multi-arch image, without a container daemon (hack/image):
+# an OCI layout in bin/image/liqo-auth-controller holding an image index
+# (linux/amd64 and linux/arm64) tagged $(VERSION) and latest, and each image's
+# CycloneDX SBOM attached as an OCI 1.1 referrer; push all of it with
+# `oras cp -r --from-oci-layout bin/image/liqo-auth-controller:$(VERSION) REGISTRY/liqo-auth-controller:$(VERSION)`.
+# docker load cannot take an index: bin/liqo-auth-controller-image.tar is a
+# docker-archive of this host's architecture only (`docker load -i` it, or
+# podman load). GOOS/GOARCH are cleared so that the builder itself runs on
+# this host.
 image:
-	cd hack/image && GOOS= GOARCH= $(GO) run . --repo=../.. --arch=$(IMAGE_ARCH) --version=$(VERSION) --revision=$(REVISION)
+	cd hack/image && GOOS= GOARCH= $(GO) run . --repo=../.. --arch=$(IMAGE_ARCHS) --version=$(VERSION) --revision=$(REVISION)
 
 # One man page per command (liqo-auth-tui.1, liqo-auth-tui-doctor.1, ...)
 # in MAN_DIR: `man -l bin/man/liqo-auth-tui.1`. Generated from the commands

@@ -5,7 +5,10 @@ module github.com/liqo-auth-tui/liqo-auth-tui/hack/image
 
 go 1.26.0
 
-require github.com/google/go-containerregistry v0.22.1
+require (
+	github.com/CycloneDX/cyclonedx-go v0.12.0
+	github.com/google/go-containerregistry v0.22.1
+)
 
 require (
 	github.com/klauspost/compress v1.19.2 // indirect

@@ -28,8 +28,8 @@ const (
 
 // spec says what to build.
 type spec struct {
-	repo              string // repository root
-	arch              string // GOARCH of the image (the OS is linux)
+	repo              string   // repository root
+	archs             []string // GOARCH of each image in the index (the OS is linux)
 	version, revision string
 	source            string    // org.opencontainers.image.source
 	caBundle          string    // host file copied to /etc/ssl/certs; "" or missing: none
@@ -37,34 +37,35 @@ type spec struct {
 	workDir           string    // where the binary is built
 }
 
-// buildImage compiles the controller and assembles its image: a base layer
-// (users, /tmp, CA certificates) and a layer with the binary.
-func buildImage(s spec) (v1.Image, error) {
-	bin, err := buildBinary(s)
+// buildImage compiles the controller for linux/arch and assembles its
+// image: a base layer (users, /tmp, CA certificates) and a layer with the
+// binary. It returns the binary's path too, for its SBOM.
+func buildImage(s spec, arch string) (v1.Image, string, error) {
+	bin, err := buildBinary(s, arch)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	base, err := baseLayer(s)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	app, err := binaryLayer(s, bin)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 	img, err = mutate.Append(img,
 		mutate.Addendum{Layer: base, MediaType: types.OCILayer, History: v1.History{CreatedBy: "liqo-auth-tui hack/image: static non-root base", Created: v1.Time{Time: s.created}}},
 		mutate.Addendum{Layer: app, MediaType: types.OCILayer, History: v1.History{CreatedBy: "liqo-auth-tui hack/image: go build ./cmd/" + binaryName, Created: v1.Time{Time: s.created}}})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	cf, err := img.ConfigFile()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", s.arch
+	cf.OS, cf.Architecture = "linux", arch
 	cf.Created = v1.Time{Time: s.created}
 	cf.Config = v1.Config{
 		Entrypoint: []string{"/" + binaryName},
@@ -78,19 +79,22 @@ func buildImage(s spec) (v1.Image, error) {
 			"org.opencontainers.image.source":   s.source,
 		},
 	}
-	return mutate.ConfigFile(img, cf)
+	img, err = mutate.ConfigFile(img, cf)
+	return img, bin, err
 }
 
-// buildBinary builds a static binary, stamped with the version.
-func buildBinary(s spec) (string, error) {
-	out := filepath.Join(s.workDir, binaryName)
-	ldflags := fmt.Sprintf("-s -w -X %s.Version=%s -X %s.Revision=%s", versionPkg, s.version, versionPkg, s.revision)
+// buildBinary builds a static binary for linux/arch, stamped with the
+// version. The same sources give the same bytes: no cgo, paths or build ID,
+// the default GOAMD64/GOARM64 levels and no GOFLAGS from the environment.
+func buildBinary(s spec, arch string) (string, error) {
+	out := filepath.Join(s.workDir, arch, binaryName)
+	ldflags := fmt.Sprintf("-s -w -buildid= -X %s.Version=%s -X %s.Revision=%s", versionPkg, s.version, versionPkg, s.revision)
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", out, "./cmd/"+binaryName)
 	cmd.Dir = s.repo
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+s.arch)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch, "GOAMD64=v1", "GOARM64=v8.0", "GOFLAGS=")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/%s: %w", binaryName, err)
+		return "", fmt.Errorf("go build ./cmd/%s for linux/%s: %w", binaryName, arch, err)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 const (
@@ -25,21 +27,46 @@ const (
 	testRevision = "0123456789abcdef0123456789abcdef01234567"
 )
 
-// The image builds, both outputs read back as the same image, its config
-// runs a non-root entrypoint, and the binary unpacked from its layers runs.
-func TestImage(t *testing.T) {
-	out := t.TempDir()
-	s := spec{repo: "../..", arch: runtime.GOARCH, version: testVersion, revision: testRevision,
-		source: "https://example.com/src", caBundle: "/etc/ssl/certs/ca-certificates.crt", created: time.Unix(0, 0).UTC()}
-	ociDir, tarPath := filepath.Join(out, "oci"), filepath.Join(out, "image.tar")
-	start := time.Now()
-	if err := run(s, ociDir, tarPath); err != nil {
-		t.Fatal(err)
+// TestMain builds the index once (two cross builds of the controller are
+// the cost); the tests read what it wrote.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "liqo-auth-image-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	t.Logf("built in %s", time.Since(start).Round(time.Millisecond))
+	built.ociDir, built.tarPath = filepath.Join(dir, "oci"), filepath.Join(dir, "image.tar")
+	s := spec{repo: "../..", archs: []string{"amd64", "arm64"}, version: testVersion, revision: testRevision,
+		source: "https://example.com/src", caBundle: "/etc/ssl/certs/ca-certificates.crt", created: time.Unix(0, 0).UTC()}
+	start := time.Now()
+	built.err = run(s, outputs{ociDir: built.ociDir, tarPath: built.tarPath, tarArch: runtime.GOARCH})
+	built.took = time.Since(start)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
-	fromTar := imageFromTarball(t, tarPath, repository+":"+testVersion)
-	fromLayout := imageFromLayout(t, ociDir)
+var built struct {
+	ociDir, tarPath string
+	took            time.Duration
+	err             error
+}
+
+func requireBuilt(t *testing.T) {
+	t.Helper()
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	t.Logf("index built in %s", built.took.Round(time.Millisecond))
+}
+
+// The host's image reads back the same from the docker-archive and from
+// the index, its config runs a non-root entrypoint, and the binary unpacked
+// from its layers runs.
+func TestImage(t *testing.T) {
+	requireBuilt(t)
+	fromTar := imageFromTarball(t, built.tarPath, repository+":"+testVersion)
+	fromLayout := platformImages(t, built.ociDir)[runtime.GOARCH]
 	// A docker archive keeps the config, not the manifest: compare configs.
 	if a, b := configName(t, fromTar), configName(t, fromLayout); a != b {
 		t.Fatalf("tarball image config %s, OCI layout image config %s", a, b)
@@ -105,27 +132,52 @@ func imageFromTarball(t *testing.T, path, ref string) v1.Image {
 	return img
 }
 
-func imageFromLayout(t *testing.T, dir string) v1.Image {
-	idx, err := layout.ImageIndexFromPath(dir)
+// platformImages opens the layout's tagged index and returns its image
+// for each architecture, checking that both tags name that one index.
+func platformImages(t *testing.T, dir string) map[string]v1.Image {
+	t.Helper()
+	root, err := layout.ImageIndexFromPath(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := idx.IndexManifest()
+	m, err := root.IndexManifest()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var refs []string
+	var digest v1.Hash
 	for _, d := range m.Manifests {
-		refs = append(refs, d.Annotations["org.opencontainers.image.ref.name"])
+		if ref := d.Annotations["org.opencontainers.image.ref.name"]; ref != "" {
+			refs, digest = append(refs, ref), d.Digest
+			if d.MediaType != types.OCIImageIndex || d.Digest != m.Manifests[0].Digest {
+				t.Errorf("tag %s names %s %s, want the index %s", ref, d.MediaType, d.Digest, m.Manifests[0].Digest)
+			}
+		}
 	}
 	if strings.Join(refs, " ") != testVersion+" latest" {
-		t.Errorf("layout refs %q", refs)
+		t.Fatalf("layout refs %q", refs)
 	}
-	img, err := idx.Image(m.Manifests[0].Digest)
+	index, err := root.ImageIndex(digest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return img
+	im, err := index.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	images := map[string]v1.Image{}
+	for _, d := range im.Manifests {
+		if d.Platform == nil || d.Platform.OS != "linux" {
+			t.Fatalf("index entry %s for platform %v", d.Digest, d.Platform)
+		}
+		if images[d.Platform.Architecture], err = index.Image(d.Digest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(images) != 2 || images["amd64"] == nil || images["arm64"] == nil {
+		t.Fatalf("index platforms %v, want linux/amd64 and linux/arm64", im.Manifests)
+	}
+	return images
 }
 
 func configName(t *testing.T, img v1.Image) v1.Hash {

@@ -1,9 +1,27 @@
-// Command image builds the in-cluster controller's OCI image without a
-// container daemon: a static binary on a minimal non-root base made here,
-// written as an OCI image layout and as a docker-archive tarball (for
-// `docker load` / `podman load`). make image runs it:
+// Command image builds the in-cluster controller's multi-architecture OCI
+// image without a container daemon: for each architecture (linux/amd64 and
+// linux/arm64 by default) a static binary on a minimal non-root base made
+// here, gathered in an OCI image index, each image with a CycloneDX SBOM of
+// its binary attached as an OCI 1.1 referrer (an artifact manifest whose
+// subject is the image). make image runs it:
 //
 //	go run . --repo ../.. --version v0.3.0 --revision $(git rev-parse HEAD)
+//
+// It writes:
+//   - bin/image/liqo-auth-controller, an OCI image layout: its index.json
+//     names the multi-arch index once per tag (ref.name VERSION and latest)
+//     and lists the two SBOM manifests (artifactType
+//     application/vnd.cyclonedx+json), as oras keeps referrers in a layout.
+//     Push it with the SBOMs: oras cp -r --from-oci-layout
+//     bin/image/liqo-auth-controller:VERSION REGISTRY/liqo-auth-controller:VERSION
+//     (the registry lists each SBOM under its image's digest, through the
+//     referrers API or its tag fallback); skopeo copy --all
+//     oci:bin/image/liqo-auth-controller:VERSION docker://REGISTRY/... pushes
+//     the index and both images without the SBOMs. crane push takes only a
+//     layout with a single entry, which this one is not.
+//   - bin/liqo-auth-controller-image.tar, a docker-archive of the host's
+//     architecture only, for docker load / podman load, which cannot take an
+//     index; it carries no SBOM.
 package main
 
 import (
@@ -12,81 +30,153 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 const repository = "ghcr.io/liqo-auth-tui/liqo-auth-controller"
 
+// outputs says what to write; paths are relative to the repository root.
+type outputs struct {
+	ociDir  string // OCI image layout with the index and the SBOMs ("": none)
+	tarPath string // docker-archive of one architecture's image ("": none)
+	tarArch string // that architecture; "": the host's if built, else the first
+}
+
 func main() {
 	s := spec{created: sourceDateEpoch()}
-	var ociDir, tarPath string
+	var out outputs
+	var archs string
 	flag.StringVar(&s.repo, "repo", "../..", "repository root")
-	flag.StringVar(&s.arch, "arch", runtime.GOARCH, "GOARCH of the image (linux only)")
+	flag.StringVar(&archs, "arch", "amd64,arm64", "comma-separated GOARCH of the images in the index (linux only)")
 	flag.StringVar(&s.version, "version", "dev", "version stamped into the binary and the labels")
 	flag.StringVar(&s.revision, "revision", "", "VCS revision stamped into the binary and the labels")
 	flag.StringVar(&s.source, "source", "https://github.com/liqo-auth-tui/liqo-auth-tui", "org.opencontainers.image.source label")
 	flag.StringVar(&s.caBundle, "ca-bundle", "/etc/ssl/certs/ca-certificates.crt", "CA certificates copied into the image, if the file exists (\"\": none)")
-	flag.StringVar(&ociDir, "oci-dir", "bin/image/"+binaryName, "OCI image layout written (relative to --repo; \"\": none)")
-	flag.StringVar(&tarPath, "tar", "bin/"+binaryName+"-image.tar", "docker-archive tarball written (relative to --repo; \"\": none)")
+	flag.StringVar(&out.ociDir, "oci-dir", "bin/image/"+binaryName, "OCI image layout written (relative to --repo; \"\": none)")
+	flag.StringVar(&out.tarPath, "tar", "bin/"+binaryName+"-image.tar", "docker-archive tarball written (relative to --repo; \"\": none)")
+	flag.StringVar(&out.tarArch, "tar-arch", "", "GOARCH of the image in the docker-archive, one of --arch (default: the host's if built, else the first)")
 	flag.Parse()
-	if err := run(s, ociDir, tarPath); err != nil {
+	s.archs = strings.Split(archs, ",")
+	if err := run(s, out); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
 	}
 }
 
-func run(s spec, ociDir, tarPath string) error {
+// platformImage is one architecture's image and its SBOM referrer.
+type platformImage struct {
+	arch string
+	img  v1.Image
+	sbom v1.Image
+}
+
+func run(s spec, out outputs) error {
 	start := time.Now()
 	var err error
 	if s.workDir, err = os.MkdirTemp("", "liqo-auth-image-"); err != nil {
 		return err
 	}
 	defer os.RemoveAll(s.workDir)
-	img, err := buildImage(s)
-	if err != nil {
-		return err
-	}
 	tags, err := tags(s.version)
 	if err != nil {
 		return err
 	}
-	if ociDir != "" {
-		if err := writeLayout(inRepo(s.repo, ociDir), img, tags); err != nil {
+	var images []platformImage
+	for _, arch := range s.archs {
+		p, err := buildPlatform(s, arch)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "image: OCI layout %s\n", ociDir)
+		images = append(images, p)
 	}
-	if tarPath != "" {
+	index := multiArchIndex(images)
+	if out.ociDir != "" {
+		if err := writeLayout(inRepo(s.repo, out.ociDir), index, images, tags); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "image: OCI layout %s\n", out.ociDir)
+	}
+	if out.tarPath != "" {
+		if out.tarArch == "" {
+			out.tarArch = s.archs[0]
+			if slices.Contains(s.archs, runtime.GOARCH) {
+				out.tarArch = runtime.GOARCH
+			}
+		}
+		if err := writeTarball(inRepo(s.repo, out.tarPath), images, out.tarArch, tags); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "image: docker-archive %s, linux/%s (docker load -i %s)\n", out.tarPath, out.tarArch, out.tarPath)
+	}
+	digest, err := index.Digest()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "image: %s index %s, built in %s\n", tags[0], digest, time.Since(start).Round(100*time.Millisecond))
+	for _, p := range images {
+		size, err := imageSize(p.img)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "image:   linux/%s %.1f MB compressed\n", p.arch, float64(size)/1e6)
+	}
+	return nil
+}
+
+// buildPlatform builds one architecture's image and its binary's SBOM.
+func buildPlatform(s spec, arch string) (platformImage, error) {
+	img, bin, err := buildImage(s, arch)
+	if err != nil {
+		return platformImage{}, err
+	}
+	bom, err := binarySBOM(s, bin)
+	if err != nil {
+		return platformImage{}, err
+	}
+	sbom, err := newReferrer(img, sbomMediaType, bom, s.created)
+	if err != nil {
+		return platformImage{}, err
+	}
+	return platformImage{arch: arch, img: img, sbom: sbom}, nil
+}
+
+// multiArchIndex is the index a runtime picks its platform's image from.
+func multiArchIndex(images []platformImage) v1.ImageIndex {
+	adds := make([]mutate.IndexAddendum, len(images))
+	for i, p := range images {
+		adds[i] = mutate.IndexAddendum{Add: p.img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: p.arch}}}
+	}
+	return mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
+}
+
+// writeTarball writes the arch image under each tag: a docker-archive
+// holds images, not an index.
+func writeTarball(path string, images []platformImage, arch string, tags []name.Reference) error {
+	for _, p := range images {
+		if p.arch != arch {
+			continue
+		}
 		refs := map[name.Reference]v1.Image{}
 		for _, t := range tags {
-			refs[t] = img
+			refs[t] = p.img
 		}
-		if err := os.MkdirAll(filepath.Dir(inRepo(s.repo, tarPath)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := tarball.MultiRefWriteToFile(inRepo(s.repo, tarPath), refs); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "image: docker-archive %s (docker load -i %s)\n", tarPath, tarPath)
+		return tarball.MultiRefWriteToFile(path, refs)
 	}
-	digest, err := img.Digest()
-	if err != nil {
-		return err
-	}
-	size, err := imageSize(img)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "image: %s linux/%s %s, %.1f MB compressed, built in %s\n",
-		tags[0], s.arch, digest, float64(size)/1e6, time.Since(start).Round(100*time.Millisecond))
-	return nil
+	return fmt.Errorf("no linux/%s image for the docker-archive: add it to --arch, or choose another --tar-arch", arch)
 }
 
 // tags names the image by its version (when it is a valid tag) and latest,
@@ -109,9 +199,10 @@ func inRepo(repo, path string) string {
 	return filepath.Join(repo, path)
 }
 
-// writeLayout replaces dir with a layout holding just img, once per tag:
-// the ref.name annotation is the tag, as in oci:DIR:TAG (skopeo, podman).
-func writeLayout(dir string, img v1.Image, tags []name.Reference) error {
+// writeLayout replaces dir with a layout holding the index once per tag
+// (the ref.name annotation is the tag, as in oci:DIR:TAG for skopeo,
+// podman and oras) and, untagged, each image's SBOM referrer.
+func writeLayout(dir string, index v1.ImageIndex, images []platformImage, tags []name.Reference) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -120,7 +211,12 @@ func writeLayout(dir string, img v1.Image, tags []name.Reference) error {
 		return err
 	}
 	for _, t := range tags {
-		if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": t.Identifier()})); err != nil {
+		if err := p.AppendIndex(index, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": t.Identifier()})); err != nil {
+			return err
+		}
+	}
+	for _, img := range images {
+		if err := p.AppendImage(img.sbom); err != nil {
 			return err
 		}
 	}
