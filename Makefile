@@ -15,12 +15,28 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image's architecture: make image GOARCH=arm64 (the OS is linux).
 IMAGE_ARCH ?= $(or $(GOARCH),$(shell $(GO) env GOARCH))
 
-.PHONY: all build image test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build release size image test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
+
+# Release archives in dist/ (hack/release): liqo-auth-tui for linux and
+# darwin on amd64 and arm64 and for windows/amd64, liqo-auth-controller for
+# linux and darwin; stripped, stamped with the version (v0.0.0-SNAPSHOT-<commit>
+# without a v-tag), reproducible (files at SOURCE_DATE_EPOCH, else the commit's
+# time), named as goreleaser names them, with <project>_<version>_checksums.txt
+# and the krew manifest liqo-auth.yaml, whose URLs start with RELEASE_URL
+# (default: the version's GitHub release).
+RELEASE_URL ?=
+release:
+	cd hack/release && GOOS= GOARCH= $(GO) run . --repo=../.. --version=$(VERSION) --revision=$(REVISION) $(if $(RELEASE_URL),--release-url=$(RELEASE_URL))
+
+# The release binaries' sizes against their limits (fails over them), and
+# make build's for comparison.
+size: build release
+	cd hack/release && GOOS= GOARCH= $(GO) run . size --repo=../..
 
 # The controller's image, without a container daemon (hack/image): an OCI
 # layout in bin/image/liqo-auth-controller and a docker-archive for
@@ -55,6 +71,7 @@ liqo0x:
 test: kube-binaries liqo-peer liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
+	cd hack/release && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # Vet compiles what it checks in the race detector's mode, as `make test`
 # does: on a cold machine the dependencies are compiled once, not twice.
@@ -106,4 +123,4 @@ generate:
 	hack/generate.sh
 
 clean:
-	rm -rf bin .lab
+	rm -rf bin .lab dist
