@@ -69,8 +69,13 @@ func NewRootCommand(o *Options, interactive func(cmd *cobra.Command, o *Options)
 		Short:         "Authenticate two Liqo clusters: a wizard, batch mode and step commands",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
-		Annotations:   map[string]string{resumesAnnotation: "true"},
+		Args: func(cmd *cobra.Command, args []string) error {
+			if showVersion {
+				return nil // as cobra's --version, which ignores the rest
+			}
+			return cobra.NoArgs(cmd, args)
+		},
+		Annotations: map[string]string{resumesAnnotation: "true"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showVersion {
 				_, err := fmt.Fprintln(o.Printer.Out, version.String(binaryName))
