@@ -67,7 +67,7 @@ func writeArchive(c config, t target) (string, error) {
 }
 
 func writeTarGz(w io.Writer, ms []member, modTime time.Time) error {
-	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	gz, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
 	if err != nil {
 		return err
 	}

@@ -17,10 +17,7 @@ import (
 // krewTools builds krew's own manifest validator and krew (its validation
 // package is internal to its module): the go.mod's tool directives pin them.
 var krewTools = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "liqo-auth-krew-")
-	if err != nil {
-		return "", err
-	}
+	dir := filepath.Join(testRoot, "krew")
 	out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
 		"sigs.k8s.io/krew/cmd/krew", "sigs.k8s.io/krew/cmd/validate-krew-manifest").CombinedOutput()
 	if err != nil {

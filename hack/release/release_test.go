@@ -25,18 +25,27 @@ var testModTime = time.Unix(1700000000, 0).UTC()
 // hostRelease is `make release` of the host platform's CLI only (the one
 // archive the tests install), built once for the package's tests.
 var hostRelease = sync.OnceValues(func() (config, error) {
-	dir, err := os.MkdirTemp("", "liqo-auth-release-")
-	if err != nil {
-		return config{}, err
-	}
-	c := testConfig(filepath.Join(dir, "dist"))
+	c := testConfig(filepath.Join(testRoot, "dist"))
 	start := time.Now()
-	err = release(c)
+	err := release(c)
 	buildTime = time.Since(start)
 	return c, err
 })
 
 var buildTime time.Duration
+
+// testRoot holds what the package's tests share: the host release, krew.
+var testRoot string
+
+func TestMain(m *testing.M) {
+	var err error
+	if testRoot, err = os.MkdirTemp("", "liqo-auth-release-"); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(testRoot)
+	os.Exit(code)
+}
 
 func testConfig(dist string) config {
 	return config{repo: "../..", dist: dist, version: testVersion, revision: testRevision,
@@ -160,6 +169,22 @@ func extractTarGz(t *testing.T, archive, dir string) []string {
 		}
 		if err := out.Close(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// A v-tag's describe is the version; an untagged tree's is a goreleaser
+// snapshot's, still semver for krew; -dirty stays visible.
+func TestReleaseVersion(t *testing.T) {
+	for _, tc := range []struct{ describe, revision, want string }{
+		{"v0.3.0", testRevision, "v0.3.0"},
+		{"v0.3.0-4-g1a2b3c4-dirty", testRevision, "v0.3.0-4-g1a2b3c4-dirty"},
+		{"0123456", testRevision, "v0.0.0-SNAPSHOT-0123456"},
+		{"0123456-dirty", testRevision, "v0.0.0-SNAPSHOT-0123456-dirty"},
+		{"dev", "", "v0.0.0-SNAPSHOT-unknown"},
+	} {
+		if got := releaseVersion(tc.describe, tc.revision); got != tc.want {
+			t.Errorf("releaseVersion(%q, %q) = %q, want %q", tc.describe, tc.revision, got, tc.want)
 		}
 	}
 }
