@@ -46,10 +46,12 @@ func (t target) file() string {
 // dir is where the binaries of t's platform are kept in dist/.
 func (t target) dir() string { return t.goos + "_" + t.goarch }
 
-// archive is the name goreleaser gives by default:
+// archive is the name goreleaser gives by default,
 // {{ .ProjectName }}_{{ .Version }}_{{ .Os }}_{{ .Arch }} (the version
-// without its leading v), zip on Windows. Each binary has archives of its
-// own, so that kubectl users do not download the controller.
+// without its leading v; amd64 v1 and arm64 v8.0 add nothing), zip on
+// Windows. Each binary has archives of its own, named after it (goreleaser's
+// default archive would hold both), so that kubectl users do not download
+// the controller.
 func (t target) archive(version string) string {
 	ext := ".tar.gz"
 	if t.goos == "windows" {
