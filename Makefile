@@ -15,12 +15,28 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image index's architectures (the OS is linux): make image IMAGE_ARCHS=arm64.
 IMAGE_ARCHS ?= amd64,arm64
 
-.PHONY: all build image man chart test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build release size image man chart test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
+
+# Release archives in dist/ (hack/release): liqo-auth-tui for linux and
+# darwin on amd64 and arm64 and for windows/amd64, liqo-auth-controller for
+# linux and darwin; stripped, stamped with the version (v0.0.0-SNAPSHOT-<commit>
+# without a v-tag), reproducible (files at SOURCE_DATE_EPOCH, else the commit's
+# time), named as goreleaser names them, with <project>_<version>_checksums.txt
+# and the krew manifest liqo-auth.yaml, whose URLs start with RELEASE_URL
+# (default: the version's GitHub release).
+RELEASE_URL ?=
+release:
+	cd hack/release && GOOS= GOARCH= $(GO) run . --repo=../.. --version=$(VERSION) --revision=$(REVISION) $(if $(RELEASE_URL),--release-url=$(RELEASE_URL))
+
+# The release binaries' sizes against their limits (fails over them), and
+# make build's for comparison.
+size: build release
+	cd hack/release && GOOS= GOARCH= $(GO) run . size --repo=../..
 
 # The controller's multi-arch image, without a container daemon (hack/image):
 # an OCI layout in bin/image/liqo-auth-controller holding an image index
@@ -79,6 +95,7 @@ test: kube-binaries liqo-peer liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/helmchart && LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
+	cd hack/release && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # Vet compiles what it checks in the race detector's mode, as `make test`
 # does: on a cold machine the dependencies are compiled once, not twice.
@@ -130,4 +147,4 @@ generate:
 	hack/generate.sh
 
 clean:
-	rm -rf bin .lab
+	rm -rf bin .lab dist

@@ -49,7 +49,7 @@ var rootFlagSections = []struct {
 		"resource-slice", "cpu", "memory", "pods", "class", "no-virtual-node"}},
 	{"Batch Flags for a Liqo 0.x Provider:", []string{"auth-url", "reissue", "peer", "peer-info-file",
 		"kubeconfig-out", "insecure-skip-tls-verify", "cluster-name", "foreign-cluster-name"}},
-	{globalFlagsTitle, []string{"timeout", "verbose"}}, // and cobra's --help, --version
+	{globalFlagsTitle, []string{"timeout", "verbose", "version"}}, // and cobra's --help
 }
 
 // setUpHelp groups root's commands and flags and renders help with them.

@@ -83,7 +83,7 @@ func TestRootHelpListsEveryFlagAndCommandOnce(t *testing.T) {
 	})
 	assert.GreaterOrEqual(t, flags, 40)
 	assert.Len(t, regexp.MustCompile(`(?m)^ +(-\w, )?--[a-z]`).FindAllString(help, -1), flags, "a flag line of no root flag")
-	assert.Regexp(t, `Global Flags:\n +--timeout duration .*\n  -v, --verbose .*\n  -h, --help +help for liqo-auth-tui\n +--version +version for liqo-auth-tui\n\n`, help)
+	assert.Regexp(t, `Global Flags:\n +--timeout duration .*\n  -v, --verbose .*\n +--version +print the version of this build \(as the version command\)\n  -h, --help +help for liqo-auth-tui\n\n`, help)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

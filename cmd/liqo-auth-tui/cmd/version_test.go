@@ -23,6 +23,11 @@ func TestVersion(t *testing.T) {
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Equal(t, line, flagLine)
 
+	// As cobra's own --version did: the rest of the command line is ignored.
+	code, flagLine, errOut = run("--version", "extra")
+	require.Equal(t, cmd.ExitOK, code, errOut)
+	assert.Equal(t, line, flagLine)
+
 	code, out, errOut := run("version", "-o", "json")
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	var info map[string]any
