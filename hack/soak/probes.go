@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -33,6 +35,16 @@ type probeResult struct {
 	start, end time.Time
 	err        string // "" = it authenticated
 	certValid  bool   // the certificate it used was valid all along
+	// refused: the provider refused the kubeconfig (401, 403, a TLS or
+	// x509 error), which no fault excuses; any other failure (refused
+	// connections, 429, 5xx, timeouts) is the provider being unavailable.
+	refused bool
+}
+
+// refusedKubeconfig tells whether err says the kubeconfig does not work.
+func refusedKubeconfig(err error) bool {
+	msg := err.Error()
+	return apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) || strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:")
 }
 
 func newProber(k *kubeconfigs, interval time.Duration) *prober {
@@ -78,7 +90,7 @@ func (p *prober) probe(ctx context.Context, key string) {
 	p.total.Add(1)
 	r := probeResult{key: key, start: start, end: end, certValid: !start.Before(cert.NotBefore) && end.Before(cert.NotAfter)}
 	if err != nil {
-		r.err = err.Error()
+		r.err, r.refused = err.Error(), refusedKubeconfig(err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -86,7 +98,8 @@ func (p *prober) probe(ctx context.Context, key string) {
 }
 
 // probeAccount is what the probes found, against the windows where the
-// provider's API server was down by design.
+// provider's API server was down by design (each with its recovery: see
+// recoveryMargin).
 type probeAccount struct {
 	total            int
 	counted, excused []probeResult // failures that count, and the others
@@ -108,7 +121,7 @@ func (p *prober) account(down []window, end time.Time) probeAccount {
 					a.longestInvalid = max(a.longestInvalid, r.end.Sub(failingSince))
 					failingSince = time.Time{}
 				}
-			case r.certValid && !overlaps(down, r.start, r.end):
+			case r.certValid && (r.refused || !overlaps(down, r.start, r.end)):
 				a.counted = append(a.counted, r)
 				if failingSince.IsZero() {
 					failingSince = r.start

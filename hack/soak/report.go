@@ -40,8 +40,15 @@ func (r *Result) Print(w io.Writer) {
 	}
 
 	p := r.Probes
-	fmt.Fprintf(w, "probes: %d (every kubeconfig every %s), failed %d outside the provider's down windows, %d excused (down by design or certificate not valid)\n",
-		p.total, shortDuration(c.ProbeInterval), len(p.counted), len(p.excused))
+	fmt.Fprintf(w, "probes: %d (every kubeconfig every %s), failed %d (refused, or the provider unavailable outside its restarts and the %s after each), %d excused (the provider restarting, or the certificate not valid)\n",
+		p.total, shortDuration(c.ProbeInterval), len(p.counted), shortDuration(recoveryMargin), len(p.excused))
+	for i, f := range p.excused {
+		if i == 10 {
+			fmt.Fprintf(w, "  ... and %d more\n", len(p.excused)-i)
+			break
+		}
+		fmt.Fprintf(w, "  excused %s %s: %s\n", f.start.UTC().Format(time.TimeOnly), f.key, f.err)
+	}
 	for i, f := range p.counted {
 		if i == 10 {
 			fmt.Fprintf(w, "  ... and %d more\n", len(p.counted)-i)
@@ -52,7 +59,7 @@ func (r *Result) Print(w io.Writer) {
 	rn := r.Renewals
 	fmt.Fprintf(w, "renewals: %d done of %d due (2/3 point before the end), %d expired; latest after its 2/3 point %s\n",
 		rn.done, rn.due, rn.expired, rn.latest.Round(100*time.Millisecond))
-	fmt.Fprintf(w, "longest a kubeconfig was invalid: %s (failing probes outside the down windows), %s (held an expired certificate)\n",
+	fmt.Fprintf(w, "longest a kubeconfig was invalid: %s (probe failures that count), %s (held an expired certificate)\n",
 		p.longestInvalid.Round(100*time.Millisecond), rn.longestExpired.Round(100*time.Millisecond))
 	fmt.Fprintf(w, "leader changes: %d\n", len(r.LeaderChanges))
 	for _, lc := range r.LeaderChanges {
@@ -126,7 +133,7 @@ func (r *Result) SummaryLine() string {
 func (r *Result) Problems() []string {
 	var out []string
 	if n := r.ProbesFailed(); n > 0 {
-		out = append(out, fmt.Sprintf("%d probes failed outside the provider's down windows", n))
+		out = append(out, fmt.Sprintf("%d probes failed (refused, or the provider unavailable outside its restarts)", n))
 	}
 	if r.Renewals.expired > 0 {
 		out = append(out, fmt.Sprintf("%d certificates expired", r.Renewals.expired))

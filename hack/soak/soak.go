@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	r.Windows = f.windowsOf(providerDown)
 	r.Windows = append(r.Windows, f.windowsOf(leaderKilled)...)
 	r.Windows = append(r.Windows, f.windowsOf(consumerPaused)...)
-	r.Probes = p.account(f.windowsOf(providerDown), soakEnd)
+	r.Probes = p.account(withMargin(f.windowsOf(providerDown), recoveryMargin), soakEnd)
 	f.mu.Lock()
 	r.LeaderChanges = append([]leaderChange(nil), f.changes...)
 	f.mu.Unlock()
@@ -259,14 +259,27 @@ func (s *soakLab) csrsLeft(ctx context.Context) (int, error) {
 // its own: informers back off up to 30 s after their API server came back.
 const warningMargin = 30 * time.Second
 
+// recoveryMargin is how long after its restart the provider's API server
+// may still be unavailable to a probe (429 while every informer relists
+// at once, timeouts on a loaded machine) without the failure counting; a
+// kubeconfig refused (401, TLS) counts whenever its certificate is valid.
+const recoveryMargin = 30 * time.Second
+
+// withMargin is ws, each window longer by margin.
+func withMargin(ws []window, margin time.Duration) []window {
+	out := make([]window, len(ws))
+	for i, w := range ws {
+		w.end = w.end.Add(margin)
+		out[i] = w
+	}
+	return out
+}
+
 // warnings counts the Warning Events on the provider and the consumers,
 // by reason, and those last seen during a fault or right after it.
 func (s *soakLab) warnings(ctx context.Context, faults []window) (map[string]int, int) {
 	out, near := map[string]int{}, 0
-	faults = append([]window(nil), faults...)
-	for i := range faults {
-		faults[i].end = faults[i].end.Add(warningMargin)
-	}
+	faults = withMargin(faults, warningMargin)
 	clusters := []*kube.Cluster{s.providerC}
 	for _, c := range s.consumers {
 		clusters = append(clusters, c.admin)
