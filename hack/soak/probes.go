@@ -35,16 +35,19 @@ type probeResult struct {
 	start, end time.Time
 	err        string // "" = it authenticated
 	certValid  bool   // the certificate it used was valid all along
-	// refused: the provider refused the kubeconfig (401, 403, a TLS or
-	// x509 error), which no fault excuses; any other failure (refused
-	// connections, 429, 5xx, timeouts) is the provider being unavailable.
+	// refused: the provider did not authenticate the kubeconfig (401, a
+	// TLS or x509 error), which no fault excuses; any other failure is the
+	// provider being unavailable: refused connections, 429, 5xx, timeouts,
+	// and 403 (a SelfSubjectReview is every authenticated user's right; a
+	// kube-apiserver just restarted denies it until its RBAC cache synced).
 	refused bool
 }
 
-// refusedKubeconfig tells whether err says the kubeconfig does not work.
+// refusedKubeconfig tells whether err says the kubeconfig does not
+// authenticate.
 func refusedKubeconfig(err error) bool {
 	msg := err.Error()
-	return apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) || strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:")
+	return apierrors.IsUnauthorized(err) || strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:")
 }
 
 func newProber(k *kubeconfigs, interval time.Duration) *prober {

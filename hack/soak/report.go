@@ -40,7 +40,7 @@ func (r *Result) Print(w io.Writer) {
 	}
 
 	p := r.Probes
-	fmt.Fprintf(w, "probes: %d (every kubeconfig every %s), failed %d (refused, or the provider unavailable outside its restarts and the %s after each), %d excused (the provider restarting, or the certificate not valid)\n",
+	fmt.Fprintf(w, "probes: %d (every kubeconfig every %s), failed %d (not authenticated, or the provider unavailable outside its restarts and the %s after each), %d excused (the provider restarting, or the certificate not valid)\n",
 		p.total, shortDuration(c.ProbeInterval), len(p.counted), shortDuration(recoveryMargin), len(p.excused))
 	for i, f := range p.excused {
 		if i == 10 {
@@ -133,7 +133,7 @@ func (r *Result) SummaryLine() string {
 func (r *Result) Problems() []string {
 	var out []string
 	if n := r.ProbesFailed(); n > 0 {
-		out = append(out, fmt.Sprintf("%d probes failed (refused, or the provider unavailable outside its restarts)", n))
+		out = append(out, fmt.Sprintf("%d probes failed (not authenticated, or the provider unavailable outside its restarts)", n))
 	}
 	if r.Renewals.expired > 0 {
 		out = append(out, fmt.Sprintf("%d certificates expired", r.Renewals.expired))

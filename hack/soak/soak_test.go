@@ -18,7 +18,7 @@ import (
 // 40 s and 80 s, leader kill at 60 s, a consumer paused at 30 s and 90 s for
 // 20 s); 3-minute certificates renew 20 s after they are issued, so each
 // kubeconfig renews several times. The targets hold: no probe failure
-// that counts (a refusal, or the provider unavailable outside its restarts
+// that counts (not authenticated, or the provider unavailable outside its restarts
 // and their recovery), every renewal due was done, none expired, no CSR
 // left behind.
 func TestShortSoak(t *testing.T) {
