@@ -15,7 +15,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image index's architectures (the OS is linux): make image IMAGE_ARCHS=arm64.
 IMAGE_ARCHS ?= amd64,arm64
 
-.PHONY: all build release size image man chart test lint bench bench-scale demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build release size image man chart test lint bench bench-scale soak demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -118,6 +118,18 @@ bench: kube-binaries liqo0x
 N ?= 10000
 bench-scale: kube-binaries
 	LIQO_AUTH_SCALE_TENANTS=1000,$(N) LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout 90m ./cmd/liqo-auth-controller/
+
+# The soak (hack/soak): one lab provider, its controller as 2 replicas under
+# leader election, CONSUMERS consumers each with its kube-apiserver and
+# controller process, renewing 3-minute certificates for DURATION while the
+# provider's kube-apiserver restarts, the leader replica is SIGKILLed and a
+# consumer's kube-apiserver pauses; its last line sums it up. CONSUMERS
+# empty: as many as fit on the 2-CPU development machine (docs/benchmarks.md).
+DURATION ?= 30m
+CONSUMERS ?=
+soak: kube-binaries
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/liqo-auth-controller
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) run ./hack/soak --controller bin/liqo-auth-controller --duration $(DURATION) $(if $(CONSUMERS),--consumers $(CONSUMERS))
 
 # Each fuzz target for FUZZTIME (go test -fuzz runs one target at a time):
 # a duration (default 60s) or a count, as go test's -fuzztime Nx takes it:

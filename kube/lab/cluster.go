@@ -32,7 +32,38 @@ type Options struct {
 	ControllerManagerQPS int
 	// SigningDuration sets the validity of issued certificates; 0 = 1 year.
 	SigningDuration time.Duration
+
+	// What a cluster that only consumes needs (the soak runs many): it signs
+	// nothing and deletes no namespace, so NoControllerManager runs none;
+	// Etcd, when set, is a shared etcd (StartEtcd) the API server stores in
+	// under a prefix of its own (/<name>) instead of starting its own;
+	// APIServerArgs are set on kube-apiserver's command line (flag name
+	// without dashes -> value), e.g. "watch-cache": "false".
+	NoControllerManager bool
+	Etcd                *Etcd
+	APIServerArgs       map[string]string
 }
+
+// Etcd is an etcd several clusters' API servers share (Options.Etcd).
+type Etcd struct{ etcd *envtest.Etcd }
+
+// StartEtcd starts an etcd to share (BinaryDir's when bins is "").
+func StartEtcd(bins string) (*Etcd, error) {
+	if bins == "" {
+		var err error
+		if bins, err = BinaryDir(); err != nil {
+			return nil, err
+		}
+	}
+	e := &envtest.Etcd{Path: filepath.Join(bins, "etcd"), StartTimeout: time.Minute}
+	if err := e.Start(); err != nil {
+		return nil, fmt.Errorf("starting the shared etcd: %w", err)
+	}
+	return &Etcd{etcd: e}, nil
+}
+
+// Stop stops the shared etcd and removes its data.
+func (e *Etcd) Stop() error { return e.etcd.Stop() }
 
 // Cluster is one running control plane.
 type Cluster struct {
@@ -43,6 +74,7 @@ type Cluster struct {
 	KubeconfigPath string
 
 	env     *envtest.Environment
+	api     *envtest.APIServer // alone on a shared etcd (Options.Etcd)
 	ca      *clientCA
 	kcm     *exec.Cmd
 	kcmDone chan error
@@ -81,14 +113,12 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 	if c.ca, err = newClientCA(); err != nil {
 		return nil, err
 	}
-	// KUBEBUILDER_ASSETS and TEST_ASSET_* override BinaryAssetsDirectory;
-	// pinning the paths keeps a stray environment from picking other binaries.
-	c.env = &envtest.Environment{BinaryAssetsDirectory: bins, ControlPlaneStartTimeout: time.Minute}
-	c.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(bins, "etcd")}
-	api := c.env.ControlPlane.GetAPIServer()
-	api.Path = filepath.Join(bins, "kube-apiserver")
-	api.SecureServing.Authn = c.ca
-	if c.Config, err = c.env.Start(); err != nil {
+	if opts.Etcd != nil {
+		err = c.startAPIServerOnly(bins, opts)
+	} else {
+		err = c.startControlPlane(bins, opts)
+	}
+	if err != nil {
 		return nil, err
 	}
 	c.Config.Host = strings.TrimSuffix(c.Config.Host, "/")
@@ -96,10 +126,62 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 	if err = WriteKubeconfig(c.KubeconfigPath, name, c.Config); err != nil {
 		return nil, err
 	}
+	if opts.NoControllerManager {
+		return c, nil
+	}
 	if err = c.startControllerManager(ctx, bins, dir, opts); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// startControlPlane starts etcd and kube-apiserver (envtest).
+func (c *Cluster) startControlPlane(bins string, opts Options) (err error) {
+	// KUBEBUILDER_ASSETS and TEST_ASSET_* override BinaryAssetsDirectory;
+	// pinning the paths keeps a stray environment from picking other binaries.
+	c.env = &envtest.Environment{BinaryAssetsDirectory: bins, ControlPlaneStartTimeout: time.Minute}
+	c.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(bins, "etcd")}
+	c.configureAPIServer(c.env.ControlPlane.GetAPIServer(), bins, opts)
+	c.Config, err = c.env.Start()
+	return err
+}
+
+// startAPIServerOnly starts a kube-apiserver on the shared etcd, under a
+// prefix of its own.
+func (c *Cluster) startAPIServerOnly(bins string, opts Options) error {
+	api := &envtest.APIServer{EtcdURL: opts.Etcd.etcd.URL, StartTimeout: time.Minute}
+	c.configureAPIServer(api, bins, opts)
+	api.Configure().Set("etcd-prefix", "/"+c.Name)
+	if err := api.Start(); err != nil {
+		return err
+	}
+	c.api = api
+	plane := &envtest.ControlPlane{APIServer: api}
+	admin, err := plane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	c.Config = admin.Config()
+	return nil
+}
+
+func (c *Cluster) configureAPIServer(api *envtest.APIServer, bins string, opts Options) {
+	api.Path = filepath.Join(bins, "kube-apiserver")
+	api.SecureServing.Authn = c.ca
+	for k, v := range opts.APIServerArgs {
+		api.Configure().Set(k, v)
+	}
+}
+
+// apiServerProcess is the cluster's envtest kube-apiserver (nil: not running).
+func (c *Cluster) apiServerProcess() *envtest.APIServer {
+	if c.api != nil {
+		return c.api
+	}
+	if c.env != nil {
+		return c.env.ControlPlane.APIServer
+	}
+	return nil
 }
 
 func (c *Cluster) startControllerManager(ctx context.Context, bins, dir string, opts Options) error {
@@ -167,6 +249,10 @@ func (c *Cluster) Stop() error {
 		c.kcm = nil
 	}
 	c.stopRestartedAPIServer()
+	if c.api != nil {
+		errs = append(errs, c.api.Stop())
+		c.api = nil
+	}
 	if c.env != nil && c.Config != nil {
 		errs = append(errs, c.env.Stop())
 		c.env = nil

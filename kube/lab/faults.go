@@ -53,10 +53,11 @@ func (c *Cluster) apiServer() (*apiServerProc, error) {
 	if p := procs[c]; p != nil {
 		return p, nil
 	}
-	if c.env == nil || c.env.ControlPlane.APIServer == nil {
+	api := c.apiServerProcess()
+	if api == nil {
 		return nil, fmt.Errorf("cluster %s: not running", c.Name)
 	}
-	certDir := c.env.ControlPlane.APIServer.CertDir
+	certDir := api.CertDir
 	pid, argv, err := findProcess("kube-apiserver", "--cert-dir="+certDir)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
@@ -322,4 +323,22 @@ func (c *Cluster) stopRestartedAPIServer() {
 	procsMu.Lock()
 	delete(procs, c)
 	procsMu.Unlock()
+}
+
+// APIServerPID is the process ID of the cluster's kube-apiserver (to
+// measure what it costs).
+func (c *Cluster) APIServerPID() (int, error) {
+	p, err := c.apiServer()
+	if err != nil {
+		return 0, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pid, nil
+}
+
+// PID is the process ID of the shared etcd.
+func (e *Etcd) PID() (int, error) {
+	pid, _, err := findProcess("etcd", "--data-dir="+e.etcd.DataDir)
+	return pid, err
 }

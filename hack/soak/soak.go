@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	certv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+)
+
+// Config is what one soak runs.
+type Config struct {
+	Consumers       int
+	Duration        time.Duration
+	SigningDuration time.Duration // the provider's certificates' validity
+	ProbeInterval   time.Duration // each kubeconfig is probed this often
+	// The faults' periods (0: never) and how long a consumer stays paused.
+	ProviderRestartEvery, LeaderKillEvery, ConsumerPauseEvery, ConsumerPauseFor time.Duration
+
+	ControllerBinary string
+	Dir              string // logs and kubeconfigs
+}
+
+// Result is what a soak measured.
+type Result struct {
+	Config        Config
+	Setup         time.Duration
+	Probes        probeAccount
+	Renewals      renewals
+	LeaderChanges []leaderChange
+	Windows       []window
+	// Usage of the controllers at the start and the end of the soak: the
+	// provider's leader and every consumer's controller.
+	LeaderStart, LeaderEnd       usage
+	ConsumersStart, ConsumersEnd usage // summed
+	ConsumerPeakRSSKiB           int64 // the largest consumer controller's
+	// Requests of the provider's replicas and of the consumers'
+	// controllers during the soak, by "verb resource".
+	ProviderRequests, ConsumerRequests map[string]float64
+	CSRsLeft                           int
+	Warnings                           map[string]int // by reason
+	// WarningsNearFaults counts those last seen during a fault or within
+	// warningMargin after it.
+	WarningsNearFaults int
+	Costs              costs
+}
+
+// HeapGrowth is the growth of the controllers' live heap, in percent.
+func (r *Result) HeapGrowth() float64 {
+	start := r.LeaderStart.heapBytes + r.ConsumersStart.heapBytes
+	end := r.LeaderEnd.heapBytes + r.ConsumersEnd.heapBytes
+	return 100 * (end - start) / start
+}
+
+// GoroutineGrowth is the growth of the controllers' goroutines.
+func (r *Result) GoroutineGrowth() int {
+	return r.LeaderEnd.goroutines + r.ConsumersEnd.goroutines - r.LeaderStart.goroutines - r.ConsumersStart.goroutines
+}
+
+// ProbesFailed counts the failures outside the windows by design.
+func (r *Result) ProbesFailed() int { return len(r.Probes.counted) }
+
+// Run starts the lab, soaks for cfg.Duration, and measures.
+func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
+	began := time.Now()
+	progress := func(format string, args ...any) {
+		fmt.Fprintf(log, "%s soak: %s\n", time.Now().UTC().Format(time.TimeOnly), fmt.Sprintf(format, args...))
+	}
+	s, err := start(ctx, cfg, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer s.stop()
+	r := &Result{Config: cfg}
+
+	k := newKubeconfigs()
+	watchCtx, stopWatches := context.WithCancel(ctx)
+	defer stopWatches()
+	for _, c := range s.consumers {
+		if err := k.follow(watchCtx, c); err != nil {
+			return nil, fmt.Errorf("consumer %s: %w", c.id, err)
+		}
+	}
+	if got, want := len(k.keys()), 2*cfg.Consumers; got != want {
+		return nil, fmt.Errorf("%d kubeconfig Secrets on the consumers, want %d (control plane and slice each)", got, want)
+	}
+	f := newFaults(s)
+	if err := f.followLease(watchCtx); err != nil {
+		return nil, err
+	}
+	r.Setup = time.Since(began)
+	progress("set up in %s: soaking for %s", r.Setup.Round(time.Second), cfg.Duration)
+
+	if r.LeaderStart, r.ConsumersStart, _, err = s.usage(ctx, f); err != nil {
+		return nil, err
+	}
+	providerBefore, consumerBefore := requests(ctx, s.replicas), requests(ctx, s.consumerControllers())
+	costs0 := s.costs()
+	soakStart := time.Now()
+
+	soakCtx, endSoak := context.WithTimeout(ctx, cfg.Duration)
+	defer endSoak()
+	p := newProber(k, cfg.ProbeInterval)
+	var wg sync.WaitGroup
+	var faultErr error
+	wg.Go(func() { p.run(soakCtx) })
+	wg.Go(func() {
+		if faultErr = f.run(ctx, soakCtx, cfg, progress); faultErr != nil {
+			endSoak()
+		}
+	})
+	wg.Go(func() { s.scrapeEvery(soakCtx, time.Minute) })
+	wg.Wait()
+	if faultErr != nil {
+		return nil, fmt.Errorf("injecting a fault: %w", faultErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	soakEnd := time.Now()
+	r.Costs = s.costs().since(costs0, soakEnd.Sub(soakStart))
+	progress("soaked; waiting for the renewals due before the end")
+
+	k.settle(ctx, soakEnd)
+	r.Renewals = k.account(soakStart, soakEnd, time.Now())
+	r.Windows = f.windowsOf(providerDown)
+	r.Windows = append(r.Windows, f.windowsOf(leaderKilled)...)
+	r.Windows = append(r.Windows, f.windowsOf(consumerPaused)...)
+	r.Probes = p.account(withMargin(f.windowsOf(providerDown), recoveryMargin), soakEnd)
+	f.mu.Lock()
+	r.LeaderChanges = append([]leaderChange(nil), f.changes...)
+	f.mu.Unlock()
+	if r.LeaderEnd, r.ConsumersEnd, r.ConsumerPeakRSSKiB, err = s.usage(ctx, f); err != nil {
+		return nil, err
+	}
+	r.ProviderRequests = diff(requests(ctx, s.replicas), providerBefore)
+	r.ConsumerRequests = diff(requests(ctx, s.consumerControllers()), consumerBefore)
+	if r.CSRsLeft, err = s.csrsLeft(ctx); err != nil {
+		return nil, err
+	}
+	r.Warnings, r.WarningsNearFaults = s.warnings(ctx, r.Windows)
+	return r, nil
+}
+
+// usage samples the provider's leader and sums the consumers' controllers.
+func (s *soakLab) usage(ctx context.Context, f *faults) (leader, consumers usage, peakRSSKiB int64, err error) {
+	holder, _ := f.leader()
+	for _, p := range s.replicas {
+		if p.identity == holder {
+			if leader, err = p.sample(ctx); err != nil {
+				return leader, consumers, 0, err
+			}
+		}
+	}
+	for _, c := range s.consumers {
+		u, err := c.ctl.sample(ctx)
+		if err != nil {
+			return leader, consumers, 0, err
+		}
+		consumers.heapBytes += u.heapBytes
+		consumers.goroutines += u.goroutines
+		consumers.sockets += u.sockets
+		consumers.rssKiB += u.rssKiB
+		peakRSSKiB = max(peakRSSKiB, statusKiB(c.ctl.pid(), "VmHWM:"))
+	}
+	return leader, consumers, peakRSSKiB, nil
+}
+
+// requests scrapes the controllers ps and sums their API requests.
+func requests(ctx context.Context, ps []*controllerProcess) map[string]float64 {
+	out := map[string]float64{}
+	for _, p := range ps {
+		p.scrapeRequests(ctx)
+		for k, v := range p.totalRequests() {
+			out[k] += v
+		}
+	}
+	return out
+}
+
+func diff(after, before map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range after {
+		out[k] = v - before[k]
+	}
+	return out
+}
+
+// scrapeEvery keeps the controllers' request counters fresh (a killed
+// replica loses what came after its last scrape).
+func (s *soakLab) scrapeEvery(ctx context.Context, every time.Duration) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+		for _, p := range s.replicas {
+			p.scrapeRequests(ctx)
+		}
+	}
+}
+
+// csrsLeft counts the CSRs the controllers left behind on the provider:
+// those there when it is called (renewals go on; the newer ones are in
+// flight) that are not deleted within three minutes (the controller
+// deletes a finished CSR once its certificate is stored, and its cleaner
+// the abandoned ones after the certificate timeout). Waits on a watch.
+func (s *soakLab) csrsLeft(ctx context.Context) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	cutoff := time.Now()
+	csrs := s.providerC.Kube.CertificatesV1().CertificateSigningRequests()
+	var mu sync.Mutex
+	live := map[string]bool{}
+	changed := make(chan struct{}, 1)
+	lw := kube.ListWatch(csrs.List, csrs.Watch, func(*metav1.ListOptions) {})
+	err := runInformerWithDeletes(ctx, lw, &certv1.CertificateSigningRequest{}, func(key string, obj any, deleted bool) {
+		mu.Lock()
+		if deleted {
+			delete(live, key)
+		} else if csr, ok := obj.(*certv1.CertificateSigningRequest); ok && csr.CreationTimestamp.Time.Before(cutoff) {
+			live[key] = true
+		}
+		mu.Unlock()
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	for {
+		mu.Lock()
+		n := len(live)
+		mu.Unlock()
+		if n == 0 {
+			return 0, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return n, nil
+		}
+	}
+}
+
+// warningMargin is how long after a fault its Warnings still count as
+// its own: informers back off up to 30 s after their API server came back.
+const warningMargin = 30 * time.Second
+
+// recoveryMargin is how long after its restart the provider's API server
+// may still be unavailable to a probe (429 while every informer relists
+// at once, timeouts on a loaded machine) without the failure counting; a
+// kubeconfig refused (401, TLS) counts whenever its certificate is valid.
+const recoveryMargin = 30 * time.Second
+
+// withMargin is ws, each window longer by margin.
+func withMargin(ws []window, margin time.Duration) []window {
+	out := make([]window, len(ws))
+	for i, w := range ws {
+		w.end = w.end.Add(margin)
+		out[i] = w
+	}
+	return out
+}
+
+// warnings counts the Warning Events on the provider and the consumers,
+// by reason, and those last seen during a fault or right after it.
+func (s *soakLab) warnings(ctx context.Context, faults []window) (map[string]int, int) {
+	out, near := map[string]int{}, 0
+	faults = withMargin(faults, warningMargin)
+	clusters := []*kube.Cluster{s.providerC}
+	for _, c := range s.consumers {
+		clusters = append(clusters, c.admin)
+	}
+	for _, c := range clusters {
+		list, err := c.Kube.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "type=" + corev1.EventTypeWarning})
+		if err != nil {
+			out["(listing failed: "+err.Error()+")"]++
+			continue
+		}
+		for _, e := range list.Items {
+			n := int(max(e.Count, 1))
+			out[e.Reason] += n
+			last := e.LastTimestamp.Time
+			if last.IsZero() {
+				last = e.EventTime.Time
+			}
+			if last.IsZero() {
+				last = e.CreationTimestamp.Time
+			}
+			if overlaps(faults, last, last) {
+				near += n
+			}
+		}
+	}
+	return out, near
+}
+
+// costs is what the control planes took over the soak.
+type costs struct {
+	providerAPIServerCPU, consumerAPIServersCPU, etcdCPU, controllersCPU time.Duration
+	providerAPIServerRSSKiB, consumerAPIServersRSSKiB, etcdRSSKiB        int64
+	over                                                                 time.Duration
+}
+
+func (s *soakLab) costs() costs {
+	var c costs
+	if pid, err := s.provider.APIServerPID(); err == nil {
+		c.providerAPIServerCPU, c.providerAPIServerRSSKiB = processCPU(pid), statusKiB(pid, "VmRSS:")
+	}
+	for _, cons := range s.consumers {
+		if pid, err := cons.cluster.APIServerPID(); err == nil {
+			c.consumerAPIServersCPU += processCPU(pid)
+			c.consumerAPIServersRSSKiB += statusKiB(pid, "VmRSS:")
+		}
+		c.controllersCPU += processCPU(cons.ctl.pid())
+	}
+	for _, p := range s.replicas {
+		c.controllersCPU += processCPU(p.pid())
+	}
+	if pid, err := s.etcd.PID(); err == nil {
+		c.etcdCPU, c.etcdRSSKiB = processCPU(pid), statusKiB(pid, "VmRSS:")
+	}
+	return c
+}
+
+// since is the CPU spent since before over d; the RSS as now.
+func (c costs) since(before costs, d time.Duration) costs {
+	// A process restarted meanwhile counts from its start: a lower bound.
+	minus := func(now, then time.Duration) time.Duration {
+		if now < then {
+			return now
+		}
+		return now - then
+	}
+	c.providerAPIServerCPU = minus(c.providerAPIServerCPU, before.providerAPIServerCPU)
+	c.consumerAPIServersCPU = minus(c.consumerAPIServersCPU, before.consumerAPIServersCPU)
+	c.etcdCPU = minus(c.etcdCPU, before.etcdCPU)
+	c.controllersCPU = minus(c.controllersCPU, before.controllersCPU)
+	c.over = d
+	return c
+}
+
+// processCPU is a process's user+system CPU so far (/proc/<pid>/stat).
+func processCPU(pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(raw)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	utime, _ := strconv.ParseInt(fields[14-3], 10, 64)
+	stime, _ := strconv.ParseInt(fields[15-3], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ = 100
+}
