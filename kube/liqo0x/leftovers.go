@@ -187,18 +187,6 @@ func deleteRank(o Object) int {
 	return 5
 }
 
-// executionRank is the order DeleteObjects deletes in: the ForeignClusters,
-// then the namespaces (see DeleteObjects), then deleteRank's.
-func executionRank(o Object) int {
-	switch o.Kind {
-	case KindForeignCluster:
-		return 0
-	case KindNamespace:
-		return 1
-	}
-	return 2 + deleteRank(o)
-}
-
 // DeleteObjects deletes objs in a safe order (deleteRank, which is also
 // the order of the changes it returns) and waits, with a watch, until the
 // namespaces are gone. Already gone is Unchanged: re-running it is harmless.
@@ -229,6 +217,18 @@ func (c *Cluster) DeleteObjects(ctx context.Context, objs []Object) ([]kube.Chan
 		}
 		return nil
 	}
+	namespaces := map[string]bool{}
+	first := []Object{}
+	for _, o := range ordered {
+		if o.Kind == KindForeignCluster {
+			first = append(first, o)
+		}
+	}
+	for _, o := range ordered {
+		if o.Kind == KindNamespace {
+			first, namespaces[o.Name] = append(first, o), true
+		}
+	}
 	changes := func() []kube.Change {
 		out := make([]kube.Change, 0, len(done))
 		for _, o := range ordered {
@@ -238,25 +238,29 @@ func (c *Cluster) DeleteObjects(ctx context.Context, objs []Object) ([]kube.Chan
 		}
 		return out
 	}
-	execution := append([]Object(nil), ordered...)
-	sort.SliceStable(execution, func(i, j int) bool { return executionRank(execution[i]) < executionRank(execution[j]) })
-	namespaces := map[string]bool{}
-	for _, o := range execution {
-		if o.Kind == KindNamespace {
-			namespaces[o.Name] = true
-		}
-		if namespaces[o.Namespace] {
-			// Goes with its namespace, deleted before it, as the wait below makes sure.
-			done[o] = done[Object{Kind: KindNamespace, Name: o.Namespace}]
-			continue
-		}
+	for _, o := range first {
 		if err := remove(o); err != nil {
 			return changes(), err
 		}
 	}
+	for _, o := range ordered {
+		switch {
+		case o.Kind == KindForeignCluster || o.Kind == KindNamespace:
+		case namespaces[o.Namespace]:
+			// Goes with its namespace, as the wait below makes sure.
+			done[o] = done[Object{Kind: KindNamespace, Name: o.Namespace}]
+		default:
+			if err := remove(o); err != nil {
+				return changes(), err
+			}
+		}
+	}
 	nsClient := c.Kube.CoreV1().Namespaces()
-	for ns := range namespaces {
-		if err := kube.WaitForDeletion(ctx, kube.ListWatch(nsClient.List, nsClient.Watch, kube.ByName(ns)), &corev1.Namespace{}, "namespace "+ns+" to be deleted"); err != nil {
+	for _, o := range first {
+		if o.Kind != KindNamespace {
+			continue
+		}
+		if err := kube.WaitForDeletion(ctx, kube.ListWatch(nsClient.List, nsClient.Watch, kube.ByName(o.Name)), &corev1.Namespace{}, "namespace "+o.Name+" to be deleted"); err != nil {
 			return changes(), err
 		}
 	}
