@@ -15,7 +15,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image index's architectures (the OS is linux): make image IMAGE_ARCHS=arm64.
 IMAGE_ARCHS ?= amd64,arm64
 
-.PHONY: all build release size image man chart test lint bench bench-scale soak demo kube-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build release size image man chart test lint bench bench-scale soak demo test-main test-tools kube-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -91,16 +91,26 @@ liqo0x:
 # Test packages run TEST_PARALLEL at a time (go test's default is one per
 # CPU): they mostly wait on real control planes and Liqo's own loops, which
 # left a 2-CPU machine's CPUs about half idle with two at a time.
-test: kube-binaries liqo-peer liqo0x
+test:
+	@$(MAKE) --no-print-directory -j2 test-main test-tools
+
+test-main: kube-binaries liqo-peer liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
-	cd hack/image && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
-	cd hack/helmchart && LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
-	cd hack/release && $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
+
+# The hack/ modules' tests (the image's two cross builds, the release
+# archive, the Helm chart on a lab kube-apiserver) mostly compile: they run
+# beside the main tests, niced, on the CPU those leave idle while waiting on
+# control planes, and do not slow them.
+test-tools: kube-binaries
+	cd hack/image && nice -n 10 $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
+	cd hack/helmchart && LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 nice -n 10 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
+	cd hack/release && nice -n 10 $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # Vet compiles what it checks in the race detector's mode, as `make test`
 # does: on a cold machine the dependencies are compiled once, not twice.
+# One vet, with the cluster tag: the tag only adds files (none is built
+# without it), so it checks every file a plain vet would.
 lint:
-	CGO_ENABLED=1 GOFLAGS="$$($(GO) env GOFLAGS) -race" $(GO) vet ./...
 	CGO_ENABLED=1 GOFLAGS="$$($(GO) env GOFLAGS) -race" $(GO) vet -tags cluster ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 

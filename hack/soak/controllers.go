@@ -258,8 +258,16 @@ func countSockets(pid int) int {
 }
 
 // statusKiB reads a kB field of /proc/<pid>/status (0 if unreadable).
-func statusKiB(pid int, field string) int64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+func statusKiB(pid int, field string) int64 { return procKiB(pid, "status", field) }
+
+// pssKiB is a process's proportional set size: its pages, those it shares
+// (as the many kube-apiservers share their binary's) split between the
+// sharers, so that a sum over processes is what they take together.
+func pssKiB(pid int) int64 { return procKiB(pid, "smaps_rollup", "Pss:") }
+
+// procKiB reads a "<field> <n> kB" line of /proc/<pid>/<file>.
+func procKiB(pid int, file, field string) int64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
 	if err != nil {
 		return 0
 	}

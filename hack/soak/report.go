@@ -116,9 +116,9 @@ func (r *Result) Print(w io.Writer) {
 	fmt.Fprintf(w, "CPU over the soak (share of one CPU): provider kube-apiserver %.0f%%, consumers' kube-apiservers %.0f%% (%.1f%% each), shared etcd %.0f%%, controllers %.0f%%\n",
 		100*co.providerAPIServerCPU.Seconds()/secs, 100*co.consumerAPIServersCPU.Seconds()/secs,
 		100*co.consumerAPIServersCPU.Seconds()/secs/float64(c.Consumers), 100*co.etcdCPU.Seconds()/secs, 100*co.controllersCPU.Seconds()/secs)
-	fmt.Fprintf(w, "RSS at the end: provider kube-apiserver %s, consumers' kube-apiservers %s (%s each), shared etcd %s\n",
-		mib(float64(co.providerAPIServerRSSKiB)*1024), mib(float64(co.consumerAPIServersRSSKiB)*1024),
-		mib(float64(co.consumerAPIServersRSSKiB)*1024/float64(c.Consumers)), mib(float64(co.etcdRSSKiB)*1024))
+	fmt.Fprintf(w, "Memory at the end (proportional set size): provider kube-apiserver %s, consumers' kube-apiservers %s (%s each), shared etcd %s\n",
+		mib(float64(co.providerAPIServerPSSKiB)*1024), mib(float64(co.consumerAPIServersPSSKiB)*1024),
+		mib(float64(co.consumerAPIServersPSSKiB)*1024/float64(c.Consumers)), mib(float64(co.etcdPSSKiB)*1024))
 	fmt.Fprintln(w, r.SummaryLine())
 }
 

@@ -311,19 +311,19 @@ func (s *soakLab) warnings(ctx context.Context, faults []window) (map[string]int
 // costs is what the control planes took over the soak.
 type costs struct {
 	providerAPIServerCPU, consumerAPIServersCPU, etcdCPU, controllersCPU time.Duration
-	providerAPIServerRSSKiB, consumerAPIServersRSSKiB, etcdRSSKiB        int64
+	providerAPIServerPSSKiB, consumerAPIServersPSSKiB, etcdPSSKiB        int64
 	over                                                                 time.Duration
 }
 
 func (s *soakLab) costs() costs {
 	var c costs
 	if pid, err := s.provider.APIServerPID(); err == nil {
-		c.providerAPIServerCPU, c.providerAPIServerRSSKiB = processCPU(pid), statusKiB(pid, "VmRSS:")
+		c.providerAPIServerCPU, c.providerAPIServerPSSKiB = processCPU(pid), pssKiB(pid)
 	}
 	for _, cons := range s.consumers {
 		if pid, err := cons.cluster.APIServerPID(); err == nil {
 			c.consumerAPIServersCPU += processCPU(pid)
-			c.consumerAPIServersRSSKiB += statusKiB(pid, "VmRSS:")
+			c.consumerAPIServersPSSKiB += pssKiB(pid)
 		}
 		c.controllersCPU += processCPU(cons.ctl.pid())
 	}
@@ -331,12 +331,12 @@ func (s *soakLab) costs() costs {
 		c.controllersCPU += processCPU(p.pid())
 	}
 	if pid, err := s.etcd.PID(); err == nil {
-		c.etcdCPU, c.etcdRSSKiB = processCPU(pid), statusKiB(pid, "VmRSS:")
+		c.etcdCPU, c.etcdPSSKiB = processCPU(pid), pssKiB(pid)
 	}
 	return c
 }
 
-// since is the CPU spent since before over d; the RSS as now.
+// since is the CPU spent since before over d; the memory as now.
 func (c costs) since(before costs, d time.Duration) costs {
 	// A process restarted meanwhile counts from its start: a lower bound.
 	minus := func(now, then time.Duration) time.Duration {

@@ -38,10 +38,12 @@ type Options struct {
 	// Etcd, when set, is a shared etcd (StartEtcd) the API server stores in
 	// under a prefix of its own (/<name>) instead of starting its own;
 	// APIServerArgs are set on kube-apiserver's command line (flag name
-	// without dashes -> value), e.g. "watch-cache": "false".
+	// without dashes -> value), e.g. "watch-cache": "false"; APIServerEnv
+	// ("NAME=value") is added to its environment, e.g. a GOMEMLIMIT.
 	NoControllerManager bool
 	Etcd                *Etcd
 	APIServerArgs       map[string]string
+	APIServerEnv        []string
 }
 
 // Etcd is an etcd several clusters' API servers share (Options.Etcd).
@@ -79,6 +81,8 @@ type Cluster struct {
 	kcm     *exec.Cmd
 	kcmDone chan error
 	tempDir string
+	// apiServerEnv is Options.APIServerEnv, kept for a restart.
+	apiServerEnv []string
 }
 
 // StartCluster starts etcd, kube-apiserver and kube-controller-manager
@@ -113,10 +117,11 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 	if c.ca, err = newClientCA(); err != nil {
 		return nil, err
 	}
+	c.apiServerEnv = opts.APIServerEnv
 	if opts.Etcd != nil {
-		err = c.startAPIServerOnly(bins, opts)
+		err = c.startAPIServerOnly(bins, dir, opts)
 	} else {
-		err = c.startControlPlane(bins, opts)
+		err = c.startControlPlane(bins, dir, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -136,21 +141,25 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 }
 
 // startControlPlane starts etcd and kube-apiserver (envtest).
-func (c *Cluster) startControlPlane(bins string, opts Options) (err error) {
+func (c *Cluster) startControlPlane(bins, dir string, opts Options) (err error) {
 	// KUBEBUILDER_ASSETS and TEST_ASSET_* override BinaryAssetsDirectory;
 	// pinning the paths keeps a stray environment from picking other binaries.
 	c.env = &envtest.Environment{BinaryAssetsDirectory: bins, ControlPlaneStartTimeout: time.Minute}
 	c.env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(bins, "etcd")}
-	c.configureAPIServer(c.env.ControlPlane.GetAPIServer(), bins, opts)
+	if err = c.configureAPIServer(c.env.ControlPlane.GetAPIServer(), bins, dir, opts); err != nil {
+		return err
+	}
 	c.Config, err = c.env.Start()
 	return err
 }
 
 // startAPIServerOnly starts a kube-apiserver on the shared etcd, under a
 // prefix of its own.
-func (c *Cluster) startAPIServerOnly(bins string, opts Options) error {
+func (c *Cluster) startAPIServerOnly(bins, dir string, opts Options) error {
 	api := &envtest.APIServer{EtcdURL: opts.Etcd.etcd.URL, StartTimeout: time.Minute}
-	c.configureAPIServer(api, bins, opts)
+	if err := c.configureAPIServer(api, bins, dir, opts); err != nil {
+		return err
+	}
 	api.Configure().Set("etcd-prefix", "/"+c.Name)
 	if err := api.Start(); err != nil {
 		return err
@@ -165,12 +174,34 @@ func (c *Cluster) startAPIServerOnly(bins string, opts Options) error {
 	return nil
 }
 
-func (c *Cluster) configureAPIServer(api *envtest.APIServer, bins string, opts Options) {
+func (c *Cluster) configureAPIServer(api *envtest.APIServer, bins, dir string, opts Options) error {
 	api.Path = filepath.Join(bins, "kube-apiserver")
 	api.SecureServing.Authn = c.ca
 	for k, v := range opts.APIServerArgs {
 		api.Configure().Set(k, v)
 	}
+	if len(opts.APIServerEnv) == 0 {
+		return nil
+	}
+	// envtest starts the binary with this process's environment: a script
+	// that execs it with the variables added keeps the PID and the command
+	// line the fault injection looks for.
+	script := filepath.Join(dir, c.Name+"-kube-apiserver.sh")
+	body := "#!/bin/sh\nexec env " + shellQuote(opts.APIServerEnv...) + " " + shellQuote(api.Path) + " \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
+		return err
+	}
+	api.Path = script
+	return nil
+}
+
+// shellQuote quotes each word for sh and joins them with spaces.
+func shellQuote(words ...string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
 }
 
 // apiServerProcess is the cluster's envtest kube-apiserver (nil: not running).

@@ -189,6 +189,7 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 		return err
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
+	cmd.Env = append(os.Environ(), c.apiServerEnv...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Like the controller manager: never outlive the process that started it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -4,6 +4,9 @@ package lab_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,14 +21,17 @@ import (
 
 // Two consumer-like clusters (no kube-controller-manager, no watch cache)
 // on one shared etcd keep apart: same names, each its own data; and one
-// can be paused without holding up the other.
+// can be paused without holding up the other; their kube-apiservers run
+// with the environment asked for, also after a restart.
 func TestClustersOnASharedEtcd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	etcd, err := lab.StartEtcd("")
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, etcd.Stop()) })
-	opts := lab.Options{NoControllerManager: true, Etcd: etcd, APIServerArgs: map[string]string{"watch-cache": "false"}}
+	env := []string{"GOMEMLIMIT=100MiB", "LIQO_AUTH_LAB_TEST=it's quoted"}
+	opts := lab.Options{NoControllerManager: true, Etcd: etcd, APIServerArgs: map[string]string{"watch-cache": "false"},
+		APIServerEnv: env}
 	cs, err := lab.Start(ctx, opts, "shared-a", "shared-b")
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, lab.StopAll(cs)) })
@@ -51,7 +57,18 @@ func TestClustersOnASharedEtcd(t *testing.T) {
 	require.NoError(t, cs[0].ResumeAPIServer())
 	_, err = clients[0].CoreV1().ConfigMaps("default").Get(ctx, "same-name", metav1.GetOptions{})
 	assert.NoError(t, err)
-	pid, err := cs[0].APIServerPID()
+	assertAPIServerEnv(t, cs[0], env)
+
+	require.NoError(t, cs[1].KillAPIServer())
+	require.NoError(t, cs[1].StartAPIServer(ctx))
+	assertAPIServerEnv(t, cs[1], env)
+}
+
+func assertAPIServerEnv(t *testing.T, c *lab.Cluster, want []string) {
+	t.Helper()
+	pid, err := c.APIServerPID()
 	require.NoError(t, err)
-	assert.Positive(t, pid)
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	require.NoError(t, err)
+	assert.Subset(t, strings.Split(string(raw), "\x00"), want, "kube-apiserver's environment")
 }
