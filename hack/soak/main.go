@@ -16,8 +16,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
+
+	"k8s.io/klog/v2"
 )
 
 func main() {
@@ -68,6 +71,17 @@ func run(cfg Config) int {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		return 1
 	}
+	// client-go's own lines (watches cut by the faults, informers stopped)
+	// go to a file beside the processes' logs, not between the soak's lines.
+	clientLog, err := os.Create(filepath.Join(cfg.Dir, "soak-client-go.log"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		return 1
+	}
+	defer clientLog.Close()
+	klog.LogToStderr(false)
+	klog.SetOutput(clientLog)
+	defer klog.Flush()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r, err := Run(ctx, cfg, os.Stderr)

@@ -156,7 +156,8 @@ func (c *Cluster) startControlPlane(bins, dir string, opts Options) (err error) 
 // startAPIServerOnly starts a kube-apiserver on the shared etcd, under a
 // prefix of its own.
 func (c *Cluster) startAPIServerOnly(bins, dir string, opts Options) error {
-	api := &envtest.APIServer{EtcdURL: opts.Etcd.etcd.URL, StartTimeout: time.Minute}
+	// Many of them start on a loaded machine (the soak): a longer start.
+	api := &envtest.APIServer{EtcdURL: opts.Etcd.etcd.URL, StartTimeout: 3 * time.Minute}
 	if err := c.configureAPIServer(api, bins, dir, opts); err != nil {
 		return err
 	}
