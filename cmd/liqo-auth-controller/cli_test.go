@@ -16,8 +16,9 @@ func TestHelpPrintsFlagGroups(t *testing.T) {
 	require.NoError(t, err)
 	help := string(out)
 	groups := map[string][]string{
-		"Cluster flags:":       {"--kubeconfig", "--context", "--liqo-namespace", "--kube-api-qps", "--kube-api-burst"},
-		"Controller flags:":    {"--provider", "--consumer", "--api-server-address-override", "--ca-override-file", "--workers", "--leader-elect", "--lease-name", "--identity"},
+		"Cluster flags:": {"--kubeconfig", "--context", "--liqo-namespace", "--kube-api-qps", "--kube-api-burst"},
+		"Controller flags:": {"--provider", "--consumer", "--api-server-address-override", "--ca-override-file", "--workers", "--leader-elect", "--lease-name", "--identity",
+			"--leader-elect-lease-duration", "--leader-elect-renew-deadline", "--leader-elect-retry-period"},
 		"Observability flags:": {"--health-address", "--metrics-address", "--profiling"},
 		"Logging flags:":       {"--logging-format", "-v, --v", "--vmodule"},
 		"General flags:":       {"--help", "--version"},
@@ -36,7 +37,7 @@ func TestHelpPrintsFlagGroups(t *testing.T) {
 		}
 		last = at
 	}
-	assert.Contains(t, help, "--workers int                          workers per reconciler (default 64)")
+	assert.Regexp(t, `\n +--workers int +workers per reconciler \(default 64\)\n`, help, "name, type, description and default on one line")
 }
 
 func TestVersionFlag(t *testing.T) {

@@ -25,6 +25,7 @@ type options struct {
 	kubeconfig, context, liqoNamespace string
 	leaderElect                        bool
 	leaseName, identity                string
+	leaseTiming                        controller.LeaseTiming
 	healthAddr, metricsAddr            string
 	provider, consumer                 bool
 	apiServerOverride, caOverrideFile  string
@@ -73,6 +74,12 @@ func (o *options) flagGroups() cliflag.NamedFlagSets {
 	fs.BoolVar(&o.leaderElect, "leader-elect", true, "run only while holding the leader Lease (needed with more than one replica)")
 	fs.StringVar(&o.leaseName, "lease-name", kube.ControllerLeaseName, "name of the leader Lease; the wizard looks for it to know a controller runs")
 	fs.StringVar(&o.identity, "identity", "", "leader election identity (default: $POD_NAME or the host name)")
+	// kube-controller-manager's names and defaults; longer ones spare a busy
+	// or far API server (fewer Lease writes) at the cost of a slower failover.
+	d := controller.DefaultLeaseTiming
+	fs.DurationVar(&o.leaseTiming.LeaseDuration, "leader-elect-lease-duration", d.LeaseDuration, "how long the Lease holds without renewal: a standby replica takes over that long after the leader stopped renewing")
+	fs.DurationVar(&o.leaseTiming.RenewDeadline, "leader-elect-renew-deadline", d.RenewDeadline, "how long the leader keeps trying to renew before it stops leading (shorter than the lease duration)")
+	fs.DurationVar(&o.leaseTiming.RetryPeriod, "leader-elect-retry-period", d.RetryPeriod, "how often the leader renews the Lease and a standby tries to take it")
 
 	fs = groups.FlagSet("observability")
 	fs.StringVar(&o.healthAddr, "health-address", ":8081", "address of /healthz and /readyz")
@@ -114,6 +121,9 @@ func parseFlags(args []string, stdout io.Writer) (o options, done bool, err erro
 		return o, false, fmt.Errorf("unexpected argument %q (it takes flags only)", all.Arg(0))
 	case o.caOverride != "" && o.caOverrideFile != "":
 		return o, false, fmt.Errorf("--ca-override and --ca-override-file both give the CA: keep one")
+	}
+	if err := o.leaseTiming.Validate(); err != nil {
+		return o, false, err
 	}
 	if o.apiServerOverride != "" {
 		if _, err := kube.NormalizeAPIServer(o.apiServerOverride); err != nil {

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
 // The defaults the README and the Deployment rely on.
@@ -21,7 +25,25 @@ func TestFlagDefaults(t *testing.T) {
 	assert.Equal(t, ":8080", o.metricsAddr)
 	assert.True(t, o.leaderElect && o.provider && o.consumer)
 	assert.Equal(t, "liqo-auth-controller", o.leaseName)
+	assert.Equal(t, controller.LeaseTiming{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}, o.leaseTiming)
 	assert.Equal(t, "text", o.logging.Format)
+}
+
+// Longer leader election timing is accepted; what client-go's elector
+// would refuse is told in the flags' words before anything starts.
+func TestLeaderElectTimingFlags(t *testing.T) {
+	o, _, err := parseFlags([]string{"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=40s", "--leader-elect-retry-period=10s"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, controller.LeaseTiming{LeaseDuration: time.Minute, RenewDeadline: 40 * time.Second, RetryPeriod: 10 * time.Second}, o.leaseTiming)
+	for args, want := range map[string]string{
+		"--leader-elect-lease-duration=10s":                                   "--leader-elect-lease-duration (10s) must be longer than --leader-elect-renew-deadline (10s)",
+		"--leader-elect-renew-deadline=2s":                                    "--leader-elect-renew-deadline (2s) must be longer than 1.2 times --leader-elect-retry-period (2s)",
+		"--leader-elect-retry-period=0s":                                      "must be positive",
+		"--leader-elect-lease-duration=20s --leader-elect-renew-deadline=-1s": "must be positive",
+	} {
+		_, _, err := parseFlags(strings.Fields(args), nil)
+		assert.ErrorContains(t, err, want, args)
+	}
 }
 
 func TestFlagsParse(t *testing.T) {

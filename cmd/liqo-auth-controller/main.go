@@ -128,7 +128,7 @@ func run(ctx context.Context, o options) error {
 	if identity == "" {
 		identity, _ = os.Hostname()
 	}
-	return controller.RunWithLease(ctx, c, o.leaseName, identity, m, func(leading bool) {
+	return controller.RunWithLease(ctx, c, o.leaseName, identity, o.leaseTiming, m, func(leading bool) {
 		s.leading.Store(leading)
 		klog.InfoS("Leadership changed", "identity", identity, "leading", leading)
 	})

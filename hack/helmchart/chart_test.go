@@ -287,7 +287,7 @@ networkPolicy: {enabled: true, metricsFrom: [{namespaceSelector: {matchLabels: {
 
 // allFlags sets every value that becomes a controller flag.
 const allFlags = `
-leaderElection: {enabled: true, leaseName: my-lease}
+leaderElection: {enabled: true, leaseName: my-lease, leaseDuration: 60s, renewDeadline: 40s, retryPeriod: 10s}
 provider: false
 consumer: false
 advertise: {apiServerAddress: "https://api.example.com:6443", ca: %q, trustedCA: true}
@@ -324,7 +324,8 @@ func TestTemplateEveryControllerFlag(t *testing.T) {
 
 	ca := base64PEM(t)
 	_, c := controllerContainer(t, mustTemplate(t, values(t, fmt.Sprintf(allFlags, ca))))
-	assert.Equal(t, []string{"--liqo-namespace=liqo", "--leader-elect=true", "--lease-name=my-lease", "--provider=false", "--consumer=false",
+	assert.Equal(t, []string{"--liqo-namespace=liqo", "--leader-elect=true", "--lease-name=my-lease",
+		"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=40s", "--leader-elect-retry-period=10s", "--provider=false", "--consumer=false",
 		"--api-server-address-override=https://api.example.com:6443", "--ca-override=" + ca, "--trusted-ca",
 		"--health-address=:9081", "--metrics-address=:9080", "--profiling",
 		"--default-node-resources=cpu=8,ephemeral-storage=20Gi,memory=16Gi,nvidia.com/gpu=1", "--workers=16", "--kube-api-qps=50", "--kube-api-burst=200",
@@ -453,6 +454,8 @@ func TestValuesSchemaRefusesMistakes(t *testing.T) {
 		"logging: {format: xml}\n":                       "format",
 		"networkPolicy: {enable: true}\n":                "enable",
 		"metrics: {serviceMonitor: {enabled: \"on\"}}\n": "enabled",
+		"leaderElection: {leaseDuration: 15}\n":          "leaseDuration",
+		"leaderElection: {retryPeriod: 2 seconds}\n":     "retryPeriod",
 	} {
 		_, err := template(t, values(t, vals))
 		assert.ErrorContains(t, err, want, vals)

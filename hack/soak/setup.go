@@ -44,6 +44,14 @@ var consumerAPIServerArgs = map[string]string{
 // cap made its GC run all the time (28% of a CPU each instead of 1.5%).
 var consumerAPIServerEnv = []string{"GOMEMLIMIT=128MiB"}
 
+// consumerControllerArgs: a consumer's controller serves the consumer's
+// side only, as one replica whose Lease (the commands look for it) is
+// renewed every 15 s instead of every 2 s: 100 controllers renewing every
+// 2 s starved the 2-CPU machine, and a controller that cannot renew in
+// time stops leading, which starved it more.
+var consumerControllerArgs = []string{"--provider=false",
+	"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=40s", "--leader-elect-retry-period=15s"}
+
 // lab is what the soak runs on: the provider with its two controller
 // replicas, the consumers each with its controller.
 type soakLab struct {
@@ -115,8 +123,7 @@ func start(ctx context.Context, cfg Config, progress func(string, ...any)) (s *s
 		if c.admin, err = initCluster(ctx, c.cluster.Config, c.id); err != nil {
 			return err
 		}
-		// A consumer's controller serves the consumer's side only.
-		if c.ctl, err = startController(cfg, c.id, c.cluster.KubeconfigPath, "--provider=false"); err != nil {
+		if c.ctl, err = startController(cfg, c.id, c.cluster.KubeconfigPath, consumerControllerArgs...); err != nil {
 			return err
 		}
 		if n := started.Add(1); n%10 == 0 {

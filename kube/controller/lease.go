@@ -14,21 +14,46 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
-// Leader election timing (client-go's usual values).
-const (
-	leaseDuration = 15 * time.Second
-	renewDeadline = 10 * time.Second
-	retryPeriod   = 2 * time.Second
-)
+// LeaseTiming is leader election's timing: how long a Lease holds without
+// renewal, how long its holder keeps trying to renew before it gives up,
+// and how often it renews (and others try to take it).
+type LeaseTiming struct {
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+}
+
+// DefaultLeaseTiming are client-go's usual values, kube-controller-manager's
+// defaults.
+var DefaultLeaseTiming = LeaseTiming{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}
+
+// Validate says, in the flags' words, what client-go's leader election
+// would refuse.
+func (t LeaseTiming) Validate() error {
+	switch {
+	case t.LeaseDuration <= 0 || t.RenewDeadline <= 0 || t.RetryPeriod <= 0:
+		return errors.New("--leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period must be positive")
+	case t.LeaseDuration <= t.RenewDeadline:
+		return fmt.Errorf("--leader-elect-lease-duration (%s) must be longer than --leader-elect-renew-deadline (%s)", t.LeaseDuration, t.RenewDeadline)
+	case float64(t.RenewDeadline) <= leaderelection.JitterFactor*float64(t.RetryPeriod):
+		return fmt.Errorf("--leader-elect-renew-deadline (%s) must be longer than %.1f times --leader-elect-retry-period (%s)", t.RenewDeadline, leaderelection.JitterFactor, t.RetryPeriod)
+	}
+	return nil
+}
 
 // RunWithLease runs m only while holding the Lease leaseName in the
 // cluster's Liqo namespace, so that two runners never act at once; identity
-// is the holder name. It returns when ctx ends, after m stopped and the
-// Lease was released. onLeading (may be nil) is told when leadership starts
-// (true) and stops (false). Leadership lost is competed for again.
-func RunWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity string, m *Manager, onLeading func(bool)) error {
+// is the holder name, timing the election's (zero: DefaultLeaseTiming). It
+// returns when ctx ends, after m stopped and the Lease was released.
+// onLeading (may be nil) is told when leadership starts (true) and stops
+// (false). Leadership lost is competed for again.
+func RunWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity string, timing LeaseTiming, m *Manager, onLeading func(bool)) error {
 	if c == nil || m == nil {
 		return errors.New("controller: RunWithLease needs a cluster and a Manager")
+	}
+	if timing == (LeaseTiming{}) {
+		timing = DefaultLeaseTiming
+	}
+	if err := timing.Validate(); err != nil {
+		return err
 	}
 	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, c.Namespace, leaseName,
 		c.Kube.CoreV1(), c.Kube.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: identity})
@@ -36,7 +61,7 @@ func RunWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity stri
 		return err
 	}
 	for ctx.Err() == nil {
-		if err := leadOnce(ctx, lock, leaseName, m, onLeading, nil); err != nil {
+		if err := leadOnce(ctx, lock, leaseName, timing, m, onLeading, nil); err != nil {
 			return err
 		}
 	}
@@ -133,7 +158,7 @@ func BeginWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity st
 	go func() {
 		defer close(s.run.done)
 		defer m.Cool() // a preparation no Run took over (the Lease never held)
-		_ = leadOnce(runCtx, lock, leaseName, m, func(l bool) {
+		_ = leadOnce(runCtx, lock, leaseName, DefaultLeaseTiming, m, func(l bool) {
 			if l {
 				once.Do(func() { close(s.leading) })
 			}
@@ -211,7 +236,7 @@ func (s *Starting) Wait(ctx context.Context) (*Started, error) {
 //
 // fatal, when set, is told when m stops with an error or leadership is
 // lost while ctx lasts, and leadOnce then returns at once (no retry delay).
-func leadOnce(ctx context.Context, lock resourcelock.Interface, name string, m *Manager, onLeading func(bool), fatal func(error)) error {
+func leadOnce(ctx context.Context, lock resourcelock.Interface, name string, timing LeaseTiming, m *Manager, onLeading func(bool), fatal func(error)) error {
 	var (
 		mu      sync.Mutex
 		over    bool // this round ended: a late OnStartedLeading must not run m
@@ -225,7 +250,7 @@ func leadOnce(ctx context.Context, lock resourcelock.Interface, name string, m *
 	defer stopElector()
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock: lock, Name: name, ReleaseOnCancel: true,
-		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+		LeaseDuration: timing.LeaseDuration, RenewDeadline: timing.RenewDeadline, RetryPeriod: timing.RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(leading context.Context) {
 				mu.Lock()
@@ -293,7 +318,7 @@ func leadOnce(ctx context.Context, lock resourcelock.Interface, name string, m *
 		// runner try, and try again a bit later.
 		select {
 		case <-ctx.Done():
-		case <-time.After(retryPeriod):
+		case <-time.After(timing.RetryPeriod):
 		}
 	}
 	return nil

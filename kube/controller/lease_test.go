@@ -32,7 +32,7 @@ func TestRunWithLease(t *testing.T) {
 		r := &runner{name: name, m: m, cancel: cancel, done: make(chan struct{}), leading: make(chan bool, 4)}
 		go func() {
 			defer close(r.done)
-			r.err = RunWithLease(ctx, p, lease, name, m, func(l bool) { r.leading <- l })
+			r.err = RunWithLease(ctx, p, lease, name, LeaseTiming{}, m, func(l bool) { r.leading <- l })
 		}()
 		t.Cleanup(func() { cancel(); <-r.done })
 		return r

@@ -52,7 +52,7 @@ func startController(t *testing.T, s side, apiServer string) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = controller.RunWithLease(ctx, c, kube.ControllerLeaseName, "test-"+s.id, m, nil)
+		_ = controller.RunWithLease(ctx, c, kube.ControllerLeaseName, "test-"+s.id, controller.LeaseTiming{}, m, nil)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	select {
