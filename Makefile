@@ -134,7 +134,7 @@ bench-scale: kube-binaries
 # controller process, renewing 3-minute certificates for DURATION while the
 # provider's kube-apiserver restarts, the leader replica is SIGKILLed and a
 # consumer's kube-apiserver pauses; its last line sums it up. CONSUMERS
-# empty: as many as fit on the 2-CPU development machine (docs/benchmarks.md).
+# empty: the soak's default, 100 (docs/benchmarks.md, Soak).
 DURATION ?= 30m
 CONSUMERS ?=
 soak: kube-binaries
