@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
 )
 
 func main() {
@@ -79,8 +80,7 @@ func run(cfg Config) int {
 		return 1
 	}
 	defer clientLog.Close()
-	klog.LogToStderr(false)
-	klog.SetOutput(clientLog)
+	klog.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(clientLog))))
 	defer klog.Flush()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
