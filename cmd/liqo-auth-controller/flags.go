@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/leaderelection"
 	cliflag "k8s.io/component-base/cli/flag"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
@@ -122,7 +124,7 @@ func parseFlags(args []string, stdout io.Writer) (o options, done bool, err erro
 	case o.caOverride != "" && o.caOverrideFile != "":
 		return o, false, fmt.Errorf("--ca-override and --ca-override-file both give the CA: keep one")
 	}
-	if err := o.leaseTiming.Validate(); err != nil {
+	if err := validateLeaseTiming(o.leaseTiming); err != nil {
 		return o, false, err
 	}
 	if o.apiServerOverride != "" {
@@ -136,6 +138,20 @@ func parseFlags(args []string, stdout io.Writer) (o options, done bool, err erro
 		}
 	}
 	return o, false, nil
+}
+
+// validateLeaseTiming says, in the flags' words, what client-go's leader
+// election would refuse once running.
+func validateLeaseTiming(t controller.LeaseTiming) error {
+	switch {
+	case t.LeaseDuration <= 0 || t.RenewDeadline <= 0 || t.RetryPeriod <= 0:
+		return errors.New("--leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period must be positive")
+	case t.LeaseDuration <= t.RenewDeadline:
+		return fmt.Errorf("--leader-elect-lease-duration (%s) must be longer than --leader-elect-renew-deadline (%s)", t.LeaseDuration, t.RenewDeadline)
+	case float64(t.RenewDeadline) <= leaderelection.JitterFactor*float64(t.RetryPeriod):
+		return fmt.Errorf("--leader-elect-renew-deadline (%s) must be longer than %.1f times --leader-elect-retry-period (%s)", t.RenewDeadline, leaderelection.JitterFactor, t.RetryPeriod)
+	}
+	return nil
 }
 
 func usage(w io.Writer, groups cliflag.NamedFlagSets) {

@@ -26,7 +26,8 @@ import (
 
 func main() {
 	cfg := Config{}
-	flag.IntVar(&cfg.Consumers, "consumers", defaultConsumers, "consumers, each with its kube-apiserver and controller process")
+	consumers, why := machineDefaultConsumers()
+	flag.IntVar(&cfg.Consumers, "consumers", consumers, "consumers, each with its kube-apiserver and controller process (default: 100, or what this machine's CPUs carry)")
 	flag.DurationVar(&cfg.Duration, "duration", 30*time.Minute, "how long to soak once all are authenticated")
 	flag.DurationVar(&cfg.SigningDuration, "signing-duration", 3*time.Minute, "validity of the certificates the provider issues")
 	flag.DurationVar(&cfg.ProbeInterval, "probe-interval", 30*time.Second, "each kubeconfig authenticates against the provider this often")
@@ -40,6 +41,11 @@ func main() {
 	if err := check(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(2)
+	}
+	chosen := false
+	flag.Visit(func(f *flag.Flag) { chosen = chosen || f.Name == "consumers" })
+	if why != "" && !chosen {
+		fmt.Fprintln(os.Stderr, "soak:", why)
 	}
 	os.Exit(run(cfg))
 }

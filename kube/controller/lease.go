@@ -25,20 +25,6 @@ type LeaseTiming struct {
 // defaults.
 var DefaultLeaseTiming = LeaseTiming{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}
 
-// Validate says, in the flags' words, what client-go's leader election
-// would refuse.
-func (t LeaseTiming) Validate() error {
-	switch {
-	case t.LeaseDuration <= 0 || t.RenewDeadline <= 0 || t.RetryPeriod <= 0:
-		return errors.New("--leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period must be positive")
-	case t.LeaseDuration <= t.RenewDeadline:
-		return fmt.Errorf("--leader-elect-lease-duration (%s) must be longer than --leader-elect-renew-deadline (%s)", t.LeaseDuration, t.RenewDeadline)
-	case float64(t.RenewDeadline) <= leaderelection.JitterFactor*float64(t.RetryPeriod):
-		return fmt.Errorf("--leader-elect-renew-deadline (%s) must be longer than %.1f times --leader-elect-retry-period (%s)", t.RenewDeadline, leaderelection.JitterFactor, t.RetryPeriod)
-	}
-	return nil
-}
-
 // RunWithLease runs m only while holding the Lease leaseName in the
 // cluster's Liqo namespace, so that two runners never act at once; identity
 // is the holder name, timing the election's (zero: DefaultLeaseTiming). It
@@ -51,9 +37,6 @@ func RunWithLease(ctx context.Context, c *kube.Cluster, leaseName, identity stri
 	}
 	if timing == (LeaseTiming{}) {
 		timing = DefaultLeaseTiming
-	}
-	if err := timing.Validate(); err != nil {
-		return err
 	}
 	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, c.Namespace, leaseName,
 		c.Kube.CoreV1(), c.Kube.CoordinationV1(), resourcelock.ResourceLockConfig{Identity: identity})
