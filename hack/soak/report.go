@@ -101,6 +101,9 @@ func (r *Result) Print(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "CSRs left on the provider: %d\n", r.CSRsLeft)
+	for _, what := range r.CSRsLeftWhat {
+		fmt.Fprintf(w, "  %s\n", what)
+	}
 	var reasons []string
 	total := 0
 	for reason, n := range r.Warnings {

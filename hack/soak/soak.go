@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +48,7 @@ type Result struct {
 	// controllers during the soak, by "verb resource".
 	ProviderRequests, ConsumerRequests map[string]float64
 	CSRsLeft                           int
+	CSRsLeftWhat                       []string       // each left CSR: name, age, state, requestor
 	Warnings                           map[string]int // by reason
 	// WarningsNearFaults counts those last seen during a fault or within
 	// warningMargin after it.
@@ -144,9 +146,10 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	}
 	r.ProviderRequests = diff(requests(ctx, s.replicas), providerBefore)
 	r.ConsumerRequests = diff(requests(ctx, s.consumerControllers()), consumerBefore)
-	if r.CSRsLeft, err = s.csrsLeft(ctx); err != nil {
+	if r.CSRsLeftWhat, err = s.csrsLeft(ctx); err != nil {
 		return nil, err
 	}
+	r.CSRsLeft = len(r.CSRsLeftWhat)
 	r.Warnings, r.WarningsNearFaults = s.warnings(ctx, r.Windows)
 	return r, nil
 }
@@ -215,13 +218,13 @@ func (s *soakLab) scrapeEvery(ctx context.Context, every time.Duration) {
 // flight) that are not deleted within three minutes (the controller
 // deletes a finished CSR once its certificate is stored, and its cleaner
 // the abandoned ones after the certificate timeout). Waits on a watch.
-func (s *soakLab) csrsLeft(ctx context.Context) (int, error) {
+func (s *soakLab) csrsLeft(ctx context.Context) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	cutoff := time.Now()
 	csrs := s.providerC.Kube.CertificatesV1().CertificateSigningRequests()
 	var mu sync.Mutex
-	live := map[string]bool{}
+	live := map[string]*certv1.CertificateSigningRequest{}
 	changed := make(chan struct{}, 1)
 	lw := kube.ListWatch(csrs.List, csrs.Watch, func(*metav1.ListOptions) {})
 	err := runInformerWithDeletes(ctx, lw, &certv1.CertificateSigningRequest{}, func(key string, obj any, deleted bool) {
@@ -229,7 +232,7 @@ func (s *soakLab) csrsLeft(ctx context.Context) (int, error) {
 		if deleted {
 			delete(live, key)
 		} else if csr, ok := obj.(*certv1.CertificateSigningRequest); ok && csr.CreationTimestamp.Time.Before(cutoff) {
-			live[key] = true
+			live[key] = csr
 		}
 		mu.Unlock()
 		select {
@@ -238,21 +241,42 @@ func (s *soakLab) csrsLeft(ctx context.Context) (int, error) {
 		}
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	for {
 		mu.Lock()
 		n := len(live)
 		mu.Unlock()
 		if n == 0 {
-			return 0, nil
+			return nil, nil
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return n, nil
+			mu.Lock()
+			defer mu.Unlock()
+			return describeCSRs(live, time.Now()), nil
 		}
 	}
+}
+
+// describeCSRs says what each CSR left is, sorted by name: what a fix
+// starts from.
+func describeCSRs(csrs map[string]*certv1.CertificateSigningRequest, now time.Time) []string {
+	out := make([]string, 0, len(csrs))
+	for _, csr := range csrs {
+		state := "pending"
+		for _, c := range csr.Status.Conditions {
+			state = string(c.Type)
+		}
+		if len(csr.Status.Certificate) > 0 {
+			state = "issued"
+		}
+		out = append(out, fmt.Sprintf("%s (%s, %s old, by %s, labels %v)", csr.Name, state,
+			now.Sub(csr.CreationTimestamp.Time).Round(time.Second), csr.Spec.Username, csr.Labels))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // warningMargin is how long after a fault its Warnings still count as
