@@ -99,8 +99,8 @@ test-main: kube-binaries liqo-peer liqo0x
 
 # The hack/ modules' tests (the image's two cross builds, the release
 # archive, the Helm chart on a lab kube-apiserver) mostly compile: they run
-# beside the main tests, niced, on the CPU those leave idle while waiting on
-# control planes, and do not slow them.
+# beside the main tests, niced so that those keep the first claim on the
+# CPUs, instead of after them.
 test-tools: kube-binaries
 	cd hack/image && nice -n 10 $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/helmchart && LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 nice -n 10 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
@@ -134,7 +134,8 @@ bench-scale: kube-binaries
 # controller process, renewing 3-minute certificates for DURATION while the
 # provider's kube-apiserver restarts, the leader replica is SIGKILLed and a
 # consumer's kube-apiserver pauses; its last line sums it up. CONSUMERS
-# empty: the soak's default, 100 (docs/benchmarks.md, Soak).
+# empty: the soak's default, 100, or as many as the machine's CPUs carry
+# (docs/benchmarks.md, Soak).
 DURATION ?= 30m
 CONSUMERS ?=
 soak: kube-binaries
