@@ -19,7 +19,8 @@ import (
 const csrCleanupMargin = 30 * time.Second
 
 // csrCleaner deletes the finished Tenant CSRs (labelled
-// liqo.io/remote-tenant-csr) that nobody will read any more: issuance
+// liqo.io/remote-tenant-csr) that nobody will read any more, and those of
+// its own issuances still pending once nobody waits for them: issuance
 // deletes its own CSR once the certificate is stored, so these are the
 // leftovers of timed-out or interrupted attempts, and of Liqo, which keeps
 // them. It only runs when Options.KeepCSRs is false.
@@ -49,11 +50,12 @@ func (r *csrCleaner) sync(ctx context.Context, key string) (time.Duration, error
 	if err != nil {
 		return 0, err
 	}
-	if !finished(csr) {
+	done := finished(csr)
+	if !done && !tracked(csr) {
 		return 0, nil // its update will bring it back here
 	}
-	if r.tracker != nil && r.tracker.pendingDeletion(csr) {
-		return r.grace, nil // its batch's deletion removes it; looked at again in case that failed
+	if r.tracker != nil && (r.tracker.pendingDeletion(csr) || r.tracker.waited(csr.Name)) {
+		return r.grace, nil // its issuance waits for it, or its batch's deletion removes it: looked at again in case that failed
 	}
 	now := time.Now()
 	if r.now != nil {
@@ -61,7 +63,7 @@ func (r *csrCleaner) sync(ctx context.Context, key string) (time.Duration, error
 	}
 	// Its certificate already stored, nobody reads it any more: the
 	// leftover of a run killed before it deleted its CSRs.
-	if wait := csr.CreationTimestamp.Add(r.grace).Sub(now); wait > 0 && !r.stored(csr) {
+	if wait := csr.CreationTimestamp.Add(r.grace).Sub(now); wait > 0 && (!done || !r.stored(csr)) {
 		return wait, nil
 	}
 	err = r.c.Kube.CertificatesV1().CertificateSigningRequests().Delete(ctx, name, metav1.DeleteOptions{
@@ -70,6 +72,18 @@ func (r *csrCleaner) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, nil
 	}
 	return 0, err
+}
+
+// tracked tells whether this controller's tracker issued the CSR (its batch
+// label). One of ours still pending past the grace period is abandoned:
+// its issuance gave up without deleting it, as when the API server
+// restarted and the create's answer was lost (the CSR made, its name
+// unknown) or the approval or the deletion failed. A pending CSR of
+// another issuer (Liqo's) may still be waited for: left to the API
+// server, which removes pending ones after a day.
+func tracked(csr *certv1.CertificateSigningRequest) bool {
+	_, ok := csr.Labels[csrBatchLabel]
+	return ok
 }
 
 // stored tells whether the CSR's certificate is the one in the cache

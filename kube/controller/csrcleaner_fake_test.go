@@ -19,10 +19,11 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
-// The CSR cleaner on each kind of Tenant CSR, at a fixed time: pending
-// ones and ones still within the grace period stay (the latter looked at
-// again when it ends); finished ones past it, issued, denied or failed,
-// are deleted, with the UID as precondition so that a namesake created
+// The CSR cleaner on each kind of Tenant CSR, at a fixed time: another
+// issuer's pending ones, ones still within the grace period and ones an
+// issuance waits for stay (looked at again when the period ends); finished
+// ones past it, issued, denied or failed, and this controller's own
+// pending ones (its batch label) past it are deleted, with the UID as precondition so that a namesake created
 // meanwhile is never deleted instead (a conflict, retried).
 func TestFakeCSRCleaner(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -39,6 +40,8 @@ func TestFakeCSRCleaner(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		age        time.Duration
+		batch      string // the tracker's batch label; "": issued by another (Liqo)
+		waited     bool   // an issuance of this run waits for it
 		status     func(*certv1.CertificateSigningRequest)
 		inAPI      bool  // false: already gone from the API server
 		deleteErr  error // what the API server answers the delete
@@ -46,7 +49,11 @@ func TestFakeCSRCleaner(t *testing.T) {
 		wantDelete bool
 		wantErr    func(error) bool
 	}{
-		{name: "pending", age: time.Hour, status: condition(certv1.CertificateApproved), inAPI: true},
+		{name: "pending, another issuer's", age: time.Hour, status: condition(certv1.CertificateApproved), inAPI: true},
+		{name: "pending, ours, within the grace period", age: 20 * time.Second, batch: "run-1", status: func(*certv1.CertificateSigningRequest) {}, inAPI: true, wantAfter: 40 * time.Second},
+		{name: "pending, ours, abandoned", age: 2 * time.Minute, batch: "run-1", status: func(*certv1.CertificateSigningRequest) {}, inAPI: true, wantDelete: true},
+		{name: "approved, ours, abandoned", age: 2 * time.Minute, batch: "run-1", status: condition(certv1.CertificateApproved), inAPI: true, wantDelete: true},
+		{name: "pending, ours, waited for", age: 2 * time.Minute, batch: "run-1", waited: true, status: func(*certv1.CertificateSigningRequest) {}, inAPI: true, wantAfter: grace},
 		{name: "issued within the grace period", age: 20 * time.Second, status: issued, inAPI: true, wantAfter: 40 * time.Second},
 		{name: "issued", age: 2 * time.Minute, status: issued, inAPI: true, wantDelete: true},
 		{name: "denied", age: 2 * time.Minute, status: condition(certv1.CertificateDenied), inAPI: true, wantDelete: true},
@@ -62,6 +69,9 @@ func TestFakeCSRCleaner(t *testing.T) {
 			csr := &certv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: "liqo-identity-x", UID: types.UID("uid-x"),
 				CreationTimestamp: metav1.NewTime(now.Add(-tc.age)), Labels: map[string]string{kube.RemoteTenantCSRLabel: "true"}}}
 			tc.status(csr)
+			if tc.batch != "" {
+				csr.Labels[csrBatchLabel] = tc.batch
+			}
 			idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
 			require.NoError(t, idx.Add(csr))
 			if tc.inAPI {
@@ -70,7 +80,11 @@ func TestFakeCSRCleaner(t *testing.T) {
 			if tc.deleteErr != nil {
 				f.kube.PrependReactor("delete", "certificatesigningrequests", failing(-1, tc.deleteErr, nil))
 			}
-			r := &csrCleaner{c: f.cluster, csrs: certlisters.NewCertificateSigningRequestLister(idx), grace: grace, now: func() time.Time { return now }}
+			r := &csrCleaner{c: f.cluster, csrs: certlisters.NewCertificateSigningRequestLister(idx), grace: grace, now: func() time.Time { return now },
+				tracker: newCSRTracker(f.cluster, nil, nil, false)}
+			if tc.waited { // as tracker.wait registers
+				r.tracker.waiters[csr.Name] = map[chan struct{}]struct{}{make(chan struct{}, 1): {}}
+			}
 
 			after, err := r.sync(t.Context(), csr.Name)
 			if tc.wantErr != nil {

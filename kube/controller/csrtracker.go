@@ -192,6 +192,13 @@ func (t *csrTracker) pendingDeletion(csr *certv1.CertificateSigningRequest) bool
 	return slices.ContainsFunc(t.pending, func(b *csrBatch) bool { return b.id == id })
 }
 
+// waited tells whether an issuance waits for the named CSR's certificate.
+func (t *csrTracker) waited(name string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.waiters[name]) > 0
+}
+
 // adopted records the name of a CSR an issuance of the batch reused.
 func (t *csrTracker) adopted(b *csrBatch, name string) {
 	if b == nil {
