@@ -25,6 +25,7 @@ type controllerProcess struct {
 	argv                  []string
 	healthURL, metricsURL string
 	logPath               string
+	env                   []string // added to the soak's environment
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -34,10 +35,15 @@ type controllerProcess struct {
 	requests, lifeRequests map[string]float64
 }
 
-func startController(cfg Config, identity, kubeconfig string, extra ...string) (*controllerProcess, error) {
+// fineHeapProfile has the runtime record an allocation every 4 KiB instead
+// of every 512 KiB, so that the heap profiles the soak keeps show where a
+// few MiB go (only in the processes whose profiles are kept).
+const fineHeapProfile = "GODEBUG=memprofilerate=4096"
+
+func startController(cfg Config, identity, kubeconfig string, env []string, extra ...string) (*controllerProcess, error) {
 	health, metrics := freeAddr(), freeAddr()
 	p := &controllerProcess{identity: identity, healthURL: "http://" + health, metricsURL: "http://" + metrics,
-		logPath: filepath.Join(cfg.Dir, identity+"-controller.log"), requests: map[string]float64{}}
+		logPath: filepath.Join(cfg.Dir, identity+"-controller.log"), env: env, requests: map[string]float64{}}
 	p.argv = append([]string{cfg.ControllerBinary, "--kubeconfig", kubeconfig, "--identity", identity,
 		"--health-address", health, "--metrics-address", metrics, "--profiling"}, extra...)
 	return p, p.start()
@@ -50,6 +56,9 @@ func (p *controllerProcess) start() error {
 	}
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	cmd.Stdout, cmd.Stderr = log, log
+	if len(p.env) > 0 {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
 	// Never outlive the soak.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -160,6 +169,16 @@ func (p *controllerProcess) sample(ctx context.Context) (usage, error) {
 	u.sockets = countSockets(pid)
 	u.rssKiB = statusKiB(pid, "VmRSS:")
 	return u, nil
+}
+
+// saveHeap writes the process's heap profile (right after sample's
+// collection) to path, for `go tool pprof -diff_base` between two times.
+func (p *controllerProcess) saveHeap(ctx context.Context, path string) error {
+	code, body := get(ctx, p.metricsURL+"/debug/pprof/heap")
+	if code != http.StatusOK {
+		return fmt.Errorf("controller %s: heap profile: %s", p.identity, body)
+	}
+	return os.WriteFile(path, []byte(body), 0o600)
 }
 
 // scrapeRequests records the process's API request counters (its /metrics).

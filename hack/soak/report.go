@@ -81,6 +81,13 @@ func (r *Result) Print(w io.Writer) {
 	row("consumers' controllers: open sockets (sum)", r.ConsumersStart.sockets, r.ConsumersEnd.sockets)
 	row("consumers' controllers: RSS (sum)", mib(float64(r.ConsumersStart.rssKiB)*1024), mib(float64(r.ConsumersEnd.rssKiB)*1024))
 	fmt.Fprintf(w, "largest consumer controller's peak RSS: %s\n", mib(float64(r.ConsumerPeakRSSKiB)*1024))
+	if len(r.HeapTrend) > 0 {
+		fmt.Fprintf(w, "live heap during the soak (provider leader, consumers' controllers): start %s, %s", mib(r.LeaderStart.heapBytes), mib(r.ConsumersStart.heapBytes))
+		for _, pt := range r.HeapTrend {
+			fmt.Fprintf(w, "; %s %s, %s", pt.since.Round(time.Minute), mib(pt.leader), mib(pt.consumers))
+		}
+		fmt.Fprintf(w, "; end %s, %s\n", mib(r.LeaderEnd.heapBytes), mib(r.ConsumersEnd.heapBytes))
+	}
 
 	for _, side := range []struct {
 		name     string

@@ -100,7 +100,7 @@ func start(ctx context.Context, cfg Config, progress func(string, ...any)) (s *s
 		return s, err
 	}
 	for _, identity := range []string{"provider-a", "provider-b"} {
-		p, err := startController(cfg, identity, saKubeconfig, "--memory-limit", "256Mi")
+		p, err := startController(cfg, identity, saKubeconfig, []string{fineHeapProfile}, "--memory-limit", "256Mi")
 		if err != nil {
 			return s, err
 		}
@@ -123,7 +123,11 @@ func start(ctx context.Context, cfg Config, progress func(string, ...any)) (s *s
 		if c.admin, err = initCluster(ctx, c.cluster.Config, c.id); err != nil {
 			return err
 		}
-		if c.ctl, err = startController(cfg, c.id, c.cluster.KubeconfigPath, consumerControllerArgs...); err != nil {
+		var env []string
+		if i == 0 { // its heap profiles are kept
+			env = []string{fineHeapProfile}
+		}
+		if c.ctl, err = startController(cfg, c.id, c.cluster.KubeconfigPath, env, consumerControllerArgs...); err != nil {
 			return err
 		}
 		if n := started.Add(1); n%10 == 0 {

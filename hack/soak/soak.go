@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,7 +42,10 @@ type Result struct {
 	Windows       []window
 	// Usage of the controllers at the start and the end of the soak: the
 	// provider's leader and every consumer's controller.
-	LeaderStart, LeaderEnd       usage
+	LeaderStart, LeaderEnd usage
+	// HeapTrend samples the live heaps during the soak, to tell a warm-up
+	// that levels off from a steady growth.
+	HeapTrend                    []heapPoint
 	ConsumersStart, ConsumersEnd usage // summed
 	ConsumerPeakRSSKiB           int64 // the largest consumer controller's
 	// Requests of the provider's replicas and of the consumers'
@@ -102,7 +106,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	r.Setup = time.Since(began)
 	progress("set up in %s: soaking for %s", r.Setup.Round(time.Second), cfg.Duration)
 
-	if r.LeaderStart, r.ConsumersStart, _, err = s.usage(ctx, f); err != nil {
+	if r.LeaderStart, r.ConsumersStart, _, err = s.usage(ctx, f, "start"); err != nil {
 		return nil, err
 	}
 	providerBefore, consumerBefore := requests(ctx, s.replicas), requests(ctx, s.consumerControllers())
@@ -121,6 +125,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 		}
 	})
 	wg.Go(func() { s.scrapeEvery(soakCtx, time.Minute) })
+	wg.Go(func() { r.HeapTrend = s.heapTrend(soakCtx, f, soakStart, heapTrendEvery(cfg.Duration), progress) })
 	wg.Wait()
 	if faultErr != nil {
 		return nil, fmt.Errorf("injecting a fault: %w", faultErr)
@@ -141,7 +146,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	f.mu.Lock()
 	r.LeaderChanges = append([]leaderChange(nil), f.changes...)
 	f.mu.Unlock()
-	if r.LeaderEnd, r.ConsumersEnd, r.ConsumerPeakRSSKiB, err = s.usage(ctx, f); err != nil {
+	if r.LeaderEnd, r.ConsumersEnd, r.ConsumerPeakRSSKiB, err = s.usage(ctx, f, "end"); err != nil {
 		return nil, err
 	}
 	r.ProviderRequests = diff(requests(ctx, s.replicas), providerBefore)
@@ -154,20 +159,33 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	return r, nil
 }
 
-// usage samples the provider's leader and sums the consumers' controllers.
-func (s *soakLab) usage(ctx context.Context, f *faults) (leader, consumers usage, peakRSSKiB int64, err error) {
+// usage samples the provider's leader and sums the consumers' controllers;
+// the heap profiles of the leader and of the first consumer's controller
+// are kept as <dir>/heap-<stage>-<identity>.pprof (stage "": not kept).
+func (s *soakLab) usage(ctx context.Context, f *faults, stage string) (leader, consumers usage, peakRSSKiB int64, err error) {
 	holder, _ := f.leader()
 	for _, p := range s.replicas {
 		if p.identity == holder {
 			if leader, err = p.sample(ctx); err != nil {
 				return leader, consumers, 0, err
 			}
+			if stage == "" {
+				continue
+			}
+			if err = p.saveHeap(ctx, s.heapProfilePath(stage, p)); err != nil {
+				return leader, consumers, 0, err
+			}
 		}
 	}
-	for _, c := range s.consumers {
+	for i, c := range s.consumers {
 		u, err := c.ctl.sample(ctx)
 		if err != nil {
 			return leader, consumers, 0, err
+		}
+		if i == 0 && stage != "" {
+			if err = c.ctl.saveHeap(ctx, s.heapProfilePath(stage, c.ctl)); err != nil {
+				return leader, consumers, 0, err
+			}
 		}
 		consumers.heapBytes += u.heapBytes
 		consumers.goroutines += u.goroutines
@@ -176,6 +194,43 @@ func (s *soakLab) usage(ctx context.Context, f *faults) (leader, consumers usage
 		peakRSSKiB = max(peakRSSKiB, statusKiB(c.ctl.pid(), "VmHWM:"))
 	}
 	return leader, consumers, peakRSSKiB, nil
+}
+
+// heapPoint is the controllers' live heap at one time of the soak.
+type heapPoint struct {
+	since             time.Duration // since the soak's start
+	leader, consumers float64       // bytes; the consumers' summed
+}
+
+// heapTrendEvery samples six times in a soak, at most every 5 minutes.
+func heapTrendEvery(d time.Duration) time.Duration {
+	return min(max(d/6, time.Minute), 5*time.Minute)
+}
+
+// heapTrend samples the live heaps every period until ctx ends; a sample
+// that fails (the leader just killed) is skipped.
+func (s *soakLab) heapTrend(ctx context.Context, f *faults, start time.Time, every time.Duration, progress func(string, ...any)) []heapPoint {
+	var points []heapPoint
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return points
+		case <-tick.C:
+		}
+		leader, consumers, _, err := s.usage(ctx, f, "")
+		if err != nil || leader.heapBytes == 0 {
+			continue
+		}
+		pt := heapPoint{since: time.Since(start), leader: leader.heapBytes, consumers: consumers.heapBytes}
+		points = append(points, pt)
+		progress("live heap: provider leader %.1fMiB, consumers' controllers %.1fMiB", pt.leader/(1<<20), pt.consumers/(1<<20))
+	}
+}
+
+func (s *soakLab) heapProfilePath(stage string, p *controllerProcess) string {
+	return filepath.Join(s.cfg.Dir, "heap-"+stage+"-"+p.identity+".pprof")
 }
 
 // requests scrapes the controllers ps and sums their API requests.
