@@ -76,7 +76,8 @@ func TestControllerAsServiceAccountServesHandshake(t *testing.T) {
 	code, body := get(t, pp.metricsURL+"/metrics")
 	require.Equal(t, http.StatusOK, code)
 	for _, series := range []string{"liqo_auth_workqueue_depth", "liqo_auth_workqueue_queue_duration_seconds",
-		"liqo_auth_reconcile_total", "liqo_auth_reconcile_duration_seconds", "liqo_auth_certificate_expiry_timestamp_seconds"} {
+		"liqo_auth_reconcile_total", "liqo_auth_reconcile_duration_seconds", "liqo_auth_certificate_expiry_timestamp_seconds",
+		"go_goroutines", "go_gc_heap_live_bytes", "process_resident_memory_bytes", "process_open_fds"} {
 		assert.Contains(t, body, series)
 	}
 	code, _ = get(t, pp.healthURL+"/readyz")

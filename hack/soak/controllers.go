@@ -143,20 +143,25 @@ func waitLeading(ctx context.Context, ps ...*controllerProcess) error {
 
 // usage is what a controller process holds at one time.
 type usage struct {
-	heapBytes  float64 // live heap after a collection (HeapAlloc with gc=1)
+	heapBytes  float64 // live heap after a collection (go_gc_heap_live_bytes)
 	goroutines int
 	sockets    int
 	rssKiB     int64
 }
 
-// sample reads the process's usage: the heap after a forced collection
-// and the goroutines from its pprof endpoints, sockets and RSS from /proc.
+// sample reads the process's usage: the heap a forced collection found
+// live (its /metrics, read after the collection: the heap profile's own
+// text, which debug=1 renders before its HeapAlloc line, would count),
+// the goroutines from its pprof endpoint, sockets and RSS from /proc.
 func (p *controllerProcess) sample(ctx context.Context) (usage, error) {
 	var u usage
-	_, heap := get(ctx, p.metricsURL+"/debug/pprof/heap?gc=1&debug=1")
-	v, ok := findValue(heap, "# HeapAlloc = ")
+	if code, body := get(ctx, p.metricsURL+"/debug/pprof/heap?gc=1"); code != http.StatusOK {
+		return u, fmt.Errorf("controller %s: heap profile: %s", p.identity, body)
+	}
+	_, metrics := get(ctx, p.metricsURL+"/metrics")
+	v, ok := findValue(metrics, "go_gc_heap_live_bytes ")
 	if !ok {
-		return u, fmt.Errorf("controller %s: no heap profile", p.identity)
+		return u, fmt.Errorf("controller %s: no go_gc_heap_live_bytes on /metrics", p.identity)
 	}
 	u.heapBytes = v
 	_, gor := get(ctx, p.metricsURL+"/debug/pprof/goroutine?debug=1")
@@ -171,8 +176,8 @@ func (p *controllerProcess) sample(ctx context.Context) (usage, error) {
 	return u, nil
 }
 
-// saveHeap writes the process's heap profile (right after sample's
-// collection) to path, for `go tool pprof -diff_base` between two times.
+// saveHeap writes the process's heap profile (as of sample's collection)
+// to path, for `go tool pprof -diff_base` between two times.
 func (p *controllerProcess) saveHeap(ctx context.Context, path string) error {
 	code, body := get(ctx, p.metricsURL+"/debug/pprof/heap")
 	if code != http.StatusOK {

@@ -69,20 +69,22 @@ func (r *Result) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s %s -> %s in %s (%s)\n", lc.at.UTC().Format(time.TimeOnly), lc.from, lc.to, lc.took.Round(100*time.Millisecond), how)
 	}
-	fmt.Fprintf(w, "%-44s %14s %14s\n", "controllers", "start", "end")
-	row := func(label string, a, b any) { fmt.Fprintf(w, "%-44s %14v %14v\n", label, a, b) }
+	fmt.Fprintf(w, "%-44s %14s %14s %14s\n", "controllers", "soak's start", "warmed up", "end")
+	fmt.Fprintf(w, "%-44s %14s %14s\n", "", "", "+"+r.Warmup.String())
+	row := func(label string, a, b, c any) { fmt.Fprintf(w, "%-44s %14v %14v %14v\n", label, a, b, c) }
 	mib := func(bytes float64) string { return fmt.Sprintf("%.1fMiB", bytes/(1<<20)) }
-	row("provider leader: live heap", mib(r.LeaderStart.heapBytes), mib(r.LeaderEnd.heapBytes))
-	row("provider leader: goroutines", r.LeaderStart.goroutines, r.LeaderEnd.goroutines)
-	row("provider leader: open sockets", r.LeaderStart.sockets, r.LeaderEnd.sockets)
-	row("provider leader: RSS", mib(float64(r.LeaderStart.rssKiB)*1024), mib(float64(r.LeaderEnd.rssKiB)*1024))
-	row("consumers' controllers: live heap (sum)", mib(r.ConsumersStart.heapBytes), mib(r.ConsumersEnd.heapBytes))
-	row("consumers' controllers: goroutines (sum)", r.ConsumersStart.goroutines, r.ConsumersEnd.goroutines)
-	row("consumers' controllers: open sockets (sum)", r.ConsumersStart.sockets, r.ConsumersEnd.sockets)
-	row("consumers' controllers: RSS (sum)", mib(float64(r.ConsumersStart.rssKiB)*1024), mib(float64(r.ConsumersEnd.rssKiB)*1024))
+	rss := func(u usage) string { return mib(float64(u.rssKiB) * 1024) }
+	row("provider leader: live heap", mib(r.LeaderSetup.heapBytes), mib(r.LeaderStart.heapBytes), mib(r.LeaderEnd.heapBytes))
+	row("provider leader: goroutines", r.LeaderSetup.goroutines, r.LeaderStart.goroutines, r.LeaderEnd.goroutines)
+	row("provider leader: open sockets", r.LeaderSetup.sockets, r.LeaderStart.sockets, r.LeaderEnd.sockets)
+	row("provider leader: RSS", rss(r.LeaderSetup), rss(r.LeaderStart), rss(r.LeaderEnd))
+	row("consumers' controllers: live heap (sum)", mib(r.ConsumersSetup.heapBytes), mib(r.ConsumersStart.heapBytes), mib(r.ConsumersEnd.heapBytes))
+	row("consumers' controllers: goroutines (sum)", r.ConsumersSetup.goroutines, r.ConsumersStart.goroutines, r.ConsumersEnd.goroutines)
+	row("consumers' controllers: open sockets (sum)", r.ConsumersSetup.sockets, r.ConsumersStart.sockets, r.ConsumersEnd.sockets)
+	row("consumers' controllers: RSS (sum)", rss(r.ConsumersSetup), rss(r.ConsumersStart), rss(r.ConsumersEnd))
 	fmt.Fprintf(w, "largest consumer controller's peak RSS: %s\n", mib(float64(r.ConsumerPeakRSSKiB)*1024))
 	if len(r.HeapTrend) > 0 {
-		fmt.Fprintf(w, "live heap during the soak (provider leader, consumers' controllers): start %s, %s", mib(r.LeaderStart.heapBytes), mib(r.ConsumersStart.heapBytes))
+		fmt.Fprintf(w, "live heap during the soak (provider leader, consumers' controllers): start %s, %s", mib(r.LeaderSetup.heapBytes), mib(r.ConsumersSetup.heapBytes))
 		for _, pt := range r.HeapTrend {
 			fmt.Fprintf(w, "; %s %s, %s", pt.since.Round(time.Minute), mib(pt.leader), mib(pt.consumers))
 		}
@@ -139,6 +141,14 @@ func (r *Result) SummaryLine() string {
 		r.HeapGrowth(), r.GoroutineGrowth())
 }
 
+// Beyond these, the controllers grow: noise measured here is a few
+// percent of heap and 2–3 goroutines per controller (idle connections of
+// replaced clients, closed after 90 s).
+const (
+	maxHeapGrowth      = 20 // percent
+	maxGoroutineGrowth = 10 // per controller process
+)
+
 // Problems lists the targets the soak missed.
 func (r *Result) Problems() []string {
 	var out []string
@@ -153,6 +163,12 @@ func (r *Result) Problems() []string {
 	}
 	if r.CSRsLeft > 0 {
 		out = append(out, fmt.Sprintf("%d CSRs left on the provider", r.CSRsLeft))
+	}
+	if g := r.HeapGrowth(); g > maxHeapGrowth {
+		out = append(out, fmt.Sprintf("the controllers' live heap grew %.0f%% after the warm-up (more than %d%%): see the trend above and the heap profiles (go tool pprof -diff_base)", g, maxHeapGrowth))
+	}
+	if g, most := r.GoroutineGrowth(), maxGoroutineGrowth*(r.Config.Consumers+1); g > most {
+		out = append(out, fmt.Sprintf("the controllers' goroutines grew by %d after the warm-up (more than %d, %d per controller)", g, most, maxGoroutineGrowth))
 	}
 	return out
 }

@@ -40,14 +40,17 @@ type Result struct {
 	Renewals      renewals
 	LeaderChanges []leaderChange
 	Windows       []window
-	// Usage of the controllers at the start and the end of the soak: the
-	// provider's leader and every consumer's controller.
-	LeaderStart, LeaderEnd usage
+	// Usage of the controllers (the provider's leader, every consumer's
+	// controller summed) when the soak starts, once warmed up (Warmup
+	// into it: every kubeconfig renewed at least once; growth counts from
+	// there) and at the end.
+	LeaderSetup, LeaderStart, LeaderEnd          usage
+	ConsumersSetup, ConsumersStart, ConsumersEnd usage
+	Warmup                                       time.Duration
+	ConsumerPeakRSSKiB                           int64 // the largest consumer controller's
 	// HeapTrend samples the live heaps during the soak, to tell a warm-up
 	// that levels off from a steady growth.
-	HeapTrend                    []heapPoint
-	ConsumersStart, ConsumersEnd usage // summed
-	ConsumerPeakRSSKiB           int64 // the largest consumer controller's
+	HeapTrend []heapPoint
 	// Requests of the provider's replicas and of the consumers'
 	// controllers during the soak, by "verb resource".
 	ProviderRequests, ConsumerRequests map[string]float64
@@ -60,14 +63,16 @@ type Result struct {
 	Costs              costs
 }
 
-// HeapGrowth is the growth of the controllers' live heap, in percent.
+// HeapGrowth is the growth of the controllers' live heap from the warm-up
+// to the end, in percent.
 func (r *Result) HeapGrowth() float64 {
 	start := r.LeaderStart.heapBytes + r.ConsumersStart.heapBytes
 	end := r.LeaderEnd.heapBytes + r.ConsumersEnd.heapBytes
 	return 100 * (end - start) / start
 }
 
-// GoroutineGrowth is the growth of the controllers' goroutines.
+// GoroutineGrowth is the growth of the controllers' goroutines from the
+// warm-up to the end.
 func (r *Result) GoroutineGrowth() int {
 	return r.LeaderEnd.goroutines + r.ConsumersEnd.goroutines - r.LeaderStart.goroutines - r.ConsumersStart.goroutines
 }
@@ -106,7 +111,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 	r.Setup = time.Since(began)
 	progress("set up in %s: soaking for %s", r.Setup.Round(time.Second), cfg.Duration)
 
-	if r.LeaderStart, r.ConsumersStart, _, err = s.usage(ctx, f, "start"); err != nil {
+	if r.LeaderSetup, r.ConsumersSetup, _, err = s.usage(ctx, f, "setup"); err != nil {
 		return nil, err
 	}
 	providerBefore, consumerBefore := requests(ctx, s.replicas), requests(ctx, s.consumerControllers())
@@ -125,10 +130,20 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Result, error) {
 		}
 	})
 	wg.Go(func() { s.scrapeEvery(soakCtx, time.Minute) })
+	var warmErr error
+	r.Warmup = warmup(cfg)
+	wg.Go(func() {
+		if r.LeaderStart, r.ConsumersStart, warmErr = s.warmedUp(soakCtx, f, r.Warmup); warmErr != nil {
+			endSoak()
+		}
+	})
 	wg.Go(func() { r.HeapTrend = s.heapTrend(soakCtx, f, soakStart, heapTrendEvery(cfg.Duration), progress) })
 	wg.Wait()
 	if faultErr != nil {
 		return nil, fmt.Errorf("injecting a fault: %w", faultErr)
+	}
+	if warmErr != nil {
+		return nil, fmt.Errorf("sampling the controllers once warmed up: %w", warmErr)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -194,6 +209,33 @@ func (s *soakLab) usage(ctx context.Context, f *faults, stage string) (leader, c
 		peakRSSKiB = max(peakRSSKiB, statusKiB(c.ctl.pid(), "VmHWM:"))
 	}
 	return leader, consumers, peakRSSKiB, nil
+}
+
+// warmup is how long into the soak the controllers' usage is sampled as
+// its start: a tenth of it, from 30 s to 3 minutes. By then every
+// kubeconfig renewed (20 s after its issuance, see Config.SigningDuration),
+// so what a first renewal keeps (clients rebuilt, transports, Event
+// caches) is not counted as growth.
+func warmup(cfg Config) time.Duration {
+	return min(max(cfg.Duration/10, 30*time.Second), 3*time.Minute)
+}
+
+// warmedUp samples the usage after d, again a little later while a leader
+// change leaves no leader to sample.
+func (s *soakLab) warmedUp(ctx context.Context, f *faults, d time.Duration) (leader, consumers usage, err error) {
+	wait := d
+	for {
+		select {
+		case <-ctx.Done():
+			return leader, consumers, fmt.Errorf("the soak ended before its warm-up (%s)", d)
+		case <-time.After(wait):
+		}
+		leader, consumers, _, err = s.usage(ctx, f, "start")
+		if err != nil || leader.heapBytes > 0 {
+			return leader, consumers, err
+		}
+		wait = 5 * time.Second
+	}
 }
 
 // heapPoint is the controllers' live heap at one time of the soak.

@@ -1,10 +1,12 @@
 package controller
 
 import (
+	"regexp"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -34,14 +36,22 @@ var (
 	}, []string{"provider"})
 )
 
+// runtimeMetrics are the Go runtime's usual series (go_goroutines,
+// go_memstats_*) and go_gc_heap_live_bytes, the heap the last collection
+// found live: what tells a leak from garbage not yet collected.
+var runtimeMetrics = collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
+	collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/gc/heap/live:bytes$`)}))
+
 var registerOnce sync.Once
 
 // RegisterMetrics registers the reconcile, certificate and workqueue series
-// (depth, adds, latency, work duration, retries) on Registry. Call it once
+// (depth, adds, latency, work duration, retries), the Go runtime's and the
+// process's on Registry. Call it once
 // before starting a Manager whose metrics are served.
 func RegisterMetrics() {
 	registerOnce.Do(func() {
-		Registry.MustRegister(reconciles, reconcileDuration, certificateExpiry, identityCertificateExpiry, renewalsApplied, apiRequests)
+		Registry.MustRegister(reconciles, reconcileDuration, certificateExpiry, identityCertificateExpiry, renewalsApplied, apiRequests,
+			runtimeMetrics, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		workqueue.SetProvider(queueMetrics{})
 	})
 }
