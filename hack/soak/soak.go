@@ -220,19 +220,24 @@ func warmup(cfg Config) time.Duration {
 	return min(max(cfg.Duration/10, 30*time.Second), 3*time.Minute)
 }
 
-// warmedUp samples the usage after d, again a little later while a leader
-// change leaves no leader to sample.
+// warmedUp samples the usage after d, again every 5 s while a leader
+// change leaves no leader to sample (the Lease still names the replica
+// just SIGKILLed, or nobody).
 func (s *soakLab) warmedUp(ctx context.Context, f *faults, d time.Duration) (leader, consumers usage, err error) {
 	wait := d
+	why := fmt.Errorf("the soak ended before its warm-up (%s)", d)
 	for {
 		select {
 		case <-ctx.Done():
-			return leader, consumers, fmt.Errorf("the soak ended before its warm-up (%s)", d)
+			return leader, consumers, why
 		case <-time.After(wait):
 		}
 		leader, consumers, _, err = s.usage(ctx, f, "start")
-		if err != nil || leader.heapBytes > 0 {
-			return leader, consumers, err
+		if err == nil && leader.heapBytes > 0 {
+			return leader, consumers, nil
+		}
+		if err != nil {
+			why = err
 		}
 		wait = 5 * time.Second
 	}
