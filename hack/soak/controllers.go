@@ -147,6 +147,9 @@ type usage struct {
 	goroutines int
 	sockets    int
 	rssKiB     int64
+	// heapProfile is the process's heap profile as of that collection,
+	// kept for `go tool pprof -diff_base` between two times (not summed).
+	heapProfile []byte
 }
 
 // sample reads the process's usage: the heap a forced collection found
@@ -155,9 +158,11 @@ type usage struct {
 // the goroutines from its pprof endpoint, sockets and RSS from /proc.
 func (p *controllerProcess) sample(ctx context.Context) (usage, error) {
 	var u usage
-	if code, body := get(ctx, p.metricsURL+"/debug/pprof/heap?gc=1"); code != http.StatusOK {
-		return u, fmt.Errorf("controller %s: heap profile: %s", p.identity, body)
+	code, profile := get(ctx, p.metricsURL+"/debug/pprof/heap?gc=1")
+	if code != http.StatusOK {
+		return u, fmt.Errorf("controller %s: heap profile: %s", p.identity, profile)
 	}
+	u.heapProfile = []byte(profile)
 	_, metrics := get(ctx, p.metricsURL+"/metrics")
 	v, ok := findValue(metrics, "go_gc_heap_live_bytes ")
 	if !ok {
@@ -174,16 +179,6 @@ func (p *controllerProcess) sample(ctx context.Context) (usage, error) {
 	u.sockets = countSockets(pid)
 	u.rssKiB = statusKiB(pid, "VmRSS:")
 	return u, nil
-}
-
-// saveHeap writes the process's heap profile (as of sample's collection)
-// to path, for `go tool pprof -diff_base` between two times.
-func (p *controllerProcess) saveHeap(ctx context.Context, path string) error {
-	code, body := get(ctx, p.metricsURL+"/debug/pprof/heap")
-	if code != http.StatusOK {
-		return fmt.Errorf("controller %s: heap profile: %s", p.identity, body)
-	}
-	return os.WriteFile(path, []byte(body), 0o600)
 }
 
 // scrapeRequests records the process's API request counters (its /metrics).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -187,7 +188,7 @@ func (s *soakLab) usage(ctx context.Context, f *faults, stage string) (leader, c
 			if stage == "" {
 				continue
 			}
-			if err = p.saveHeap(ctx, s.heapProfilePath(stage, p)); err != nil {
+			if err = os.WriteFile(s.heapProfilePath(stage, p), leader.heapProfile, 0o600); err != nil {
 				return leader, consumers, 0, err
 			}
 		}
@@ -198,7 +199,7 @@ func (s *soakLab) usage(ctx context.Context, f *faults, stage string) (leader, c
 			return leader, consumers, 0, err
 		}
 		if i == 0 && stage != "" {
-			if err = c.ctl.saveHeap(ctx, s.heapProfilePath(stage, c.ctl)); err != nil {
+			if err = os.WriteFile(s.heapProfilePath(stage, c.ctl), u.heapProfile, 0o600); err != nil {
 				return leader, consumers, 0, err
 			}
 		}
@@ -220,26 +221,29 @@ func warmup(cfg Config) time.Duration {
 	return min(max(cfg.Duration/10, 30*time.Second), 3*time.Minute)
 }
 
-// warmedUp samples the usage after d, again every 5 s while a leader
-// change leaves no leader to sample (the Lease still names the replica
-// just SIGKILLed, or nobody).
+// warmedUp samples the usage after d; when the leader cannot be sampled
+// (the Lease still names the replica just SIGKILLed), again once the Lease
+// changes hands.
 func (s *soakLab) warmedUp(ctx context.Context, f *faults, d time.Duration) (leader, consumers usage, err error) {
-	wait := d
-	why := fmt.Errorf("the soak ended before its warm-up (%s)", d)
+	select {
+	case <-ctx.Done():
+		return leader, consumers, fmt.Errorf("the soak ended before its warm-up (%s)", d)
+	case <-time.After(d):
+	}
 	for {
-		select {
-		case <-ctx.Done():
-			return leader, consumers, why
-		case <-time.After(wait):
-		}
+		_, changed := f.leader()
 		leader, consumers, _, err = s.usage(ctx, f, "start")
 		if err == nil && leader.heapBytes > 0 {
 			return leader, consumers, nil
 		}
-		if err != nil {
-			why = err
+		if err == nil {
+			err = errors.New("no leader to sample")
 		}
-		wait = 5 * time.Second
+		select {
+		case <-ctx.Done():
+			return leader, consumers, fmt.Errorf("the soak ended before the controllers could be sampled once warmed up: %w", err)
+		case <-changed:
+		}
 	}
 }
 

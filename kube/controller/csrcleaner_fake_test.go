@@ -23,8 +23,9 @@ import (
 // issuer's pending ones, ones still within the grace period and ones an
 // issuance waits for stay (looked at again when the period ends); finished
 // ones past it, issued, denied or failed, and this controller's own
-// pending ones (its batch label) past it are deleted, with the UID as precondition so that a namesake created
-// meanwhile is never deleted instead (a conflict, retried).
+// pending ones (its batch label) past it are deleted, with the UID as
+// precondition so that a namesake created meanwhile is never deleted
+// instead (a conflict, retried).
 func TestFakeCSRCleaner(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	const grace = time.Minute
