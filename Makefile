@@ -121,7 +121,7 @@ bench: kube-binaries liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench . -benchmem -timeout $(TEST_TIMEOUT) ./crypto/ ./tui/ ./kube/controller/ ./cmd/liqo-auth-tui/cmd/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench 'Authenticate|Overview' -benchtime 50x -timeout $(TEST_TIMEOUT) ./flows/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout $(TEST_TIMEOUT) ./cmd/liqo-auth-controller/
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -run '^$$' -bench Liqo0x -benchtime 5x -timeout $(TEST_TIMEOUT) ./flows/internal/liqo0xlab/
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -run '^$$' -bench Liqo0x -benchtime 5x -timeout $(TEST_TIMEOUT) ./internal/testlab/suites/liqo0xlab/
 
 # The scale benchmark at 1,000 and N Tenants (default 10,000), each on a lab
 # of its own, printing per-Tenant costs side by side (about 30 minutes on 2 CPUs).

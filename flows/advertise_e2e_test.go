@@ -22,8 +22,8 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 func advertisedCA(t *testing.T) []byte {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 )
 
 // A ResourceSlice left on the consumer blocks unauthenticate, whose error

@@ -4,7 +4,7 @@
 # tests run against, each into its own per-user cache folder
 # liqo-peer-<release>, with that release's CRDs and the ClusterRoles its
 # Tenant controller binds (rendered as Liqo's Helm chart renders them), for
-# kube/lab/realliqov1.
+# internal/testlab/realliqov1.
 #
 #   hack/install-liqo-peer.sh [RELEASE...]   (default: every release below)
 #

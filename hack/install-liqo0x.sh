@@ -3,7 +3,7 @@
 # crd-replicator of Liqo v0.10.1, the newest 0.x release the Go module proxy
 # serves) from the nested module hack/liqo0x into a per-user cache, with
 # the CRDs and ClusterRole rule files of the same release, for the 0.x
-# interoperability tests (kube/lab/realliqo0x).
+# interoperability tests (internal/testlab/realliqo0x).
 # Prints the folder on stdout; progress goes to stderr. A completion stamp
 # holding a hash of hack/liqo0x and of this script makes a second run a
 # no-op; a change to either rebuilds.

@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // CreateCertificateSecret stores a first certificate with one Create; a

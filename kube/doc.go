@@ -18,5 +18,5 @@
 //
 // Elsewhere: Liqo 0.x's token authentication is kube/liqo0x (its
 // client-free peer info kube/liqo0x/peerinfo), the controller
-// kube/controller, the real control planes of the tests kube/lab.
+// kube/controller, the real control planes of the tests internal/testlab/lab.
 package kube

@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 )
 
 // Real control planes shared by this package's tests, started by the first

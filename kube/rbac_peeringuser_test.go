@@ -15,9 +15,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/assets"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	kubecfg "github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // peeringUserCluster connects with a peering user's kubeconfig.

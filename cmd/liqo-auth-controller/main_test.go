@@ -21,9 +21,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // Real control planes shared by this package's tests, started by the first

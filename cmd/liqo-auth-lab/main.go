@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 )
 
 func main() {

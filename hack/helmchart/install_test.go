@@ -26,8 +26,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 )
 
 var testLab = labtest.Lazy("helm")

@@ -14,8 +14,8 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 )
 
 const (

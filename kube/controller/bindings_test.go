@@ -9,8 +9,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // The consumer's bindings (§6.5), deleted by someone else right after the

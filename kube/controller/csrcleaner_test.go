@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // Finished Tenant CSRs left behind are deleted once nobody can still be

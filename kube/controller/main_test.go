@@ -19,9 +19,9 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // Two real control planes shared by the tests of this package, started by

@@ -18,9 +18,9 @@ import (
 	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // authenticate runs the whole handshake of consumerID with providerID,

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 )
 
 // The lab of this package's tests, started by the first test that needs it.

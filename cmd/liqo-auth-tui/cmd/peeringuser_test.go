@@ -19,10 +19,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 	kubecfg "github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // adminOf connects to a side with its admin kubeconfig.

@@ -17,8 +17,8 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
 )
 
 // infoPins are the fingerprints `info -o json` shows: what the other admin

@@ -19,8 +19,8 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )

@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 )
 
 // liqo0xLab is the provider and the consumer running Liqo v0.10.1 and the

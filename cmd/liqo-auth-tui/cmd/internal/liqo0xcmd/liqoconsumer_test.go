@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )

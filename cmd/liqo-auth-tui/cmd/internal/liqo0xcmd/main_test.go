@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 )
 
 // The lab of this package: "provider" and "consumer" get Liqo v0.10.1

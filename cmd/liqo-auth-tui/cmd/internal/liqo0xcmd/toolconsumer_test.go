@@ -15,9 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 

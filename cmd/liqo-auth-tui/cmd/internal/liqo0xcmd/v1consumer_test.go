@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/lab/realliqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 )
 
 // A consumer running Liqo v1 cannot authenticate with a Liqo 0.x provider:
