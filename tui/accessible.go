@@ -107,13 +107,11 @@ func (u *lineUI) await(sc screen, cmd tea.Cmd) (tea.Msg, error) {
 	return nav, err
 }
 
-// isNavigation tells the messages that move the wizard to another step.
+// isNavigation tells the messages that move the wizard to another step:
+// a navigation message, or the quit that ends the line mode's loop.
 func isNavigation(msg tea.Msg) bool {
 	switch msg.(type) {
-	case gotoSlicesMsg, gotoLiqo0xConfirmMsg, gotoOverviewMsg, newPeeringMsg:
-		return true
-	case gotoDetectMsg, gotoPeerMsg, gotoRunMsg, gotoHandoffMsg, gotoReceiveMsg, gotoSummaryMsg, gotoErrorMsg,
-		editStartMsg, startDoneMsg, tea.QuitMsg:
+	case navigation, tea.QuitMsg:
 		return true
 	}
 	return false

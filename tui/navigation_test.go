@@ -3,73 +3,61 @@ package tui
 import (
 	"go/ast"
 	"go/parser"
-	"go/printer"
 	"go/token"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// isNavigation (line mode, while a screen's commands run) must know every
-// message that session.screenFor turns into a screen: a message missing
-// there would be handled as a screen's own message in accessible mode. The
-// two switches are read from the source, so adding a case to one alone
-// fails here.
-func TestNavigationListsAgree(t *testing.T) {
-	screenFor := caseTypes(t, "screenFor")
-	navigation := caseTypes(t, "isNavigation")
-	require.NotEmpty(t, screenFor)
-	// tea.QuitMsg ends the line mode's loop; it leads to no screen.
-	assert.Equal(t, screenFor, without(navigation, "tea.QuitMsg"))
-}
-
-// caseTypes lists the types of the type switch cases in the function (or
-// method) named fn in this package's non-test files.
-func caseTypes(t *testing.T, fn string) []string {
-	t.Helper()
+// A goto...Msg is a navigation: it builds its screen (screenIn), so the
+// full-screen wizard and the line mode follow it alike. A goto message
+// without that method would be handed to the current screen as its own
+// message and lead nowhere.
+func TestEveryGotoMessageNavigates(t *testing.T) {
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
-	var types []string
+	gotos := map[string]bool{}
+	navigates := map[string]bool{}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
 		f, err := parser.ParseFile(fset, name, nil, 0)
 		require.NoError(t, err)
-		for _, decl := range f.Decls {
-			d, ok := decl.(*ast.FuncDecl)
-			if !ok || d.Name.Name != fn {
-				continue
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch d := n.(type) {
+			case *ast.TypeSpec:
+				if strings.HasPrefix(d.Name.Name, "goto") && strings.HasSuffix(d.Name.Name, "Msg") {
+					gotos[d.Name.Name] = true
+				}
+			case *ast.FuncDecl:
+				if d.Recv != nil && d.Name.Name == "screenIn" {
+					if id, ok := d.Recv.List[0].Type.(*ast.Ident); ok {
+						navigates[id.Name] = true
+					}
+				}
 			}
-			ast.Inspect(d.Body, func(n ast.Node) bool {
-				clause, ok := n.(*ast.CaseClause)
-				if !ok {
-					return true
-				}
-				for _, e := range clause.List {
-					var b strings.Builder
-					require.NoError(t, printer.Fprint(&b, fset, e))
-					types = append(types, b.String())
-				}
-				return true
-			})
-		}
+			return true
+		})
 	}
-	sort.Strings(types)
-	return types
+	require.NotEmpty(t, gotos)
+	for name := range gotos {
+		assert.True(t, navigates[name], "%s has no screenIn: it leads to no screen", name)
+	}
 }
 
-func without(list []string, drop string) []string {
-	var out []string
-	for _, s := range list {
-		if s != drop {
-			out = append(out, s)
-		}
+// Line mode stops at the same messages the full-screen wizard navigates on,
+// and at quit; a screen's own messages go back to it.
+func TestLineModeStopsAtNavigation(t *testing.T) {
+	for _, msg := range []tea.Msg{gotoDetectMsg{}, gotoSummaryMsg{}, gotoOverviewMsg{}, newPeeringMsg{}, editStartMsg{}, startDoneMsg{}, tea.QuitMsg{}} {
+		assert.True(t, isNavigation(msg), "%T", msg)
 	}
-	return out
+	for _, msg := range []tea.Msg{tea.KeyPressMsg{}, tea.WindowSizeMsg{}, struct{}{}} {
+		assert.False(t, isNavigation(msg), "%T", msg)
+	}
 }

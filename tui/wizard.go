@@ -169,59 +169,87 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
+// navigation is a message that moves the wizard to another screen: the
+// message itself builds the screen it leads to. The full-screen wizard
+// (screenFor) and the line mode (isNavigation) both know navigation by this
+// one method, so there is no list of messages to keep equal.
+type navigation interface {
+	screenIn(s *session) screen
+}
+
 // screenFor is the screen a navigation message leads to, once the session
-// holds what the message brings (nil: msg does not navigate). The
-// full-screen wizard and the line mode both follow it.
+// took what the message carries; nil for any other message.
 func (s *session) screenFor(msg tea.Msg) screen {
-	switch msg := msg.(type) {
-	case startDoneMsg:
-		s.local, s.remote = msg.local, msg.remote
-		if msg.role != handshake.RoleUnknown {
-			s.localRole, s.roleGiven = msg.role, true
-		}
-		return newDetectScreen(s)
-	case gotoDetectMsg:
-		return newDetectScreen(s)
-	case editStartMsg:
-		st := newStartScreen(s)
-		st.forceAsk, st.localCtx, st.remoteCtx = true, "", ""
-		s.mode = ModeUndecided
-		return st
-	case gotoPeerMsg:
-		return newPeerScreen(s)
-	case gotoRunMsg:
-		if sc := s.advertiseFirst(msg); sc != nil {
-			return sc
-		}
-		return newRunScreen(s, msg.op)
-	case gotoHandoffMsg:
-		h := newHandoffScreen(s, msg.art)
-		h.then = msg.then
-		return h
-	case gotoReceiveMsg:
-		r := newReceiveScreen(s, msg.kind)
-		r.prefill = msg.prefill
-		return r
-	case gotoLiqo0xConfirmMsg:
-		return newLiqo0xConfirmScreen(s, msg.art, msg.data)
-	case gotoSummaryMsg:
-		s.done = true
-		return newSummaryScreen(s)
-	case gotoSlicesMsg:
-		return newSlicesScreen(s, msg.result, msg.taken)
-	case gotoOverviewMsg:
-		return newOverviewScreen(s)
-	case newPeeringMsg:
-		s.sliceTarget = nil
-		d := newDetectScreen(s)
-		d.autoNext = true
-		return d
-	case gotoErrorMsg:
-		e := newErrorScreen(s, msg.err, msg.retry)
-		e.reissue = msg.reissue
-		return e
+	if nav, ok := msg.(navigation); ok {
+		return nav.screenIn(s)
 	}
 	return nil
+}
+
+func (msg startDoneMsg) screenIn(s *session) screen {
+	s.local, s.remote = msg.local, msg.remote
+	if msg.role != handshake.RoleUnknown {
+		s.localRole, s.roleGiven = msg.role, true
+	}
+	return newDetectScreen(s)
+}
+
+func (gotoDetectMsg) screenIn(s *session) screen { return newDetectScreen(s) }
+
+func (editStartMsg) screenIn(s *session) screen {
+	st := newStartScreen(s)
+	st.forceAsk, st.localCtx, st.remoteCtx = true, "", ""
+	s.mode = ModeUndecided
+	return st
+}
+
+func (gotoPeerMsg) screenIn(s *session) screen { return newPeerScreen(s) }
+
+func (msg gotoRunMsg) screenIn(s *session) screen {
+	if sc := s.advertiseFirst(msg); sc != nil {
+		return sc
+	}
+	return newRunScreen(s, msg.op)
+}
+
+func (msg gotoHandoffMsg) screenIn(s *session) screen {
+	h := newHandoffScreen(s, msg.art)
+	h.then = msg.then
+	return h
+}
+
+func (msg gotoReceiveMsg) screenIn(s *session) screen {
+	r := newReceiveScreen(s, msg.kind)
+	r.prefill = msg.prefill
+	return r
+}
+
+func (msg gotoLiqo0xConfirmMsg) screenIn(s *session) screen {
+	return newLiqo0xConfirmScreen(s, msg.art, msg.data)
+}
+
+func (gotoSummaryMsg) screenIn(s *session) screen {
+	s.done = true
+	return newSummaryScreen(s)
+}
+
+func (msg gotoSlicesMsg) screenIn(s *session) screen {
+	return newSlicesScreen(s, msg.result, msg.taken)
+}
+
+func (gotoOverviewMsg) screenIn(s *session) screen { return newOverviewScreen(s) }
+
+func (newPeeringMsg) screenIn(s *session) screen {
+	s.sliceTarget = nil
+	d := newDetectScreen(s)
+	d.autoNext = true
+	return d
+}
+
+func (msg gotoErrorMsg) screenIn(s *session) screen {
+	e := newErrorScreen(s, msg.err, msg.retry)
+	e.reissue = msg.reissue
+	return e
 }
 
 func (m *Model) show(sc screen) (tea.Model, tea.Cmd) {
