@@ -70,13 +70,24 @@ type Options struct {
 var ErrAborted = errors.New("the wizard was quit before the handshake finished: run it again to resume where it stopped")
 
 // session is the state shared by the screens: what was given, detected and
-// produced so far. Only the UI goroutine touches it.
+// produced so far, grouped by the flow that fills it. Only the UI goroutine
+// touches it.
 type session struct {
 	ctx     context.Context
 	backend Backend
 	opts    Options
 	env     map[string]string
 
+	pairState      // the two clusters, their roles and how the handshake runs
+	handshakeState // what travelled between the admins and what came of it
+	controllerState
+	liqo0xState
+	overviewState
+	runState
+}
+
+// pairState is who takes part: filled by the start and detect screens.
+type pairState struct {
 	local, remote         ClusterRef
 	localInfo, remoteInfo *ClusterInfo
 	localErr, remoteErr   error
@@ -87,42 +98,60 @@ type session struct {
 	mode       Mode
 	manualSide handshake.Scope
 	peerID     string
+}
 
+// handshakeState is the v1 handshake's artifacts and results.
+type handshakeState struct {
 	nonce, tenant, identity *Artifact
 	// peeringUser is the kubeconfig handed over instead of the nonce.
 	peeringUser  *Artifact
 	auth         *AuthResult
 	verification *Verification
-	// banner is a one-line note on where the wizard resumed.
-	banner string
-	// notes are lines for the next detect screen (what init did).
-	notes []string
-	// installed holds the clusters this wizard installed the controller on
-	// (with the image): until its Pods run, the probe cannot tell.
-	installed map[ClusterRef]string
-	done      bool
 	// advertise: whether the admin saw (and maybe edited) what the
 	// provider advertises to the consumer (advertise.go).
 	advertise advertiseState
-	// Liqo 0.x (liqo0x.go): the peer info made here (manual provider) or
-	// received (manual consumer), the admin's choices, and the result.
+}
+
+// controllerState is who serves the handshake beside the wizard.
+type controllerState struct {
+	// installed holds the clusters this wizard installed the controller on
+	// (with the image): until its Pods run, the probe cannot tell.
+	installed map[ClusterRef]string
+	// served is the provider served from its summary (serve.go).
+	served *serving
+}
+
+// liqo0xState is Liqo 0.x's flow (liqo0x.go): the peer info made here
+// (manual provider) or received (manual consumer), the admin's choices, and
+// the result.
+type liqo0xState struct {
 	peerInfo     *Artifact
 	liqo0xOpts   Liqo0xOptions
 	liqo0xResult *Liqo0xResult
-	// served is the provider served from its summary (serve.go).
-	served *serving
-	// clockGen counts the screens that redraw as time passes (clock.go).
-	clockGen int
-	// wrote: this run changed a cluster (an operation ran, or the
-	// advertised address was set); quitting before is no interruption.
-	wrote bool
-	// peerings are the cluster's peerings detection found (overview.go);
+}
+
+// overviewState is the cluster's peerings detection found (overview.go).
+type overviewState struct {
+	peerings []OverviewRow
 	// overviewSeen: the admin saw them and went on to a new peering.
-	peerings     []OverviewRow
 	overviewSeen bool
 	// sliceTarget is the peering the overview asks resources for (nil:
 	// the handshake's, from its summary).
 	sliceTarget *sliceTarget
+}
+
+// runState is what the wizard shows about its own run.
+type runState struct {
+	// banner is a one-line note on where the wizard resumed.
+	banner string
+	// notes are lines for the next detect screen (what init did).
+	notes []string
+	done  bool
+	// wrote: this run changed a cluster (an operation ran, or the
+	// advertised address was set); quitting before is no interruption.
+	wrote bool
+	// clockGen counts the screens that redraw as time passes (clock.go).
+	clockGen int
 }
 
 // sliceTarget is a consumer, its provider's ID and, when this workstation
@@ -153,8 +182,8 @@ func newSession(ctx context.Context, o Options) *session {
 		}
 	}
 	return &session{ctx: ctx, backend: o.Backend, opts: o, env: env,
-		local: o.Local, remote: o.Remote, localRole: o.Role, roleGiven: o.Role != handshake.RoleUnknown, peerID: o.PeerID,
-		installed: map[ClusterRef]string{}}
+		pairState:       pairState{local: o.Local, remote: o.Remote, localRole: o.Role, roleGiven: o.Role != handshake.RoleUnknown, peerID: o.PeerID},
+		controllerState: controllerState{installed: map[ClusterRef]string{}}}
 }
 
 // modeLabel says in the header how the handshake runs ("" undecided):
