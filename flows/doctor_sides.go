@@ -83,10 +83,6 @@ type sideRunner struct {
 	running bool // ours only: its Lease is held
 }
 
-// liqoVersionLabel is the label Liqo's chart puts on its objects (the
-// cluster-ID ConfigMap among them) with the release installed.
-const liqoVersionLabel = "app.kubernetes.io/version"
-
 // runnerOf reads who runs a side (a Lease or a ConfigMap; made only by a
 // check that failed, to say why).
 func runnerOf(ctx context.Context, s pairSide) sideRunner {
@@ -100,9 +96,8 @@ func runnerOf(ctx context.Context, s pairSide) sideRunner {
 		running, _ := s.cluster.ControllerRunning(ctx)
 		return sideRunner{ours: true, running: running}
 	case kube.FlavorV1:
-		if cm, err := s.cluster.ClusterIDConfigMap(ctx); err == nil {
-			v := cm.Labels[liqoVersionLabel]
-			return sideRunner{liqo: v, old: strings.HasPrefix(v, "v1.0.") || strings.HasPrefix(v, "v1.1.")}
+		if caps, err := s.cluster.LiqoV1Capabilities(ctx); err == nil {
+			return sideRunner{liqo: caps.Version, old: caps.ConsumerDrivenRenewal}
 		}
 	}
 	return sideRunner{}
