@@ -79,8 +79,9 @@ func TestReadvertiseReachesTheConsumerKubeconfig(t *testing.T) {
 	assert.Equal(t, "https://edited.example:6443", tenant.Annotations[kube.AdvertiseAPIServerAnnotation])
 	assert.Equal(t, "true", tenant.Annotations[kube.AdvertiseTrustedCAAnnotation])
 
-	id, err := flows.GenerateIdentity(ctx, provider, res.ConsumerID, "")
+	gen, err := flows.GenerateIdentity(ctx, provider, res.ConsumerID, "", nil)
 	require.NoError(t, err)
+	id := gen.Identity
 	assert.Equal(t, "https://edited.example:6443", id.Spec.AuthParams.APIServer)
 	var w warnings
 	_, err = flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: res.ProviderID}, id, w.sink)

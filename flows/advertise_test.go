@@ -94,7 +94,7 @@ func TestConsumerWarnsUnreachableAdvertisedAddress(t *testing.T) {
 	}
 	assert.NotContains(t, msg, "\n")
 
-	_, err = flows.Verify(ctx, consumer, res.ProviderID)
+	_, err = flows.Verify(ctx, consumer, res.ProviderID, nil)
 	require.Error(t, err)
 	var unreachable *flows.AdvertisedUnreachableError
 	require.True(t, errors.As(flows.AdvertisedUnreachable(err), &unreachable), "%v", err)

@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -96,7 +97,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 					return scopedErr(handshake.Remote, providerErr)
 				}
 				if res.ConsumerID == res.ProviderID {
-					return fmt.Errorf("both kubeconfigs point at cluster %s: give the consumer and the provider", res.ConsumerID)
+					return errors.New(handshake.SameClusterProblem(res.ConsumerID))
 				}
 				return nil
 			}},

@@ -61,7 +61,7 @@ func TestAuthenticateEndToEnd(t *testing.T) {
 	assert.Contains(t, rec.notes, "provider side served by in-process controller")
 
 	// The kubeconfig reaches the provider as the consumer, with narrow rights.
-	v, err := flows.Verify(ctx, consumer, "auth-provider")
+	v, err := flows.Verify(ctx, consumer, "auth-provider", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "auth-consumer", v.User)
 	assert.Contains(t, v.Groups, "liqo.io")
@@ -107,7 +107,8 @@ func TestAuthenticateEndToEnd(t *testing.T) {
 	assert.Equal(t, before, snapshot(t, ctx, provider, consumer, "auth-provider", "auth-consumer"))
 
 	// Unauthenticate: the old certificate is authorized for nothing.
-	require.NoError(t, flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil))
+	_, err = flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	require.NoError(t, err)
 	after, err := flows.VerifyConfig(ctx, cfg, v.TenantNamespace)
 	require.NoError(t, err)
 	assert.Empty(t, after.Allowed)
@@ -117,7 +118,7 @@ func TestAuthenticateEndToEnd(t *testing.T) {
 	// ... and authenticating again works.
 	_, err = flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 	require.NoError(t, err)
-	v, err = flows.Verify(ctx, consumer, "auth-provider")
+	v, err = flows.Verify(ctx, consumer, "auth-provider", nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, v.Allowed)
 }
@@ -180,7 +181,8 @@ func TestInterruptedAuthenticateCompletesWhenRerun(t *testing.T) {
 			res, err := flows.Authenticate(labtest.Context(t), flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 			require.NoError(t, err)
 			assert.NotEmpty(t, res.KubeconfigSecret)
-			require.NoError(t, flows.Unauthenticate(labtest.Context(t), flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil))
+			_, err = flows.Unauthenticate(labtest.Context(t), flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+			require.NoError(t, err)
 		})
 	}
 }

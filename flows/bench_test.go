@@ -43,7 +43,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 			// The previous pair, unauthenticated: its run's leftovers are
 			// what a re-run finds.
 			provider, consumer, id = last.provider, last.consumer, last.id
-			if err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil); err != nil {
+			if _, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil); err != nil {
 				b.Fatal(err)
 			}
 			run.kind = "after unauthenticate"
@@ -152,7 +152,7 @@ func reportAuthenticateRuns(b *testing.B, runs []benchRun, perStep map[string][]
 // With wait, it returns once the namespaces are gone (the namespace
 // controller takes ~20 s on the lab); without, they go in the background.
 func cleanup(b *testing.B, ctx context.Context, provider, consumer *kube.Cluster, providerID, consumerID string, wait bool) {
-	if err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil); err != nil {
+	if _, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil); err != nil {
 		b.Fatal(err)
 	}
 	type doomed struct {

@@ -3,7 +3,6 @@ package flows
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -53,7 +52,12 @@ func Explain(err error) *Explanation {
 	var warn *WarningError
 	var reach *kube.ReachError
 	var hinted interface{ Hint() string }
+	var install *ControllerInstallError
 	switch {
+	case errors.As(err, &install):
+		// Its own advice after the cause's, apart from the line.
+		e.Hint = install.Hint()
+		e.Reason = strings.Replace(e.Reason, install.Error(), Explain(install.Err).Reason, 1)
 	case errors.As(err, &warn):
 		e.Hint = warn.Hint
 	case errors.As(err, &reach):
@@ -112,17 +116,6 @@ func Reached(c *Cluster, err error) error {
 		return c.Reach(err)
 	}
 	return err
-}
-
-// InstallFailureHint is the advice after installing the controller failed
-// with applied objects already applied; hint is what the failure itself
-// advises ("" = nothing).
-func InstallFailureHint(applied int, hint string) string {
-	partial := fmt.Sprintf("%d object(s) were applied before the failure (listed above); installing again applies the rest and leaves those unchanged", applied)
-	if hint == "" {
-		return partial + ". Installing needs the rights to create CRDs, ClusterRoles, RBAC and a Deployment"
-	}
-	return hint + "; " + partial
 }
 
 // Failure is a failed command's result on stdout with -o json|yaml: the

@@ -36,9 +36,9 @@ func ProviderTenantCode(ctx context.Context, provider *kube.Cluster, t *authv1be
 	return artifact.TenantCode(t, own, nonce)
 }
 
-// ProviderIdentityCode is the provider's code for the Identity it made
+// providerIdentityCode is the provider's code for the Identity it made
 // for consumerID: the key is the one of the Tenant it accepted.
-func ProviderIdentityCode(ctx context.Context, provider *kube.Cluster, id *authv1beta1.Identity, consumerID string) (string, error) {
+func providerIdentityCode(ctx context.Context, provider *kube.Cluster, id *authv1beta1.Identity, consumerID string) (string, error) {
 	t, err := provider.TenantFor(ctx, "", consumerID)
 	if err != nil {
 		return "", err

@@ -14,6 +14,12 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
+// DefaultInsecureSkipTLSVerify is Liqo0xOptions.InsecureSkipTLSVerify
+// unless the admin says otherwise, in the commands (the flag's default) and
+// the wizard alike: Liqo's default, since the chart's auth server
+// certificate is self-signed.
+const DefaultInsecureSkipTLSVerify = true
+
 // Liqo0xOptions are the choices of a Liqo 0.x authentication.
 type Liqo0xOptions struct {
 	// Peer turns outgoing peering on in a Liqo 0.x consumer's

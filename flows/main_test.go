@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -39,4 +40,13 @@ func initCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, ns, id stri
 	_, err = c.Init(ctx, kube.InitOptions{ClusterID: id})
 	require.NoError(t, err)
 	return c
+}
+
+// authenticatedPair is pair, authenticated.
+func authenticatedPair(t *testing.T, providerID, consumerID string) (provider, consumer *kube.Cluster) {
+	t.Helper()
+	provider, consumer = pair(t, providerID, consumerID)
+	_, err := flows.Authenticate(labtest.Context(t), flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	require.NoError(t, err)
+	return provider, consumer
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // The operations below are one step each, on the cluster of the one
@@ -42,64 +41,84 @@ func Init(ctx context.Context, c *kube.Cluster, o kube.InitOptions, sink handsha
 	return res, err
 }
 
+// ControllerInstall is what installing the controller did; the changes
+// made before a failure come back with it.
+type ControllerInstall struct {
+	Image string `json:"image"`
+	// Changed are the objects created or updated ("Deployment x created"),
+	// Unchanged the ones found as they should be.
+	Changed   []string `json:"changed"`
+	Unchanged []string `json:"unchanged"`
+}
+
 // InstallController applies the in-cluster controller's manifests with
-// image; each object is a Note. The changes made before a failure come
-// back with it.
-func InstallController(ctx context.Context, c *kube.Cluster, image string, sink handshake.Sink) ([]kube.Change, error) {
+// image ("" = ControllerImage); each object is a Note. A failure is a
+// *ControllerInstallError, which says what was applied before it.
+func InstallController(ctx context.Context, c *kube.Cluster, image string, sink handshake.Sink) (*ControllerInstall, error) {
 	sink = orDiscard(sink)
-	var changes []kube.Change
+	if image == "" {
+		image = ControllerImage
+	}
+	res := &ControllerInstall{Image: image}
 	err := RunStep(ctx, sink, Step{ID: "install-controller", Scope: handshake.Local,
 		Title:   "Applying the controller manifests (CRDs, ClusterRoles, ServiceAccount, RBAC, Deployment)",
 		Failure: "Installing the controller failed", Command: "liqo-auth-tui install controller --image " + image,
-		Run: func(ctx context.Context) (err error) {
-			changes, err = c.InstallController(ctx, image)
-			var unchanged []string
+		Run: func(ctx context.Context) error {
+			changes, err := c.InstallController(ctx, image)
 			for _, ch := range changes {
 				if ch.Action == kube.Unchanged {
-					unchanged = append(unchanged, ch.Object)
+					res.Unchanged = append(res.Unchanged, ch.Object)
 				} else {
+					res.Changed = append(res.Changed, ch.String())
 					sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch.String()})
 				}
 			}
-			if len(unchanged) > 0 {
+			if len(res.Unchanged) > 0 {
 				sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local,
-					Message: fmt.Sprintf("%d unchanged: %s", len(unchanged), strings.Join(unchanged, ", "))})
+					Message: fmt.Sprintf("%d unchanged: %s", len(res.Unchanged), strings.Join(res.Unchanged, ", "))})
 			}
-			return err
+			if err != nil {
+				return &ControllerInstallError{Applied: len(changes), Err: Reached(c, err)}
+			}
+			return nil
 		},
 		// The image's last path element: the whole reference is in the
 		// step's command.
 		Outcome: func() string { return "Controller installed (" + image[strings.LastIndex(image, "/")+1:] + ")" }})
-	return changes, err
+	return res, err
 }
 
-// CheckAccess is Verify as a step: what the consumer's kubeconfig Secret
-// for providerID may do on the provider.
-func CheckAccess(ctx context.Context, consumer *kube.Cluster, providerID string, sink handshake.Sink) (*Verification, error) {
-	var v *Verification
-	err := RunStep(ctx, sink, Step{ID: "verify", Scope: handshake.Local, Title: "Reaching the provider with the kubeconfig Secret",
-		Failure: "Unable to verify", Command: "liqo-auth-tui verify --remote-cluster-id " + providerID,
-		Run: func(ctx context.Context) (err error) {
-			v, err = Verify(ctx, consumer, providerID)
-			return err
-		},
-		Outcome: func() string {
-			return fmt.Sprintf("Authenticated as %s: %d allowed, %d denied", v.User, len(v.Allowed), len(v.Denied))
-		}})
-	return v, err
+// ControllerInstallError is an install of the controller that failed after
+// Applied objects were applied: its message ends with what to know then,
+// which Explain gives apart as the hint.
+type ControllerInstallError struct {
+	Applied int
+	Err     error
 }
 
-// GenerateIdentityStep is GenerateIdentity as a step.
-func GenerateIdentityStep(ctx context.Context, provider *kube.Cluster, consumerID, consumerNamespace string, sink handshake.Sink) (*authv1beta1.Identity, error) {
-	var id *authv1beta1.Identity
-	err := RunStep(ctx, sink, Step{ID: "generate-identity", Scope: handshake.Local, Title: "Generating identity",
-		Failure: "An error occurred while generating identity", Command: "liqoctl generate identity --remote-cluster-id " + consumerID,
-		Run: func(ctx context.Context) (err error) {
-			id, err = GenerateIdentity(ctx, provider, consumerID, consumerNamespace)
-			return err
-		},
-		Outcome: func() string { return "Identity correctly generated (API server " + id.Spec.AuthParams.APIServer + ")" }})
-	return id, err
+func (e *ControllerInstallError) Error() string {
+	return e.Err.Error() + hintSeparator + e.afterwards()
+}
+
+func (e *ControllerInstallError) Unwrap() error { return e.Err }
+
+// Hint is the cause's own advice, then what was applied.
+func (e *ControllerInstallError) Hint() string {
+	if cause := Explain(e.Err).Hint; cause != "" {
+		return cause + "; " + e.afterwards()
+	}
+	return e.afterwards()
+}
+
+// afterwards says what was applied and that installing again is safe; a
+// cause that advises nothing gets the rights installing needs (a cause's
+// own advice is in its message already).
+func (e *ControllerInstallError) afterwards() string {
+	partial := fmt.Sprintf("%d object(s) were applied before the failure (listed above); installing again applies the rest and leaves those unchanged", e.Applied)
+	if Explain(e.Err).Hint == "" {
+		return partial + ". Installing needs the rights to create CRDs, ClusterRoles, RBAC and a Deployment"
+	}
+	return partial
 }
 
 func changed(changes []kube.Change) bool {
@@ -124,27 +143,8 @@ type Change = kube.Change
 // InitOptions choose the cluster ID and key type of Init.
 type InitOptions = kube.InitOptions
 
-// ApplyController applies the in-cluster controller's manifests with
-// image, as `install controller` does, reporting nothing itself.
-func ApplyController(ctx context.Context, c *Cluster, image string) ([]Change, error) {
-	return c.InstallController(ctx, image)
-}
-
 // RemoveController removes the in-cluster controller (CRDs, cluster ID,
 // keys and peerings stay).
 func RemoveController(ctx context.Context, c *Cluster) ([]Change, error) {
 	return c.UninstallController(ctx)
-}
-
-// SplitChanges separates what changed ("Deployment x created") from the
-// objects found as they should be.
-func SplitChanges(changes []Change) (changed, unchanged []string) {
-	for _, ch := range changes {
-		if ch.Action == kube.Unchanged {
-			unchanged = append(unchanged, ch.Object)
-		} else {
-			changed = append(changed, ch.String())
-		}
-	}
-	return changed, unchanged
 }

@@ -84,3 +84,24 @@ func IdentityPin(ctx context.Context, id *authv1beta1.Identity) (pin, what strin
 	pin, _ = ServerCertificateFingerprint(ctx, id.Spec.AuthParams.APIServer)
 	return pin, "API server certificate"
 }
+
+// ProviderPin is what a consumer pins cluster c (probed as info) with as a
+// provider, the --provider-fingerprint that checkIdentityPin checks: the CA
+// its Identities carry, else its API server's certificate. A Liqo 0.x
+// provider is pinned by its auth server's certificate instead, which
+// `generate peer-info` prints (checkAuthServerPin). "" when it cannot be
+// told.
+func ProviderPin(ctx context.Context, c *Cluster, info *ClusterInfo) string {
+	if info.ClusterID == "" || info.Restricted || RunsLiqo0x(info.LiqoRelease) {
+		return ""
+	}
+	adv, err := Advertised(ctx, c, EngineOptions{})
+	if err != nil {
+		return ""
+	}
+	if adv.CAFingerprint != "" {
+		return adv.CAFingerprint
+	}
+	pin, _ := ServerCertificateFingerprint(ctx, adv.APIServer)
+	return pin
+}

@@ -179,10 +179,36 @@ func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, 
 	return applied, run(ctx, sink, steps)
 }
 
-// GenerateIdentity builds the Identity for a consumer whose Tenant the
-// provider accepted. consumerNamespace ("" = the default
+// GeneratedIdentity is the Identity a provider made for a consumer, with
+// the verification code both admins compare ("" when it cannot be made).
+type GeneratedIdentity struct {
+	Identity *authv1beta1.Identity
+	Code     string
+}
+
+// GenerateIdentity builds, as a step, the Identity for a consumer whose
+// Tenant the provider accepted. consumerNamespace ("" = the default
 // liqo-tenant-<providerID>) is where the consumer applies it.
-func GenerateIdentity(ctx context.Context, provider *kube.Cluster, consumerID, consumerNamespace string) (*authv1beta1.Identity, error) {
+func GenerateIdentity(ctx context.Context, provider *kube.Cluster, consumerID, consumerNamespace string, sink handshake.Sink) (*GeneratedIdentity, error) {
+	var id *authv1beta1.Identity
+	err := RunStep(ctx, sink, Step{ID: "generate-identity", Scope: handshake.Local, Title: "Generating identity",
+		Failure: "An error occurred while generating identity", Command: "liqoctl generate identity --remote-cluster-id " + consumerID,
+		Run: func(ctx context.Context) (err error) {
+			id, err = forgeIdentity(ctx, provider, consumerID, consumerNamespace)
+			return err
+		},
+		Outcome: func() string { return "Identity correctly generated (API server " + id.Spec.AuthParams.APIServer + ")" }})
+	if err != nil {
+		return nil, err
+	}
+	// Best effort: without a code there is nothing to compare, the
+	// Identity still works.
+	code, _ := providerIdentityCode(ctx, provider, id, consumerID)
+	return &GeneratedIdentity{Identity: id, Code: code}, nil
+}
+
+// forgeIdentity is GenerateIdentity's work.
+func forgeIdentity(ctx context.Context, provider *kube.Cluster, consumerID, consumerNamespace string) (*authv1beta1.Identity, error) {
 	own, err := provider.ClusterID(ctx)
 	if err != nil {
 		return nil, err

@@ -61,7 +61,9 @@ type SliceOptions struct {
 // authenticated, writing nothing until all is known to be right; creates
 // the slice in the provider's tenant namespace (again: nothing, when an
 // identical one is there); and, with o.Wait, waits for the provider's
-// decision and the slice's kubeconfig Secret.
+// decision and the slice's kubeconfig Secret. The slice's status comes
+// back whenever the provider answered: with a *SliceDeniedError when it
+// denied the slice's authentication or its resources.
 func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifact.SliceRequest, o SliceOptions, sink handshake.Sink) (*SliceStatus, error) {
 	sink = orDiscard(sink)
 	want, err := checkSliceRequest(req)
@@ -147,12 +149,18 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 		steps = append(steps, waitSliceDecisionStep(consumer, sink, o.StepTimeout, ns, req.Name, req.ProviderID, &rs, &wait),
 			waitSliceKubeconfigStep(consumer, sink, o.StepTimeout, ns, req.Name, &rs))
 	}
-	if err := run(ctx, sink, steps); err != nil {
+	err = run(ctx, sink, steps)
+	var denied *SliceDeniedError
+	if err != nil && !errors.As(err, &denied) {
 		return nil, err
 	}
 	id, _ := sliceIdentity(ctx, consumer, rs)
 	st := sliceStatusOf(rs, id)
-	return &st, nil
+	if err == nil && st.Denied() {
+		// Authenticated but no resources (a cordoned or drained Tenant).
+		err = deniedSliceError(st)
+	}
+	return &st, err
 }
 
 func scopedErr(s handshake.Scope, err error) error {
@@ -255,75 +263,6 @@ func sumQuantities(maps []map[string]string) map[string]string {
 		out[k] = q.String()
 	}
 	return out
-}
-
-// errSliceDenied is a slice the provider refused.
-var errSliceDenied = errors.New("the provider denied the ResourceSlice")
-
-func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name, providerID string, out **authv1beta1.ResourceSlice, w *sliceWait) Step {
-	return Step{ID: "wait-resourceslice", Scope: handshake.Local, Title: "Waiting for the provider to decide on the ResourceSlice",
-		Success: "ResourceSlice authenticated", Failure: "Failed waiting for the ResourceSlice to be accepted", Timeout: timeout,
-		Command: "kubectl get " + handshake.SliceResource + " " + name + " -n " + ns,
-		Run: func(ctx context.Context) error {
-			// Say what is awaited, and see the copy reach the provider.
-			select {
-			case <-w.known:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			w.announce(sink, providerID, name)
-			copyCtx, stopCopy := context.WithCancel(ctx)
-			defer stopCopy()
-			var copies sliceCopyWatch
-			go copies.watch(copyCtx, w.remote, w.answer.Namespace, name, providerID, sink)
-			slices := consumer.Liqo.ResourceSlices(ns)
-			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
-				kube.ListWatch(slices.List, slices.Watch, kube.ByName(name)), "the provider's answer to ResourceSlice "+name,
-				func(rs *authv1beta1.ResourceSlice) (bool, error) {
-					if c := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeAuthentication); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {
-						return false, fmt.Errorf("%w: %s", errSliceDenied, c.Message)
-					}
-					return sliceDecided(rs), nil
-				})
-			if errors.Is(err, kube.ErrWaitTimeout) {
-				stopCopy()
-				return copies.unanswered(err, w.answer, providerID, ns, name)
-			}
-			if err != nil {
-				return err
-			}
-			*out = got
-			return nil
-		}}
-}
-
-// sliceWait is what the wait for a provider's answer knows: who answers,
-// and the provider as the consumer reaches it (nil: not at all).
-type sliceWait struct {
-	known  chan struct{} // closed once answer and remote are set
-	answer SliceAnswer
-	remote *kube.Cluster
-}
-
-// announce says who answers and, when that may need the provider's admin,
-// what they run.
-func (w *sliceWait) announce(sink handshake.Sink, providerID, name string) {
-	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: w.answer.Answerer.Who(providerID)})
-	if w.answer.Answerer.NeedsProviderAdmin() {
-		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: w.answer.Handoff(providerID, name).Line()})
-	}
-}
-
-// sliceDecided: authenticated, and resources decided when Liqo decides
-// them (default class; plugins decide the others, maybe later).
-func sliceDecided(rs *authv1beta1.ResourceSlice) bool {
-	if kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication) != authv1beta1.ResourceSliceConditionAccepted || rs.Status.AuthParams == nil {
-		return false
-	}
-	if c := rs.Spec.Class; c != "" && c != authv1beta1.ResourceSliceClassDefault {
-		return true
-	}
-	return kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) != ""
 }
 
 func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name string, rs **authv1beta1.ResourceSlice) Step {

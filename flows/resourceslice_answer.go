@@ -3,6 +3,7 @@ package flows
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -211,6 +212,116 @@ func (e *SliceUnansweredError) Hint() string {
 func (w *sliceCopyWatch) unanswered(err error, a SliceAnswer, providerID, ns, slice string) error {
 	return &SliceUnansweredError{Slice: slice, ProviderID: providerID, ConsumerID: a.ConsumerID, Namespace: a.Namespace, LocalNamespace: ns,
 		Answerer: a.Answerer, Known: w.watched.Load(), Reached: w.seen.Load(), Err: err}
+}
+
+// errSliceDenied stops the wait for the provider's answer on a denial.
+var errSliceDenied = errors.New("the provider denied the ResourceSlice")
+
+// SliceDeniedError is a ResourceSlice whose authentication or resources
+// the provider denied: an answer, which the slice's status shows.
+type SliceDeniedError struct {
+	Slice, ProviderID string
+	// Denied is what the provider denied: "authentication" (then there
+	// is no kubeconfig) or "resources".
+	Denied  string
+	Message string // the provider's reason
+}
+
+func (e *SliceDeniedError) Error() string {
+	msg := "provider " + e.ProviderID + " denied the " + e.Denied + " of ResourceSlice " + e.Slice
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg + hintSeparator + e.Hint()
+}
+
+// Hint says what is left to do, as the wizard's answer screen does.
+func (e *SliceDeniedError) Hint() string {
+	return "ask the provider's admin, or request less under another name; the ResourceSlice stays on the consumer until deleted (`" +
+		handshake.DeleteSliceCommand(e.Slice, e.ProviderID) + "`)"
+}
+
+// deniedSliceError is the denial st shows (st.Denied()).
+func deniedSliceError(st SliceStatus) *SliceDeniedError {
+	what := "resources"
+	if st.Authentication == string(authv1beta1.ResourceSliceConditionDenied) {
+		what = "authentication"
+	}
+	return &SliceDeniedError{Slice: st.Name, ProviderID: st.ProviderID, Denied: what, Message: st.Message}
+}
+
+func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name, providerID string, out **authv1beta1.ResourceSlice, w *sliceWait) Step {
+	return Step{ID: "wait-resourceslice", Scope: handshake.Local, Title: "Waiting for the provider to decide on the ResourceSlice",
+		Success: "ResourceSlice authenticated", Failure: "Failed waiting for the ResourceSlice to be accepted", Timeout: timeout,
+		Command: "kubectl get " + handshake.SliceResource + " " + name + " -n " + ns,
+		Run: func(ctx context.Context) error {
+			// Say what is awaited, and see the copy reach the provider.
+			select {
+			case <-w.known:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			w.announce(sink, providerID, name)
+			copyCtx, stopCopy := context.WithCancel(ctx)
+			defer stopCopy()
+			var copies sliceCopyWatch
+			go copies.watch(copyCtx, w.remote, w.answer.Namespace, name, providerID, sink)
+			slices := consumer.Liqo.ResourceSlices(ns)
+			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
+				kube.ListWatch(slices.List, slices.Watch, kube.ByName(name)), "the provider's answer to ResourceSlice "+name,
+				func(rs *authv1beta1.ResourceSlice) (bool, error) {
+					if c := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeAuthentication); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {
+						return false, errSliceDenied
+					}
+					return sliceDecided(rs), nil
+				})
+			if errors.Is(err, kube.ErrWaitTimeout) {
+				stopCopy()
+				return copies.unanswered(err, w.answer, providerID, ns, name)
+			}
+			if err != nil && ctx.Err() == nil {
+				// Denied (a final Warning may end the wait first): the
+				// answer, which the status of the slice shows.
+				if fresh, gerr := slices.Get(ctx, name, metav1.GetOptions{}); gerr == nil && sliceStatusOf(fresh, nil).Denied() {
+					*out = fresh
+					return deniedSliceError(sliceStatusOf(fresh, nil))
+				}
+			}
+			if err != nil {
+				return err
+			}
+			*out = got
+			return nil
+		}}
+}
+
+// sliceWait is what the wait for a provider's answer knows: who answers,
+// and the provider as the consumer reaches it (nil: not at all).
+type sliceWait struct {
+	known  chan struct{} // closed once answer and remote are set
+	answer SliceAnswer
+	remote *kube.Cluster
+}
+
+// announce says who answers and, when that may need the provider's admin,
+// what they run.
+func (w *sliceWait) announce(sink handshake.Sink, providerID, name string) {
+	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: w.answer.Answerer.Who(providerID)})
+	if w.answer.Answerer.NeedsProviderAdmin() {
+		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: w.answer.Handoff(providerID, name).Line()})
+	}
+}
+
+// sliceDecided: authenticated, and resources decided when Liqo decides
+// them (default class; plugins decide the others, maybe later).
+func sliceDecided(rs *authv1beta1.ResourceSlice) bool {
+	if kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication) != authv1beta1.ResourceSliceConditionAccepted || rs.Status.AuthParams == nil {
+		return false
+	}
+	if c := rs.Spec.Class; c != "" && c != authv1beta1.ResourceSliceClassDefault {
+		return true
+	}
+	return kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) != ""
 }
 
 // sliceDeleteCommands are the commands that delete the slices of list

@@ -8,11 +8,105 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
-// Which authentication a command runs, v1's handshake or Liqo 0.x's token
-// authentication, is decided here, from what the clusters run.
+// Which authentication runs, v1's handshake or Liqo 0.x's token
+// authentication (a handshake.Route), is decided here, one function per
+// question; the commands and the wizard only read the answer.
 
-// ClusterRunsLiqo0x tells whether c runs Liqo 0.x.
-func ClusterRunsLiqo0x(ctx context.Context, c *Cluster) (bool, error) {
+// AuthenticationRoute is how a consumer authenticates with a provider that
+// runs provider: Liqo 0.x's token authentication when it runs Liqo 0.x,
+// else the v1 handshake. The commands reach it through
+// AuthenticationRouteTo, the wizard through the probe of each cluster.
+func AuthenticationRoute(provider LiqoRelease) handshake.Route {
+	if RunsLiqo0x(provider) {
+		return handshake.RouteLiqo0x
+	}
+	return handshake.RouteV1
+}
+
+// AuthenticationRouteTo is AuthenticationRoute on what provider runs.
+func AuthenticationRouteTo(ctx context.Context, provider *Cluster) (handshake.Route, error) {
+	r, err := provider.DetectRelease(ctx)
+	if err != nil {
+		return "", err
+	}
+	return AuthenticationRoute(r), nil
+}
+
+// UnauthenticationRoute is how the peering of consumer and provider is
+// undone. Either may be nil when that cluster is gone (one-sided),
+// remoteID then naming it. Both at hand: Liqo 0.x's when either runs it.
+// The provider alone: when it runs Liqo 0.x. The consumer alone: when
+// what it holds for remoteID came from Liqo 0.x (consumerHoldsLiqo0x). A
+// failure is scoped to the cluster it is about.
+func UnauthenticationRoute(ctx context.Context, consumer, provider *Cluster, remoteID string) (handshake.Route, error) {
+	switch {
+	case provider == nil:
+		held, err := consumerHoldsLiqo0x(ctx, consumer, remoteID)
+		if err != nil {
+			return "", Scoped(handshake.Local, err)
+		}
+		return routeIf(held), nil
+	case consumer == nil:
+		runs, err := clusterRunsLiqo0x(ctx, provider)
+		if err != nil {
+			return "", Scoped(handshake.Remote, err)
+		}
+		return routeIf(runs), nil
+	}
+	for _, side := range []struct {
+		scope handshake.Scope
+		c     *Cluster
+	}{{handshake.Remote, provider}, {handshake.Local, consumer}} {
+		runsLiqo0x, err := clusterRunsLiqo0x(ctx, side.c)
+		if err != nil {
+			return "", Scoped(side.scope, err)
+		}
+		if runsLiqo0x {
+			return handshake.RouteLiqo0x, nil
+		}
+	}
+	return handshake.RouteV1, nil
+}
+
+// Route is how this peering authenticated: how it is undone, and what the
+// overview offers on it (Actions).
+func (r PeeringRow) Route() handshake.Route { return routeIf(r.Generation == GenerationLiqo0x) }
+
+// Actions are what the overview offers on this peering besides verify,
+// diagnose and unauthenticate; the row's Health must be set (as Overview's
+// rows have it).
+func (r PeeringRow) Actions() handshake.PeeringActions {
+	if r.Route() == handshake.RouteV1 {
+		return handshake.PeeringActions{TenantMoves: true, ResourceSlices: true, Authenticate: r.resumable()}
+	}
+	// Liqo 0.x: no Tenant to move; its resources go through liqoctl peer;
+	// its authentication asks for options first (the flow of its own).
+	return handshake.PeeringActions{}
+}
+
+// resumable tells whether authenticate, run from here on both clusters,
+// is the peering's next step: both sides were read and the handshake
+// stopped at a step, is one-sided, or the pair was unauthenticated.
+func (r PeeringRow) resumable() bool {
+	if r.Remote == nil || r.Role == handshake.RoleUnknown {
+		return false
+	}
+	switch r.Health.Verdict {
+	case handshake.VerdictIncomplete, handshake.VerdictUnauthenticated, handshake.VerdictOneSided:
+		return true
+	}
+	return false
+}
+
+func routeIf(isLiqo0x bool) handshake.Route {
+	if isLiqo0x {
+		return handshake.RouteLiqo0x
+	}
+	return handshake.RouteV1
+}
+
+// clusterRunsLiqo0x tells whether c runs Liqo 0.x.
+func clusterRunsLiqo0x(ctx context.Context, c *Cluster) (bool, error) {
 	r, err := c.DetectRelease(ctx)
 	if err != nil {
 		return false, err
@@ -20,31 +114,13 @@ func ClusterRunsLiqo0x(ctx context.Context, c *Cluster) (bool, error) {
 	return RunsLiqo0x(r), nil
 }
 
-// PairRunsLiqo0x tells whether unauthenticating this pair is Liqo 0.x's:
-// either cluster runs it. A failure is scoped to the cluster it is about.
-func PairRunsLiqo0x(ctx context.Context, consumer, provider *Cluster) (bool, error) {
-	for _, side := range []struct {
-		scope handshake.Scope
-		c     *Cluster
-	}{{handshake.Remote, provider}, {handshake.Local, consumer}} {
-		runsLiqo0x, err := ClusterRunsLiqo0x(ctx, side.c)
-		if err != nil {
-			return false, Scoped(side.scope, err)
-		}
-		if runsLiqo0x {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// ConsumerHoldsLiqo0x tells whether what the consumer holds for providerID
+// consumerHoldsLiqo0x tells whether what the consumer holds for providerID
 // came from Liqo 0.x: the cluster runs it, or its kubeconfig Secret is the
 // one this tool wrote as a 0.x consumer, or, without a v1 Identity, Liqo
 // 0.x left something for that provider (a pending key, a token). Anything
 // else is v1's, a handshake that never completed included.
-func ConsumerHoldsLiqo0x(ctx context.Context, consumer *Cluster, providerID string) (bool, error) {
-	if runsLiqo0x, err := ClusterRunsLiqo0x(ctx, consumer); err != nil || runsLiqo0x {
+func consumerHoldsLiqo0x(ctx context.Context, consumer *Cluster, providerID string) (bool, error) {
+	if runsLiqo0x, err := clusterRunsLiqo0x(ctx, consumer); err != nil || runsLiqo0x {
 		return runsLiqo0x, err
 	}
 	secret, err := kubeconfigSecretFor(ctx, consumer, providerID)

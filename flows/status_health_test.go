@@ -67,6 +67,23 @@ func TestHealthOfARow(t *testing.T) {
 			r.Remote = &p
 		}),
 			flows.Health{Verdict: handshake.VerdictCordoned, Reason: "remote: the provider cordoned the Tenant: no new resources"}},
+		{"a stopped handshake read on both sides: resumed from here", with(consumer, func(r *flows.PeeringRow) {
+			r.Stage, r.Identity, r.CertificateNotAfter = handshake.StageAwaitIdentity, flows.StateAbsent, time.Time{}
+			r.Remote = &flows.PeeringRow{RemoteID: "me", Role: handshake.RoleProvider, Generation: flows.GenerationV1, Stage: handshake.StageGenerateIdentity,
+				Tenant: flows.StateReady, TenantNamespace: "liqo-tenant-me"}
+		}), flows.Health{Verdict: handshake.VerdictIncomplete, Reason: "nonce signed, no Identity: both clusters are at hand: authenticate resumes it from here"}},
+		{"unauthenticated, the provider alone", flows.PeeringRow{RemoteID: "c", Role: handshake.RoleProvider, Stage: handshake.StageUnauthenticated,
+			CertificateNotAfter: now},
+			flows.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "unauthenticated: no Tenant, the tenant namespace kept with the nonce and the consumer's certificate; " +
+				"the consumer's admin authenticates again (generate tenant)"}},
+		{"unauthenticated on both sides", flows.PeeringRow{RemoteID: "p", Role: handshake.RoleConsumer, Stage: handshake.StageUnauthenticated,
+			Remote: &flows.PeeringRow{RemoteID: "me", Role: handshake.RoleProvider, Stage: handshake.StageUnauthenticated}},
+			flows.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "unauthenticated: the tenant namespaces stay, as Liqo keeps them; " +
+				"both clusters are at hand: authenticate peers them again from here"}},
+		{"unauthenticated by the provider, the consumer's Identity kept", with(consumer, func(r *flows.PeeringRow) {
+			r.Remote = &flows.PeeringRow{RemoteID: "me", Role: handshake.RoleProvider, Stage: handshake.StageUnauthenticated}
+		}), flows.Health{Verdict: handshake.VerdictOneSided, Reason: "the provider has no Tenant for consumer me, which still holds its Identity: " +
+			"both clusters are at hand: authenticate peers them again from here"}},
 		{"one-sided", with(consumer, func(r *flows.PeeringRow) {
 			r.Remote = &flows.PeeringRow{RemoteID: "me", Role: handshake.RoleProvider, Generation: flows.GenerationV1}
 		}), flows.Health{Verdict: handshake.VerdictOneSided, Reason: "remote: this cluster has no handshake object about me"}},

@@ -57,14 +57,7 @@ type Leftover struct {
 	Command string         `json:"command"`
 }
 
-// Unauthenticate is UnauthenticateWithResult for the callers that only
-// need to know whether it worked (the leftovers are also told to sink).
-func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake.Sink) error {
-	_, err := UnauthenticateWithResult(ctx, o, sink)
-	return err
-}
-
-// UnauthenticateWithResult deletes the consumer's Identity (its kubeconfig
+// Unauthenticate deletes the consumer's Identity (its kubeconfig
 // Secret goes with it, once the copies on the provider are gone) and the
 // provider's Tenant, and waits until the provider has removed the
 // consumer's bindings; when no controller runs on the provider, it does
@@ -75,7 +68,7 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 // tenant namespace with its nonce, signed nonce and certificate), as
 // `liqoctl force unpeer` does: also of a peer whose handshake never
 // completed. Each Leftover is also told to sink as a Note.
-func UnauthenticateWithResult(ctx context.Context, o UnauthenticateOptions, sink handshake.Sink) (*UnauthenticateResult, error) {
+func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake.Sink) (*UnauthenticateResult, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}

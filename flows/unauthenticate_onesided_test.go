@@ -37,7 +37,7 @@ func TestUnauthenticateConsumerOnly(t *testing.T) {
 	require.NotEmpty(t, consumerState(t, ctx, consumer, "os-provider-a"))
 
 	notes := &noteSink{}
-	res, err := flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: "os-provider-a"}, notes.sink)
+	res, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: "os-provider-a"}, notes.sink)
 	require.NoError(t, err)
 	assert.Empty(t, consumerState(t, ctx, consumer, "os-provider-a"), "Identity and kubeconfig Secret removed")
 	assert.Equal(t, before, providerState(t, ctx, provider, "os-consumer-a"), "the provider is not touched")
@@ -65,7 +65,7 @@ func TestUnauthenticateProviderOnly(t *testing.T) {
 	require.Len(t, before, 2, "Identity and kubeconfig Secret")
 
 	notes := &noteSink{}
-	res, err := flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: "os-consumer-b"}, notes.sink)
+	res, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: "os-consumer-b"}, notes.sink)
 	require.NoError(t, err)
 	assert.Empty(t, providerState(t, ctx, provider, "os-consumer-b"), "Tenant, bindings and cached certificate removed")
 	assert.Equal(t, before, consumerState(t, ctx, consumer, "os-provider-b"), "the consumer is not touched")
@@ -79,7 +79,7 @@ func TestUnauthenticateProviderOnly(t *testing.T) {
 	assert.Empty(t, consumerState(t, ctx, consumer, "os-provider-b"), "the commands told remove everything")
 
 	// Run again: nothing left to do, no error.
-	_, err = flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: "os-consumer-b"}, nil)
+	_, err = flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: "os-consumer-b"}, nil)
 	require.NoError(t, err)
 }
 
@@ -91,7 +91,7 @@ func TestUnauthenticateOneSidedNeedsTheOtherID(t *testing.T) {
 		{Provider: &kube.Cluster{}},
 		{Provider: &kube.Cluster{}, ConsumerID: "not a cluster id; rm -rf"},
 	} {
-		err := flows.Unauthenticate(context.Background(), o, func(ev handshake.Event) { t.Errorf("progress before the refusal: %v", ev) })
+		_, err := flows.Unauthenticate(context.Background(), o, func(ev handshake.Event) { t.Errorf("progress before the refusal: %v", ev) })
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), "\n")
 	}
@@ -115,7 +115,8 @@ func TestUnauthenticateFinalizesTenantOfDeadController(t *testing.T) {
 	require.NotNil(t, stuck.DeletionTimestamp)
 	require.Contains(t, providerState(t, ctx, provider, "dead-consumer"), "clusterrolebinding/"+kube.ClusterRoleBindingName(kube.RemoteClusterWideClusterRole, "dead-consumer"))
 
-	require.NoError(t, flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil))
+	_, err = flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	require.NoError(t, err)
 	state := providerState(t, ctx, provider, "dead-consumer")
 	assert.NotContains(t, state, "tenant")
 	for k := range state {
@@ -133,7 +134,8 @@ func TestUnauthenticateTakesOverWhenControllerDiesMidWait(t *testing.T) {
 	holdControllerLease(t, ctx, provider, time.Now(), 2)
 
 	notes := &noteSink{}
-	require.NoError(t, flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, notes.sink))
+	_, err = flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, notes.sink)
+	require.NoError(t, err)
 	assert.True(t, notes.has("served by "+string(flows.EngineController)), "the controller was believed running")
 	state := providerState(t, ctx, provider, "dying-consumer")
 	assert.NotContains(t, state, "tenant")

@@ -142,7 +142,7 @@ func TestUnauthenticateNeverSaysNoLeftoversWhileACopyRemains(t *testing.T) {
 	copies, locals := r.copies(t, ctx, provider), r.locals(t, ctx, consumer, "rg-provider-a")
 
 	log := &eventLog{}
-	err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 3 * time.Second}, log.sink)
+	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 3 * time.Second}, log.sink)
 	require.Error(t, err)
 	for _, want := range []string{"ResourceSlices are being deleted", kube.ReplicaFinalizer, "rg-provider-a", string(flows.EngineController), "--one-sided"} {
 		assert.Contains(t, err.Error(), want)
@@ -159,7 +159,8 @@ func TestUnauthenticateDeletesTheCopiesWhenNoReplicatorRuns(t *testing.T) {
 	ctx, provider, consumer, r := replicatedPair(t, "rg-provider-b", "rg-consumer-b")
 
 	log := &eventLog{}
-	require.NoError(t, flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 30 * time.Second}, log.sink))
+	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 30 * time.Second}, log.sink)
+	require.NoError(t, err)
 	assert.True(t, log.said("no replicator runs on the consumer"))
 	assert.True(t, log.said("No leftover resourceslices"))
 	assert.Empty(t, r.copies(t, ctx, provider), "the copies were deleted")
@@ -174,7 +175,7 @@ func TestUnauthenticateConsumerOnlyLetsReplicasGo(t *testing.T) {
 	copies := r.copies(t, ctx, provider)
 
 	log := &eventLog{}
-	_, err := flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: "rg-provider-c", StepTimeout: 30 * time.Second}, log.sink)
+	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: "rg-provider-c", StepTimeout: 30 * time.Second}, log.sink)
 	require.NoError(t, err)
 	assert.True(t, log.said("the provider is gone"))
 	assert.Empty(t, r.locals(t, ctx, consumer, "rg-provider-c"))

@@ -17,20 +17,19 @@ import (
 // gives the command that deletes it; once it ran, unauthenticate goes
 // through.
 func TestUnauthenticateRefusalGivesTheDeleteCommand(t *testing.T) {
-	provider, consumer := pair(t, "us-provider", "us-consumer")
+	provider, consumer := authenticatedPair(t, "us-provider", "us-consumer")
 	ctx := labtest.Context(t)
-	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
-	require.NoError(t, err)
-	_, err = flows.CreateResourceSlice(ctx, consumer, artifact.SliceRequest{Name: "leftover", ProviderID: "us-provider", CPU: "1"}, flows.SliceOptions{}, nil)
+	_, err := flows.CreateResourceSlice(ctx, consumer, artifact.SliceRequest{Name: "leftover", ProviderID: "us-provider", CPU: "1"}, flows.SliceOptions{}, nil)
 	require.NoError(t, err)
 
 	o := flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}
-	err = flows.Unauthenticate(ctx, o, nil)
+	_, err = flows.Unauthenticate(ctx, o, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "resourceslices are still present on consumer cluster (1, e.g. liqo-tenant-us-provider/leftover): "+
 		"delete them first: `liqo-auth-tui delete resourceslice leftover --remote-cluster-id us-provider`")
 
 	// What the command does.
 	require.NoError(t, flows.DeleteResourceSlice(ctx, consumer, "leftover", "us-provider"))
-	require.NoError(t, flows.Unauthenticate(ctx, o, nil))
+	_, err = flows.Unauthenticate(ctx, o, nil)
+	require.NoError(t, err)
 }

@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	authzv1 "k8s.io/api/authorization/v1"
@@ -11,6 +12,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
@@ -24,8 +26,9 @@ type Verification struct {
 	Groups          []string `json:"groups"`
 	Allowed         []string `json:"allowed"`
 	Denied          []string `json:"denied"`
-	// CertificateNotAfter is when the kubeconfig's certificate expires
-	// (zero: unreadable); the provider renews it at 2/3 of its validity.
+	// CertificateNotAfter is when the kubeconfig's certificate expires, or
+	// else the Identity's (zero: neither readable); the provider renews it
+	// at 2/3 of its validity.
 	CertificateNotAfter time.Time `json:"certificateNotAfter,omitzero"`
 	// LastRenewal is when this consumer last applied a certificate the
 	// provider renewed (the Identity's liqo-auth-tui.io/last-renewal
@@ -110,9 +113,31 @@ func (a accessCheck) String(tenant string) string {
 	return a.verb + " " + res + " -n " + a.namespace
 }
 
-// Verify uses the consumer's kubeconfig Secret for a provider to reach the
-// provider and reports who it is and what it may do there.
-func Verify(ctx context.Context, consumer *kube.Cluster, providerID string) (*Verification, error) {
+// Verify uses, as a step, the consumer's kubeconfig Secret for a provider
+// to reach the provider and reports who it is and what it may do there.
+// The certificate's expiry, when the kubeconfig's cannot be read, is the
+// Identity's.
+func Verify(ctx context.Context, consumer *kube.Cluster, providerID string, sink handshake.Sink) (*Verification, error) {
+	var v *Verification
+	err := RunStep(ctx, sink, Step{ID: "verify", Scope: handshake.Local, Title: "Reaching the provider with the kubeconfig Secret",
+		Failure: "Unable to verify", Command: "liqo-auth-tui verify --remote-cluster-id " + providerID,
+		Run: func(ctx context.Context) (err error) {
+			if v, err = verifyAccess(ctx, consumer, providerID); err != nil {
+				return err
+			}
+			if v.CertificateNotAfter.IsZero() {
+				v.CertificateNotAfter = identityNotAfter(ctx, consumer, providerID)
+			}
+			return nil
+		},
+		Outcome: func() string {
+			return fmt.Sprintf("Authenticated as %s: %d allowed, %d denied", v.User, len(v.Allowed), len(v.Denied))
+		}})
+	return v, err
+}
+
+// verifyAccess is what Verify asks the provider.
+func verifyAccess(ctx context.Context, consumer *kube.Cluster, providerID string) (*Verification, error) {
 	s, err := kubeconfigSecretFor(ctx, consumer, providerID)
 	if kube.IsNotFound(err) {
 		// A consumer running Liqo 0.x keeps its identity in liqo-identity-*.
@@ -195,9 +220,9 @@ func verifyConfig(ctx context.Context, cfg *rest.Config, tenantNamespace string,
 	return v, nil
 }
 
-// IdentityNotAfter is when the certificate of the consumer's Identity for
+// identityNotAfter is when the certificate of the consumer's Identity for
 // providerID expires (zero when it cannot be read).
-func IdentityNotAfter(ctx context.Context, consumer *Cluster, providerID string) time.Time {
+func identityNotAfter(ctx context.Context, consumer *Cluster, providerID string) time.Time {
 	id, err := consumer.ControlPlaneIdentityFor(ctx, providerID)
 	if err != nil {
 		return time.Time{}

@@ -65,8 +65,12 @@ type ClusterInfo struct {
 	Restricted bool
 	// LiqoFlavor, LiqoVersion and LiqoLine are the backend's words for
 	// the Liqo release the cluster runs, handed back to PairProblem; the
-	// wizard shows Generation and decides on Liqo0x and Unsupported.
+	// wizard never reads them itself: it shows FlavorLine and goes by
+	// Route, Liqo0x and Unsupported.
 	LiqoFlavor, LiqoVersion, LiqoLine string
+	// Route is how a consumer authenticates with this cluster as its
+	// provider (flows decides it from the release the cluster runs).
+	Route handshake.Route
 	// FlavorLine says which Liqo (v1, 0.x, none) the cluster runs, in the words
 	// `info` prints too ("" = not told).
 	FlavorLine string

@@ -199,7 +199,7 @@ const frameBudget = 16 * time.Millisecond
 func thousandConsumers() []OverviewRow {
 	rows := make([]OverviewRow, 1000)
 	for i := range rows {
-		rows[i] = OverviewRow{RemoteID: fmt.Sprintf("consumer-%04d", i), Role: handshake.RoleProvider, Generation: GenerationV1, MadeBy: "liqo",
+		rows[i] = OverviewRow{RemoteID: fmt.Sprintf("consumer-%04d", i), Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, MadeBy: "liqo",
 			Stage: handshake.StageGenerateIdentity, Condition: "Active", NotAfter: fakeExpiry, Verdict: handshake.VerdictOK}
 		if i%10 == 0 {
 			rows[i].Condition, rows[i].Verdict, rows[i].Reason = "Cordoned", handshake.VerdictCordoned, "the provider cordoned the Tenant: no new resources"

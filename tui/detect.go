@@ -243,18 +243,6 @@ func (d *detectScreen) decide() {
 	}
 }
 
-// pairProblem is why the two clusters of the automated mode cannot
-// authenticate each other (their Liqo generations), "" if they can.
-func (d *detectScreen) pairProblem() string {
-	s := d.s
-	if s.mode != ModeAutomated || s.localInfo == nil || s.remoteInfo == nil {
-		return ""
-	}
-	_, consumer := s.consumer()
-	_, provider := s.provider()
-	return s.backend.PairProblem(consumer, provider)
-}
-
 // canContinue returns why the wizard cannot go on yet ("" = it can).
 func (d *detectScreen) canContinue() string {
 	s := d.s
@@ -265,16 +253,14 @@ func (d *detectScreen) canContinue() string {
 		return "reading the peerings this cluster has…"
 	case s.mode == ModeUndecided:
 		return "no cluster answered: fix the kubeconfig (e) or the cluster, then probe again (r)"
-	case d.pairProblem() != "":
-		return d.pairProblem()
+	case s.refusal() != "":
+		return s.refusal()
 	case s.mode == ModeManual && s.localRole == handshake.RoleUnknown:
 		return "which role does this cluster play? press c (consumer) or p (provider)"
-	case s.mode == ModeManual && s.selfRole() == handshake.RoleProvider && s.selfInfo() != nil && s.selfInfo().Unsupported != "":
-		return s.selfInfo().Unsupported
 	case len(d.unready()) > 0:
 		return "a cluster has no cluster ID or keys yet: press i to run init on it"
 	case s.mode == ModeAutomated && s.localInfo.ClusterID == s.remoteInfo.ClusterID:
-		return "both kubeconfigs point at cluster " + s.localInfo.ClusterID + ": give the consumer and the provider"
+		return handshake.SameClusterProblem(s.localInfo.ClusterID)
 	case d.checking:
 		return "reading the handshake state…"
 	}
@@ -423,82 +409,6 @@ func (d *detectScreen) lines(u *lineUI) (tea.Msg, error) {
 		if nav, err := u.await(d, cmd); nav != nil || err != nil {
 			return nav, err
 		}
-	}
-}
-
-// listPeerings reads the peerings of the cluster the overview would list,
-// once per wizard: not after the admin left the overview for a new
-// peering. A cluster that cannot be listed (a peering user's rights) has
-// none to show: the wizard goes on as without.
-func (d *detectScreen) listPeerings() tea.Cmd {
-	s := d.s
-	if s.overviewSeen {
-		return navigate(peeringsMsg{gen: d.gen})
-	}
-	listed, id, other, _ := s.overviewClusters()
-	if id == "" || id == "?" {
-		return navigate(peeringsMsg{gen: d.gen})
-	}
-	d.listing = true
-	gen := d.gen
-	return func() tea.Msg {
-		ctx, cancel := s.opContext()
-		defer cancel()
-		rows, err := s.backend.Overview(ctx, *listed, other)
-		if err != nil {
-			rows = nil
-		}
-		return peeringsMsg{gen: gen, rows: rows}
-	}
-}
-
-// toOverview tells whether continuing shows the cluster's peerings first:
-// not when the admin named the peer (--remote-cluster-id) and this
-// cluster has no peering with it yet, since that asks for a new one.
-func (d *detectScreen) toOverview() bool {
-	s := d.s
-	if d.listing || len(d.pending) > 0 || s.overviewSeen || len(s.peerings) == 0 {
-		return false
-	}
-	if s.peerID == "" {
-		return true
-	}
-	for _, r := range s.peerings {
-		if r.RemoteID == s.peerID {
-			return true
-		}
-	}
-	return false
-}
-
-// next continues to the overview when the cluster has peerings, else to
-// the handshake: automated checks where it stands first.
-func (d *detectScreen) next() tea.Cmd {
-	s := d.s
-	if d.toOverview() {
-		s.overviewSeen = true
-		return navigate(gotoOverviewMsg{})
-	}
-	if s.liqo0xFlow() {
-		// Liqo 0.x: the provider's peer info is not per consumer (no
-		// peer to ask for), and automated mode confirms before sending.
-		if s.mode == ModeManual {
-			return runOp(opPeerInfo(s))
-		}
-		return navigate(gotoLiqo0xConfirmMsg{})
-	}
-	if s.mode == ModeManual {
-		return navigate(gotoPeerMsg{})
-	}
-	d.checking = true
-	consumer, _ := s.consumer()
-	_, pinfo := s.provider()
-	pid := idOf(pinfo)
-	return func() tea.Msg {
-		ctx, cancel := s.opContext()
-		defer cancel()
-		st, err := s.backend.Stage(ctx, consumer, handshake.RoleConsumer, pid)
-		return stageMsg{stage: st, err: err}
 	}
 }
 

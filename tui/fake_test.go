@@ -144,6 +144,10 @@ func fakeGeneration(info *ClusterInfo) {
 	case info.LiqoFlavor != "":
 		info.FlavorLine = "generation " + info.LiqoFlavor
 	}
+	info.Route = handshake.RouteV1
+	if info.Liqo0x {
+		info.Route = handshake.RouteLiqo0x
+	}
 	if info.Liqo0x && info.LiqoLine == "v0.2" {
 		info.Unsupported = "this cluster runs Liqo " + info.LiqoVersion + ": not supported (fake)"
 	}

@@ -6,23 +6,20 @@ import "github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 // sender's wizard shows it with the artifact, the receiver's computes its
 // own from what arrived and asks, before applying, whether the other admin
 // read the same. The fingerprints say which key; the code, read aloud,
-// says both sides saw the same hand-off.
+// says both sides saw the same hand-off. The words are handshake's, which
+// the commands print too.
 
 // codeLine is the code as both sides show it.
-func codeLine(art *Artifact) string { return "Verification code: " + art.Code }
+func codeLine(art *Artifact) string { return handshake.CodeLine(art.Kind, art.Code) }
 
 // sentCodeHint tells the sender what to do with the code.
-func sentCodeHint(art *Artifact) string {
-	return "Read it aloud with the " + string(art.Kind.Receiver()) + "'s admin (phone, call): their wizard shows the same code when it receives the " + string(art.Kind) + "."
-}
+func sentCodeHint(art *Artifact) string { return handshake.CodeSentHint(art.Kind) }
 
-// receivedCodeQuestion is asked before applying a received artifact: what
-// the code is for and what another one means.
-func receivedCodeQuestion(art *Artifact) string {
-	sender := art.Kind.Receiver().Other()
-	return "Verification code " + art.Code + ": did the " + string(sender) + "'s admin read you the same one?\n" +
-		"A different code means this " + string(art.Kind) + " was replaced on the way: answer n, do not apply it,\n" +
-		"and ask for it again through another channel."
+// receivedCodeQuestion is asked before applying a received artifact, its
+// lines width wide at most: the code, what it is for and what another one
+// means.
+func receivedCodeQuestion(art *Artifact, width int) string {
+	return wrapWords(codeLine(art)+". "+handshake.CodeReceivedHint(art.Kind, false), width)
 }
 
 // hasCode: the artifact is a hand-off with a code (a Tenant or Identity).

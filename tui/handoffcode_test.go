@@ -62,10 +62,10 @@ func TestWizardAsksForTheVerificationCodeBeforeApplying(t *testing.T) {
 	h.key("enter", "down", "enter", "enter") // detect, the known consumer, its nonce handed over
 	screenIs[*receiveScreen](t, h)
 	h.send(tea.PasteMsg{Content: tenantYAML})
-	h.mustSee("a valid Tenant from consumer consumer-1", "Verification code: "+tenantCode)
+	h.mustSee("a valid Tenant from consumer consumer-1", "Verification code of the Tenant: "+tenantCode)
 	h.key("ctrl+s")
-	h.mustSee("Verification code "+tenantCode+": did the consumer's admin read you the same one?",
-		"A different code means this Tenant was replaced on the way: answer n, do not apply it,",
+	h.mustSeeFlat("Verification code of the Tenant: "+tenantCode+". The consumer's admin saw the same code on sending the Tenant: "+
+		"a different one means it was replaced on the way; then answer n, do not apply it, and ask for it again through another channel.",
 		"Apply the Tenant of consumer consumer-1")
 	h.key("n")
 	if f.called("ApplyTenant") {
@@ -76,7 +76,7 @@ func TestWizardAsksForTheVerificationCodeBeforeApplying(t *testing.T) {
 	if ho.art.Kind != handshake.KindIdentity {
 		t.Fatalf("hand-off of %v", ho.art.Kind)
 	}
-	h.mustSee("Verification code: "+identityCode, "Read it aloud with the consumer's admin")
+	h.mustSee("Verification code of the Identity: "+identityCode, "Read it aloud with the consumer's admin")
 }
 
 // Accessible mode reads the code out on the hand-off and asks the same
@@ -95,10 +95,10 @@ func TestAccessibleReadsTheVerificationCode(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	mustPrint(t, out,
-		"Verification code: "+tenantCode+"\nRead it aloud with the provider's admin (phone, call): their wizard shows the same code when it receives the Tenant.",
-		"  Verification code: "+identityCode,
-		"Verification code "+identityCode+": did the provider's admin read you the same one? A different code means this Identity was replaced on the way: "+
-			"answer n, do not apply it, and ask for it again through another channel. Apply the Identity of provider provider-1 on consumer-1? [y/N]",
+		"Verification code of the Tenant: "+tenantCode+"\nRead it aloud with the provider's admin (phone, call): they see the same code on receiving the Tenant.",
+		"  Verification code of the Identity: "+identityCode,
+		"Verification code of the Identity: "+identityCode+". The provider's admin saw the same code on sending the Identity: a different one means it was replaced on the way; "+
+			"then answer n, do not apply it, and ask for it again through another channel. Apply the Identity of provider provider-1 on consumer-1? [y/N]",
 	)
 	if strings.Count(out, identityCode) < 2 {
 		t.Error("the code is not shown before the question")

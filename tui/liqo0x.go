@@ -31,24 +31,47 @@ func alreadyIssued(err error) bool {
 	return errors.As(err, &f) && f.AlreadyIssued
 }
 
-// liqo0xFlow tells whether the wizard runs the Liqo 0.x flow: the provider
-// (automated: per the roles; manual: the cluster in use when it plays the
-// provider) runs Liqo 0.x and the pair can authenticate. A manual consumer
-// cannot tell: its receive screen takes a nonce or a peer info.
-func (s *session) liqo0xFlow() bool {
+// route is how the pair in use authenticates, as the probe of its provider
+// told (automated: per the roles; manual: the cluster in use when it plays
+// the provider); "" when not known: a manual consumer cannot tell, its
+// receive screen takes a nonce or a peer info.
+func (s *session) route() handshake.Route {
+	var provider *ClusterInfo
+	switch {
+	case s.mode == ModeAutomated:
+		_, provider = s.provider()
+	case s.mode == ModeManual && s.selfRole() == handshake.RoleProvider:
+		provider = s.selfInfo()
+	}
+	if provider == nil {
+		return ""
+	}
+	return provider.Route
+}
+
+// refusal is why the pair in use cannot authenticate, in the backend's
+// words: automated, the pair's problem; manual, a provider this tool
+// cannot authenticate with. "" when it can, or cannot be told yet.
+func (s *session) refusal() string {
 	switch s.mode {
 	case ModeAutomated:
 		_, consumer := s.consumer()
 		_, provider := s.provider()
-		if consumer == nil || provider == nil || !provider.Liqo0x {
-			return false
+		if consumer != nil && provider != nil {
+			return s.backend.PairProblem(consumer, provider)
 		}
-		return s.backend.PairProblem(consumer, provider) == ""
 	case ModeManual:
-		info := s.selfInfo()
-		return s.selfRole() == handshake.RoleProvider && info != nil && info.Liqo0x && info.Unsupported == ""
+		if info := s.selfInfo(); s.selfRole() == handshake.RoleProvider && info != nil {
+			return info.Unsupported
+		}
 	}
-	return false
+	return ""
+}
+
+// liqo0xFlow tells whether the wizard runs the Liqo 0.x flow: the pair's
+// route, unless the pair is refused.
+func (s *session) liqo0xFlow() bool {
+	return s.route() == handshake.RouteLiqo0x && s.refusal() == ""
 }
 
 // consumerRunsLiqo0x tells whether the consumer runs Liqo 0.x itself (its

@@ -200,7 +200,7 @@ func (o *overviewScreen) setRows(rows []OverviewRow) {
 	}
 	if had {
 		for i := range rows {
-			if rows[i].RemoteID == selected.RemoteID && rows[i].Role == selected.Role && rows[i].Generation == selected.Generation {
+			if rows[i].RemoteID == selected.RemoteID && rows[i].Role == selected.Role && rows[i].Route == selected.Route {
 				o.cursor = i
 				return
 			}

@@ -90,8 +90,8 @@ func (o *overviewScreen) menuKeys(k *overviewKeys) {
 	a := &o.act
 	t, ok := o.target()
 	menu := a.mode == actMenu && a.busy == "" && ok
-	v1 := t.row.Generation == GenerationV1
-	tenant := menu && t.provider != nil && v1
+	can := t.row.Actions
+	tenant := menu && t.provider != nil && can.TenantMoves
 	cond := t.row.Condition
 	k.Verify.SetEnabled(menu && t.consumer != nil)
 	k.Diagnose.SetEnabled(menu)
@@ -99,8 +99,8 @@ func (o *overviewScreen) menuKeys(k *overviewKeys) {
 	k.Uncordon.SetEnabled(tenant && cond == "Cordoned")
 	k.Drain.SetEnabled(tenant && (cond == "Active" || cond == "Cordoned"))
 	k.Activate.SetEnabled(tenant && cond == "Drained")
-	k.RequestSlice.SetEnabled(menu && t.consumer != nil && v1 && t.row.Stage == handshake.StageAuthenticated)
-	k.DeleteSlice.SetEnabled(menu && t.consumer != nil && v1 && len(t.row.Slices) > 0)
+	k.RequestSlice.SetEnabled(menu && t.consumer != nil && can.ResourceSlices && t.row.Stage == handshake.StageAuthenticated)
+	k.DeleteSlice.SetEnabled(menu && t.consumer != nil && can.ResourceSlices && len(t.row.Slices) > 0)
 	k.Unauthenticate.SetEnabled(menu && t.row.Role != "" && (t.consumer != nil || t.provider != nil))
 	k.Back.SetEnabled(a.busy == "" && a.mode != actConfirm && (a.mode != actList || a.result != nil))
 	k.Yes.SetEnabled(a.busy == "" && a.mode == actConfirm)
@@ -283,7 +283,7 @@ func (o *overviewScreen) unauthenticate() tea.Cmd {
 	t, _ := o.target()
 	backend := o.s.backend
 	req := UnauthRequest{Consumer: t.consumer, Provider: t.provider, ConsumerID: t.consumerID, ProviderID: t.providerID,
-		Liqo0x: t.row.Generation == GenerationLiqo0x}
+		Route: t.row.Route}
 	q := fmt.Sprintf("Unauthenticate consumer %s from provider %s? The consumer's identity and the provider's Tenant are deleted: "+
 		"whatever uses them stops working.", t.consumerID, t.providerID)
 	if t.consumer == nil || t.provider == nil {

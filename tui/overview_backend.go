@@ -14,9 +14,14 @@ type OverviewRow struct {
 	// Role is the role the listed cluster plays ("" when only a tenant
 	// namespace knows the remote).
 	Role handshake.Role
-	// Generation is "v1" or "0.x"; MadeBy "liqo" or "liqo-auth-tui".
+	// Generation is "v1" or "0.x", only shown; MadeBy "liqo" or
+	// "liqo-auth-tui".
 	Generation, MadeBy string
-	Stage              handshake.Stage
+	// Route is how the peering authenticated, Actions what it offers
+	// besides verify, diagnose and unauthenticate: both flows'.
+	Route   handshake.Route
+	Actions handshake.PeeringActions
+	Stage   handshake.Stage
 	// Condition is the Tenant's: Active, Cordoned or Drained ("" unknown).
 	Condition string
 	// NotAfter is the current certificate's expiry, LastRenewal the
@@ -27,12 +32,6 @@ type OverviewRow struct {
 	Verdict handshake.Verdict
 	Reason  string
 }
-
-// Generations of a row.
-const (
-	GenerationV1     = "v1"
-	GenerationLiqo0x = "0.x"
-)
 
 // TenantMove is a liqoctl verb that changes a provider's Tenant condition.
 type TenantMove string
@@ -56,7 +55,8 @@ type DoctorCheck struct {
 type UnauthRequest struct {
 	Consumer, Provider     *ClusterRef
 	ConsumerID, ProviderID string
-	Liqo0x                 bool
+	// Route is the peering's (OverviewRow.Route).
+	Route handshake.Route
 }
 
 // OverviewBackend is what the overview screen needs (overview.go).

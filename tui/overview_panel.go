@@ -57,7 +57,7 @@ func (o *overviewScreen) menuLines(t peeringTarget) []string {
 			lines = append(lines, fmt.Sprintf("  %s  %s", styleKey.Render(b.Help().Key), b.Help().Desc))
 		}
 	}
-	if t.row.Role == handshake.RoleConsumer && t.provider == nil && t.row.Generation == GenerationV1 {
+	if t.row.Role == handshake.RoleConsumer && t.provider == nil && t.row.Actions.TenantMoves {
 		lines = append(lines, styleSubtle.Render("  cordon, uncordon and drain run on the provider: liqo-auth-tui cordon tenant "+t.consumerID+" there"))
 	}
 	return lines

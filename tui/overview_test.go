@@ -15,11 +15,11 @@ import (
 // one fine, one cordoned, and a peering where it is the consumer.
 func providerPeerings() []OverviewRow {
 	return []OverviewRow{
-		{RemoteID: "consumer-7", Role: handshake.RoleProvider, Generation: GenerationV1, MadeBy: "liqo-auth-tui", Stage: handshake.StageGenerateIdentity,
+		{RemoteID: "consumer-7", Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, MadeBy: "liqo-auth-tui", Stage: handshake.StageGenerateIdentity,
 			Condition: "Active", NotAfter: fakeExpiry, Verdict: handshake.VerdictOK},
-		{RemoteID: "consumer-9", Role: handshake.RoleProvider, Generation: GenerationV1, MadeBy: "liqo-auth-tui", Stage: handshake.StageGenerateIdentity,
+		{RemoteID: "consumer-9", Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, MadeBy: "liqo-auth-tui", Stage: handshake.StageGenerateIdentity,
 			Condition: "Cordoned", NotAfter: fakeExpiry, Verdict: handshake.VerdictCordoned, Reason: "the provider cordoned the Tenant: no new resources"},
-		{RemoteID: "provider-5", Role: handshake.RoleConsumer, Generation: GenerationV1, MadeBy: "liqo-auth-tui", Stage: handshake.StageAuthenticated,
+		{RemoteID: "provider-5", Role: handshake.RoleConsumer, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, MadeBy: "liqo-auth-tui", Stage: handshake.StageAuthenticated,
 			NotAfter: fixedNow.Add(-24 * time.Hour), Slices: []string{"gpu", "batch"}, Verdict: handshake.VerdictExpired, Reason: "the certificate expired on 2025-12-31"},
 	}
 }
@@ -101,7 +101,7 @@ func TestNoPeeringsNoOverview(t *testing.T) {
 func TestOverviewNavigation(t *testing.T) {
 	var rows []OverviewRow
 	for i := range 40 {
-		rows = append(rows, OverviewRow{RemoteID: fmt.Sprintf("consumer-%02d", i), Role: handshake.RoleProvider, Generation: GenerationV1,
+		rows = append(rows, OverviewRow{RemoteID: fmt.Sprintf("consumer-%02d", i), Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions,
 			Condition: "Active", Verdict: handshake.VerdictOK})
 	}
 	h := overviewOf(t, newFake(), rows)
@@ -149,7 +149,7 @@ func TestOverviewRefreshesFromTheWatch(t *testing.T) {
 	// listed first.
 	after := providerPeerings()
 	after[1].Condition, after[1].Verdict, after[1].Reason = "Active", handshake.VerdictOK, ""
-	after = append([]OverviewRow{{RemoteID: "consumer-1", Role: handshake.RoleProvider, Generation: GenerationV1, Verdict: handshake.VerdictPending,
+	after = append([]OverviewRow{{RemoteID: "consumer-1", Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, Verdict: handshake.VerdictPending,
 		Reason: "waiting for the Tenant's status"}}, after...)
 	last := append([]OverviewRow(nil), after...)
 	ch := make(chan []OverviewRow, 1)
@@ -238,7 +238,7 @@ func TestOverviewConfirmsBeforeDrain(t *testing.T) {
 func TestOverviewConsumerActions(t *testing.T) {
 	f := newFake()
 	f.overview.left = []string{"left on the provider: Tenant consumer-1; remove it there with: kubectl delete tenant consumer-1 -n liqo-tenant-consumer-1"}
-	rows := []OverviewRow{{RemoteID: "provider-5", Role: handshake.RoleConsumer, Generation: GenerationV1, Stage: handshake.StageAuthenticated,
+	rows := []OverviewRow{{RemoteID: "provider-5", Role: handshake.RoleConsumer, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, Stage: handshake.StageAuthenticated,
 		Slices: []string{"gpu", "batch"}, Verdict: handshake.VerdictOK}}
 	f.overview.lists = [][]OverviewRow{rows}
 	h := newHarness(t, f, Options{Local: ClusterRef{Context: "consumer"}, Role: handshake.RoleConsumer})
@@ -281,7 +281,7 @@ func TestOverviewConsumerActions(t *testing.T) {
 	if len(f.overview.unauths) != 1 {
 		t.Fatalf("unauthenticate ran %d times", len(f.overview.unauths))
 	}
-	if r := f.overview.unauths[0]; r.Consumer == nil || r.Provider != nil || r.ConsumerID != "consumer-1" || r.ProviderID != "provider-5" || r.Liqo0x {
+	if r := f.overview.unauths[0]; r.Consumer == nil || r.Provider != nil || r.ConsumerID != "consumer-1" || r.ProviderID != "provider-5" || r.Route != handshake.RouteV1 {
 		t.Fatalf("request %+v", r)
 	}
 	h.mustSee("Tenant correctly deleted", "left on the provider: Tenant consumer-1")
@@ -340,7 +340,7 @@ func TestGoldenOverviewDiagnosis(t *testing.T) {
 // Tenant is cordoned on the remote, and unauthenticate gets both clusters.
 func TestOverviewAutomatedReachesBothSides(t *testing.T) {
 	f := newFake()
-	f.overview.lists = [][]OverviewRow{{{RemoteID: "provider-1", Role: handshake.RoleConsumer, Generation: GenerationV1,
+	f.overview.lists = [][]OverviewRow{{{RemoteID: "provider-1", Role: handshake.RoleConsumer, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions,
 		Stage: handshake.StageAuthenticated, Condition: "Active", Verdict: handshake.VerdictOK}}}
 	h := newHarness(t, f, both())
 	h.send(wideWindow)

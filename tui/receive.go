@@ -397,7 +397,7 @@ func (r *receiveScreen) lines(u *lineUI) (tea.Msg, error) {
 		if !r.art.NotAfter.IsZero() {
 			u.println("  certificate expires: " + plain(expiry(r.art.NotAfter, s.now())))
 		}
-		yes, err := u.confirm(oneLine(r.confirmText()), "")
+		yes, err := u.confirm(oneLine(r.confirmText(lineWidth)), "")
 		if err != nil {
 			return nil, err
 		}

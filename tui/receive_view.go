@@ -52,7 +52,7 @@ func (r *receiveScreen) View(width, height int) string {
 		b.WriteString(styleSubtle.Render("waiting for the "+string(r.kind)+"… (once it is valid, enter or ctrl+s uses it)") + "\n")
 	}
 	if r.confirm {
-		b.WriteString("\n" + styleModal.Render(r.confirmText()+"\n\n"+styleKey.Render("y")+" apply   "+styleKey.Render("n")+" not yet") + "\n")
+		b.WriteString("\n" + styleModal.Render(r.confirmText(max(min(width-8, 88), 20))+"\n\n"+styleKey.Render("y")+" apply   "+styleKey.Render("n")+" not yet") + "\n")
 	}
 	return b.String()
 }
@@ -68,10 +68,12 @@ func (r *receiveScreen) describe() string {
 	return "a valid Identity from provider " + a.FromID + ", issued to this cluster's key"
 }
 
-func (r *receiveScreen) confirmText() string {
+// confirmText is the question before applying, the code's lines width
+// wide at most.
+func (r *receiveScreen) confirmText(width int) string {
 	s := r.s
 	if hasCode(r.art) && r.kind == r.art.Kind {
-		return receivedCodeQuestion(r.art) + "\n\n" + r.applyQuestion(s)
+		return receivedCodeQuestion(r.art, width) + "\n\n" + r.applyQuestion(s)
 	}
 	return r.applyQuestion(s)
 }

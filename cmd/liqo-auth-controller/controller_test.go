@@ -38,7 +38,7 @@ func TestControllerAsServiceAccountServesHandshake(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, flows.EngineController, res.ProviderEngine)
 	assert.Equal(t, flows.EngineController, res.ConsumerEngine)
-	v, err := flows.Verify(ctx, consumer.admin, provider.id)
+	v, err := flows.Verify(ctx, consumer.admin, provider.id, nil)
 	require.NoError(t, err)
 	assert.Equal(t, consumer.id, v.User)
 

@@ -88,9 +88,9 @@ func (o *AuthenticateOptions) authenticate(ctx context.Context) (any, error) {
 	if err := o.confirmPair(ctx, consumer, provider); err != nil {
 		return nil, err
 	}
-	if runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider); err != nil {
+	if route, err := flows.AuthenticationRouteTo(ctx, provider); err != nil {
 		return nil, flows.Scoped(handshake.Remote, err)
-	} else if runsLiqo0x {
+	} else if route == handshake.RouteLiqo0x {
 		return o.runLiqo0x(ctx, consumer, provider)
 	}
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{

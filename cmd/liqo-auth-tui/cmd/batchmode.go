@@ -130,9 +130,9 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 		}
 		return o.emitIdentity(ctx, provider)
 	}
-	if runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider); err != nil {
+	if route, err := flows.AuthenticationRouteTo(ctx, provider); err != nil {
 		return err
-	} else if runsLiqo0x {
+	} else if route == handshake.RouteLiqo0x {
 		return o.liqo0xProviderStep(ctx, provider)
 	}
 	stage, err := flows.ProviderStage(ctx, provider, s.RemoteClusterID)

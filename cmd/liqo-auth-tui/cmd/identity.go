@@ -53,10 +53,11 @@ func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *flows.
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
-	id, err := flows.GenerateIdentity(ctx, provider, o.ConsumerID, o.RemoteTenantNamespace)
+	gen, err := flows.GenerateIdentity(ctx, provider, o.ConsumerID, o.RemoteTenantNamespace, o.Printer.sink)
 	if err != nil {
 		return err
 	}
+	id := gen.Identity
 	data, err := artifact.Encode(id, o.Output)
 	if err != nil {
 		return err
@@ -68,8 +69,7 @@ func (o *GenerateIdentityOptions) generate(ctx context.Context, provider *flows.
 	if pin != "" {
 		o.Printer.Info(handshake.NoScope, "Identity for consumer %s generated (%s %s, API server %s)", o.ConsumerID, what, pin, id.Spec.AuthParams.APIServer)
 	}
-	code, err := flows.ProviderIdentityCode(ctx, provider, id, o.ConsumerID)
-	o.printCode(code, err, handshake.KindIdentity, true, "consumer")
+	o.printCode(gen.Code, nil, handshake.KindIdentity, true)
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindIdentity, SenderID: id.Spec.ClusterID, ReceiverID: o.ConsumerID,
 		File: o.OutputFile, Batch: batch, APIServer: id.Spec.AuthParams.APIServer, Pin: pin}.Line())
 	return nil
@@ -144,7 +144,7 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluste
 		return err // a refusal is the one line: no code for what was not applied
 	}
 	code, err := flows.ConsumerIdentityCode(ctx, consumer, id)
-	o.printCode(code, err, handshake.KindIdentity, false, "provider")
+	o.printCode(code, err, handshake.KindIdentity, false)
 	if o.Output != "" {
 		if err := o.printObject(o.Output, applied); err != nil {
 			return err

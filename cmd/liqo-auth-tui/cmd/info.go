@@ -108,7 +108,7 @@ func (o *InfoOptions) Run(ctx context.Context) error {
 		// On stderr, so that -o json/yaml stays parseable.
 		o.Printer.Warn(handshake.NoScope, "%s", handshake.AuthenticationDisabledWarning(""))
 	}
-	pin := providerPin(ctx, c, info)
+	pin := flows.ProviderPin(ctx, c, info)
 	if o.Output != "" {
 		return o.printObject(o.Output, infoView{ClusterInfo: info, ProviderFingerprint: pin})
 	}

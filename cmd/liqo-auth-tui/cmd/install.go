@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // InstallOptions install or remove (uninstall.go) the in-cluster controller.
@@ -34,21 +33,12 @@ controller (ServiceAccount, least-privilege RBAC, a 2-replica Deployment) in the
 
 // Install applies the controller manifests.
 func (o *InstallOptions) Install(ctx context.Context) error {
-	return o.change(ctx, func(ctx context.Context, c *flows.Cluster) ([]flows.Change, error) {
-		return flows.ApplyController(ctx, c, o.Image)
-	})
-}
-
-func (o *InstallOptions) change(ctx context.Context, do func(context.Context, *flows.Cluster) ([]flows.Change, error)) error {
 	ctx, cancel := o.withTimeout(ctx)
 	defer cancel()
 	c, err := o.connectReachable(ctx, o.Local)
 	if err != nil {
 		return err
 	}
-	changes, err := do(ctx, c)
-	for _, ch := range changes {
-		o.Printer.Info(handshake.Local, "%s", ch)
-	}
+	_, err = flows.InstallController(ctx, c, o.Image, o.Printer.sink)
 	return err
 }

@@ -29,7 +29,7 @@ func addLiqo0xFlags(fs interface {
 }, f *Liqo0xFlags, automated bool) {
 	fs.BoolVar(&f.Peer, "peer", false, "Liqo 0.x consumer: also turn outgoing peering on in its ForeignCluster (default: authentication only)")
 	fs.StringVar(&f.KubeconfigOut, "kubeconfig-out", "", "Liqo 0.x provider, consumer without Liqo: also write the identity's kubeconfig to this file (mode 0600)")
-	fs.BoolVar(&f.InsecureSkipTLSVerify, "insecure-skip-tls-verify", true, "Liqo 0.x provider: accept its auth server's certificate when it cannot be verified (Liqo's default: the chart's is self-signed); it is verified whenever it can be")
+	fs.BoolVar(&f.InsecureSkipTLSVerify, "insecure-skip-tls-verify", flows.DefaultInsecureSkipTLSVerify, "Liqo 0.x provider: accept its auth server's certificate when it cannot be verified (Liqo's default: the chart's is self-signed); it is verified whenever it can be")
 	fs.StringVar(&f.ClusterName, "cluster-name", "", "Liqo 0.x provider, consumer without Liqo: this cluster's name there (default: CLUSTER_NAME of the cluster-ID ConfigMap, else from the ID; at most 44 characters)")
 	fs.StringVar(&f.ForeignClusterName, "foreign-cluster-name", "", "Liqo 0.x consumer: name of the ForeignCluster to create (default: the provider's cluster name)")
 	if automated {

@@ -103,36 +103,34 @@ func (o *UnauthenticateOptions) confirm(objects []string) bool {
 
 // unauthOneSided connects only to the side still there and removes what
 // authentication left on it: Liqo 0.x's leftovers, or the v1 Identity or
-// Tenant (flows.UnauthenticateWithResult), as that side shows. It returns
-// the result (see UnauthenticateOptions.unauthenticate).
+// Tenant (flows.Unauthenticate), as flows.UnauthenticationRoute tells
+// from that side. It returns the result (see
+// UnauthenticateOptions.unauthenticate).
 func (o *UnauthenticateOptions) unauthOneSided(ctx context.Context) (any, error) {
 	remoteID := o.Liqo0xUnauth.RemoteClusterID
+	var consumer, provider *flows.Cluster
+	var err error
 	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
-		provider, err := o.connectReachable(ctx, o.Remote)
-		if err != nil {
+		if provider, err = o.connectReachable(ctx, o.Remote); err != nil {
 			return nil, flows.Scoped(handshake.Remote, err)
 		}
-		runsLiqo0x, err := flows.ClusterRunsLiqo0x(ctx, provider)
-		if err != nil {
-			return nil, flows.Scoped(handshake.Remote, err)
-		}
-		if runsLiqo0x {
-			return o.runLiqo0xUnauth(ctx, nil, provider)
-		}
-		return flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Provider: provider, ConsumerID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
-	}
-	consumer, err := o.connectReachable(ctx, o.Local)
-	if err != nil {
+	} else if consumer, err = o.connectReachable(ctx, o.Local); err != nil {
 		return nil, flows.Scoped(handshake.Local, err)
 	}
-	holdsLiqo0x, err := flows.ConsumerHoldsLiqo0x(ctx, consumer, remoteID)
+	route, err := flows.UnauthenticationRoute(ctx, consumer, provider, remoteID)
 	if err != nil {
-		return nil, flows.Scoped(handshake.Local, err)
+		return nil, err
 	}
-	if holdsLiqo0x {
-		return o.runLiqo0xUnauth(ctx, consumer, nil)
+	if route == handshake.RouteLiqo0x {
+		return o.runLiqo0xUnauth(ctx, consumer, provider)
 	}
-	return flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: remoteID, StepTimeout: o.StepTimeout}, o.Printer.sink)
+	opts := flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout}
+	if consumer == nil {
+		opts.ConsumerID = remoteID
+	} else {
+		opts.ProviderID = remoteID
+	}
+	return flows.Unauthenticate(ctx, opts, o.Printer.sink)
 }
 
 // liqo0xProviderStep is --batch --role provider on a Liqo 0.x provider:

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-
 	"github.com/spf13/pflag"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
@@ -34,37 +32,18 @@ type infoView struct {
 	ProviderFingerprint string `json:"providerFingerprint,omitempty"`
 }
 
-// providerPin is what a consumer pins this cluster with as a provider
-// (--provider-fingerprint): the CA its Identities carry, else its API
-// server's certificate. For Liqo 0.x the pin is the auth server's
-// certificate, which `generate peer-info` prints. "" when it cannot be told.
-func providerPin(ctx context.Context, c *flows.Cluster, info *flows.ClusterInfo) string {
-	if info.ClusterID == "" || info.Restricted || flows.RunsLiqo0x(info.LiqoRelease) {
-		return ""
-	}
-	adv, err := flows.Advertised(ctx, c, flows.EngineOptions{})
-	if err != nil {
-		return ""
-	}
-	if adv.CAFingerprint != "" {
-		return adv.CAFingerprint
-	}
-	pin, _ := flows.ServerCertificateFingerprint(ctx, adv.APIServer)
-	return pin
-}
-
 // printCode prints the verification code of a hand-off (none when it
-// could not be read: the flow's own checks tell why). sent: this side made
-// the artifact; other names the other admin.
-func (o *Options) printCode(code string, err error, kind handshake.ArtifactKind, sent bool, other string) {
+// could not be read: the flow's own checks tell why), in the wizard's
+// words; sent: this side made the artifact.
+func (o *Options) printCode(code string, err error, kind handshake.ArtifactKind, sent bool) {
 	if err != nil || code == "" {
 		return
 	}
+	hint := handshake.CodeReceivedHint(kind, true)
 	if sent {
-		o.Printer.Info(handshake.NoScope, "Verification code of the %s: %s (the %s's admin sees the same on receiving it: read it aloud together)", kind, code, other)
-		return
+		hint = handshake.CodeSentHint(kind)
 	}
-	o.Printer.Info(handshake.NoScope, "Verification code of the %s: %s (the %s's admin saw it on sending it: another code means it was replaced on the way — then unauthenticate and hand it over again through another channel)", kind, code, other)
+	o.Printer.Info(handshake.NoScope, "%s. %s", handshake.CodeLine(kind, code), hint)
 }
 
 // checkPins refuses a pin that would be ignored: the wizard and the

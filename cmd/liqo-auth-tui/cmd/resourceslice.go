@@ -109,11 +109,12 @@ func (o *CreateResourceSliceOptions) create(ctx context.Context, consumer, provi
 		return err
 	}
 	st, err := flows.CreateResourceSlice(ctx, consumer, req, flows.SliceOptions{Wait: true, StepTimeout: o.StepTimeout, Engine: engine, Provider: provider}, o.Printer.sink)
-	if err != nil {
-		return err
+	if st != nil {
+		// The provider's answer, a denial too (then err says what was
+		// denied and what to do, and the command fails).
+		o.reportSlice(st)
 	}
-	o.reportSlice(st)
-	return nil
+	return err
 }
 
 func (o *Options) reportSlice(st *flows.SliceStatus) {
@@ -121,11 +122,12 @@ func (o *Options) reportSlice(st *flows.SliceStatus) {
 	if resources == "" {
 		resources = "left to the provider's plugins (class " + st.Class + ")"
 	}
-	if st.Resources == artifact.SliceDenied {
-		o.Printer.Warn(handshake.NoScope, "ResourceSlice %s resources not accepted by provider %s: %s", st.Name, st.ProviderID, st.Message)
+	kubeconfig := "; kubeconfig Secret " + st.KubeconfigSecret
+	if st.KubeconfigSecret == "" {
+		kubeconfig = "; no kubeconfig Secret"
 	}
-	o.Printer.Info(handshake.NoScope, "ResourceSlice %s: authentication %s, resources %s%s; kubeconfig Secret %s",
-		st.Name, st.Authentication, resources, grantedSuffix(st.Granted), st.KubeconfigSecret)
+	o.Printer.Info(handshake.NoScope, "ResourceSlice %s: authentication %s, resources %s%s%s",
+		st.Name, st.Authentication, resources, grantedSuffix(st.Granted), kubeconfig)
 }
 
 func grantedSuffix(granted map[string]string) string {

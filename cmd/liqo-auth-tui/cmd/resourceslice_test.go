@@ -131,3 +131,27 @@ func TestResourceSliceBadInputsWriteNothing(t *testing.T) {
 		assert.Empty(t, listingDiff(before[i], objectListing(t, ctx, clusters(t)[i].Config)), "cluster %d: bad inputs must write nothing", i)
 	}
 }
+
+// A denied ResourceSlice is the provider's answer, printed as such, and
+// the command fails with one line that says what was denied, why, and
+// what to do, as the wizard's answer screen does.
+func TestCreateResourceSliceDenied(t *testing.T) {
+	provider, consumer := initSide(t, 0, "rsden-provider"), initSide(t, 1, "rsden-consumer")
+	remote := []string{"--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace}
+	code, _, errOut := run(consumer.args(append([]string{"authenticate"}, remote...)...)...)
+	require.Equal(t, cmd.ExitOK, code, errOut)
+	code, _, errOut = run(provider.args("cordon", "tenant", consumer.id, "--yes")...)
+	require.Equal(t, cmd.ExitOK, code, errOut)
+
+	code, out, errOut := run(consumer.args(append([]string{"create", "resourceslice", "denied-slice", "--remote-cluster-id", provider.id, "--cpu", "1"}, remote...)...)...)
+	assert.Equal(t, cmd.ExitFailure, code, errOut)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "ResourceSlice denied-slice: authentication Accepted, resources Denied; kubeconfig Secret liqo-tenant-rsden-provider/kubeconfig-resourceslice-denied-slice")
+	lines := errorLines(errOut)
+	require.Len(t, lines, 1, errOut)
+	assert.Contains(t, lines[0], "provider rsden-provider denied the resources of ResourceSlice denied-slice: the Tenant of consumer rsden-consumer is cordoned: no new resources")
+	assert.Contains(t, lines[0], "`liqo-auth-tui delete resourceslice denied-slice --remote-cluster-id rsden-provider`")
+	list := getSlices(t, consumer, "--remote-cluster-id", provider.id)
+	require.Len(t, list, 1)
+	assert.Equal(t, "Denied", list[0].Resources, "the slice stays, with the answer")
+}

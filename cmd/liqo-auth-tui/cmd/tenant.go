@@ -102,7 +102,7 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *flows.Cl
 	}
 	o.Printer.Info(handshake.NoScope, "Tenant for provider %s generated (consumer key %s)", o.ProviderID, fp)
 	code, err := flows.ConsumerTenantCode(ctx, consumer, t, o.ProviderID)
-	o.printCode(code, err, handshake.KindTenant, true, "provider")
+	o.printCode(code, err, handshake.KindTenant, true)
 	o.Printer.Info(handshake.NoScope, "%s", handshake.Handoff{Kind: handshake.KindTenant, SenderID: t.Spec.ClusterID, ReceiverID: o.ProviderID, File: o.OutputFile, Batch: batch, Pin: fp}.Line())
 	return nil
 }
@@ -193,7 +193,7 @@ func (o *ApplyTenantOptions) apply(ctx context.Context, provider *flows.Cluster)
 		return err // a refusal is the one line: no code for what was not applied
 	}
 	code, err := flows.ProviderTenantCode(ctx, provider, t)
-	o.printCode(code, err, handshake.KindTenant, false, "consumer")
+	o.printCode(code, err, handshake.KindTenant, false)
 	fp, err := artifact.TenantFingerprint(applied)
 	if err != nil {
 		return err

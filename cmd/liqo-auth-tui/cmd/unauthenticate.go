@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // UnauthenticateOptions undo authenticate.
@@ -71,10 +72,10 @@ func (o *UnauthenticateOptions) unauthenticate(ctx context.Context) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	if runsLiqo0x, err := flows.PairRunsLiqo0x(ctx, consumer, provider); err != nil {
+	if route, err := flows.UnauthenticationRoute(ctx, consumer, provider, ""); err != nil {
 		return nil, err
-	} else if runsLiqo0x {
+	} else if route == handshake.RouteLiqo0x {
 		return o.runLiqo0xUnauth(ctx, consumer, provider)
 	}
-	return flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
+	return flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: o.StepTimeout, Engine: engine}, o.Printer.sink)
 }

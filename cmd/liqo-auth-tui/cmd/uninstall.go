@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 func newUninstallCommand(o *Options) *cobra.Command {
@@ -22,5 +23,15 @@ func newUninstallCommand(o *Options) *cobra.Command {
 
 // Uninstall removes the controller.
 func (o *InstallOptions) Uninstall(ctx context.Context) error {
-	return o.change(ctx, flows.RemoveController)
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	c, err := o.connectReachable(ctx, o.Local)
+	if err != nil {
+		return err
+	}
+	changes, err := flows.RemoveController(ctx, c)
+	for _, ch := range changes {
+		o.Printer.Info(handshake.Local, "%s", ch)
+	}
+	return err
 }

@@ -55,13 +55,13 @@ func (o *VerifyOptions) verify(ctx context.Context) (*flows.Verification, error)
 	if err != nil {
 		return nil, err
 	}
-	return flows.Verify(ctx, consumer, o.ProviderID)
+	return flows.Verify(ctx, consumer, o.ProviderID, o.Printer.sink)
 }
 
 // certificateExpiryText shows when the certificate expires and how long that is from now.
 func certificateExpiryText(notAfter, now time.Time) string {
 	if notAfter.IsZero() {
-		return "unknown (the kubeconfig's certificate is unreadable)"
+		return "unknown (neither the kubeconfig's certificate nor the Identity's is readable)"
 	}
 	return notAfter.UTC().Format(time.RFC3339) + " (" + handshake.ExpiresIn(notAfter, now) + ")"
 }

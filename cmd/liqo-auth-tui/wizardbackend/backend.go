@@ -81,6 +81,7 @@ func (b *Backend) Probe(ctx context.Context, ref tui.ClusterRef) (*tui.ClusterIn
 		KeyAlgorithm: info.KeyAlgorithm, KeyFingerprint: info.KeyFingerprint,
 		LiqoFlavor: string(info.Flavor), LiqoVersion: info.Version, LiqoLine: string(info.Line),
 		FlavorLine: flows.FlavorLine(info), Liqo0x: flows.RunsLiqo0x(info.LiqoRelease), Unsupported: flows.Liqo0xUnsupported(info.LiqoRelease),
+		Route:              flows.AuthenticationRoute(info.LiqoRelease),
 		Liqo0xAuthDisabled: info.AuthenticationDisabled}, nil
 }
 
@@ -107,18 +108,8 @@ func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, ima
 	if err != nil {
 		return nil, err
 	}
-	if image == "" {
-		image = flows.ControllerImage
-	}
-	changes, err := flows.InstallController(ctx, c, image, sink)
-	res := &tui.InstallResult{Image: image}
-	res.Changes, res.Unchanged = flows.SplitChanges(changes)
-	if err == nil {
-		return res, nil
-	}
-	f := failureOf(flows.Reached(c, err))
-	f.Hint = flows.InstallFailureHint(len(changes), f.Hint)
-	return res, f
+	res, err := flows.InstallController(ctx, c, image, sink)
+	return &tui.InstallResult{Image: res.Image, Changes: res.Changed, Unchanged: res.Unchanged}, explainErr(err)
 }
 
 // Peers lists the tenant namespaces' remote clusters with their stage.
@@ -173,15 +164,10 @@ func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerI
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	v, err := flows.CheckAccess(ctx, c, providerID, sink)
+	v, err := flows.Verify(ctx, c, providerID, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	out := &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied,
-		CertificateExpiry: v.CertificateNotAfter, LastRenewal: v.LastRenewal}
-	// The expiry is a bonus: an Identity that cannot be read leaves it unknown.
-	if out.CertificateExpiry.IsZero() {
-		out.CertificateExpiry = flows.IdentityNotAfter(ctx, c, providerID)
-	}
-	return out, nil
+	return &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied,
+		CertificateExpiry: v.CertificateNotAfter, LastRenewal: v.LastRenewal}, nil
 }

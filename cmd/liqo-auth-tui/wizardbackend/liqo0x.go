@@ -74,10 +74,11 @@ func (b *Backend) AuthenticateLiqo0x(ctx context.Context, consumer, provider tui
 	return liqo0xResult(res), nil
 }
 
-// liqo0xOptions: the wizard keeps Liqo's default of accepting the auth
-// server's self-signed certificate (it is verified when it can be).
+// liqo0xOptions: the wizard keeps the default TLS policy, the commands'
+// (Liqo's: the auth server's self-signed certificate is accepted; it is
+// verified when it can be).
 func (b *Backend) liqo0xOptions(o tui.Liqo0xOptions) flows.Liqo0xOptions {
-	return flows.Liqo0xOptions{Peer: o.Peer, Reissue: o.Reissue, InsecureSkipTLSVerify: true, StepTimeout: b.stepTimeout}
+	return flows.Liqo0xOptions{Peer: o.Peer, Reissue: o.Reissue, InsecureSkipTLSVerify: flows.DefaultInsecureSkipTLSVerify, StepTimeout: b.stepTimeout}
 }
 
 func peerInfoArtifact(info *flows.PeerInfo, forID string) (*tui.Artifact, error) {

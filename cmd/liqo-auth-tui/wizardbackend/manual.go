@@ -95,13 +95,13 @@ func (b *Backend) GenerateIdentity(ctx context.Context, provider tui.ClusterRef,
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	id, err := flows.GenerateIdentityStep(ctx, c, consumerID, "", sink)
+	gen, err := flows.GenerateIdentity(ctx, c, consumerID, "", sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	art, err := identityArtifact(id, nil)
+	art, err := identityArtifact(gen.Identity, nil)
 	if err == nil {
-		art.Code, _ = flows.ProviderIdentityCode(ctx, c, id, consumerID)
+		art.Code = gen.Code
 	}
 	return art, err
 }

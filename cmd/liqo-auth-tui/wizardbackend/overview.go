@@ -73,7 +73,7 @@ func overviewRows(rows []flows.PeeringRow) []tui.OverviewRow {
 	for _, r := range rows {
 		_, _, condition := r.PairStates()
 		row := tui.OverviewRow{RemoteID: r.RemoteID, RemoteName: r.RemoteName, Role: r.Role, Generation: r.Generation, MadeBy: r.MadeBy,
-			Stage: r.Stage, Condition: condition, NotAfter: r.CertificateNotAfter, LastRenewal: r.LastRenewal,
+			Route: r.Route(), Actions: r.Actions(), Stage: r.Stage, Condition: condition, NotAfter: r.CertificateNotAfter, LastRenewal: r.LastRenewal,
 			Verdict: r.Health.Verdict, Reason: r.Health.Reason}
 		for _, s := range r.Slices {
 			row.Slices = append(row.Slices, s.Name)
@@ -162,7 +162,7 @@ func (b *Backend) Unauthenticate(ctx context.Context, req tui.UnauthRequest, sin
 			return nil, explainErr(err)
 		}
 	}
-	if req.Liqo0x {
+	if req.Route == handshake.RouteLiqo0x {
 		res, err := flows.UnauthenticateLiqo0x(ctx, flows.Liqo0xUnauthOptions{Consumer: consumer, Provider: provider,
 			ConsumerID: req.ConsumerID, ProviderID: req.ProviderID, Yes: true}, sink)
 		if err != nil {
@@ -170,7 +170,7 @@ func (b *Backend) Unauthenticate(ctx context.Context, req tui.UnauthRequest, sin
 		}
 		return res.Left, nil
 	}
-	res, err := flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider,
+	res, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider,
 		ConsumerID: req.ConsumerID, ProviderID: req.ProviderID, StepTimeout: b.stepTimeout}, sink)
 	if err != nil {
 		return nil, explainErr(err)

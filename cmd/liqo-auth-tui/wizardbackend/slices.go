@@ -2,7 +2,6 @@ package wizardbackend
 
 import (
 	"context"
-	"errors"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
@@ -33,29 +32,12 @@ func (b *Backend) RequestResources(ctx context.Context, consumer tui.ClusterRef,
 	}
 	st, err := flows.CreateResourceSlice(ctx, c, artifact.SliceRequest{Name: req.Name, ProviderID: req.ProviderID, Class: req.Class,
 		CPU: req.CPU, Memory: req.Memory, Pods: req.Pods}, o, sink)
-	if err != nil {
-		if denied := deniedSlice(ctx, c, req, err); denied != nil {
-			return denied, nil
-		}
+	if st == nil {
 		return nil, explainErr(err)
 	}
+	// The provider answered: a denial is shown as the slice's status.
 	info := sliceInfo(*st)
 	return &info, nil
-}
-
-// deniedSlice is the slice's status when err is the wait for the
-// provider's answer ending on a denial; nil otherwise.
-func deniedSlice(ctx context.Context, c *flows.Cluster, req tui.SliceRequest, err error) *tui.SliceInfo {
-	var se *flows.StepError
-	if !errors.As(err, &se) || se.Step != "wait-resourceslice" || ctx.Err() != nil {
-		return nil
-	}
-	st, gerr := flows.GetResourceSlice(ctx, c, req.Name, req.ProviderID)
-	if gerr != nil || (st.Authentication != artifact.SliceDenied && st.Resources != artifact.SliceDenied) {
-		return nil
-	}
-	info := sliceInfo(*st)
-	return &info
 }
 
 // ResourceSlices lists the consumer's ResourceSlices with providerID.

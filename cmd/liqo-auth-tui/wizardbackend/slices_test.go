@@ -25,19 +25,10 @@ import (
 func TestWizardBackendRequestsResources(t *testing.T) {
 	ctx := labtest.Context(t)
 	b := wizardbackend.New(time.Minute, flows.EngineOptions{})
-	cs := clusters(t)
-	provider := tui.ClusterRef{Kubeconfig: cs[0].KubeconfigPath, Namespace: "liqo-wb-slices-p"}
-	consumer := tui.ClusterRef{Kubeconfig: cs[1].KubeconfigPath, Namespace: "liqo-wb-slices-c"}
+	provider, consumer, auth := authenticatedPair(t, b, "slices")
 	var mu sync.Mutex
 	var events []handshake.Event
 	sink := func(ev handshake.Event) { mu.Lock(); events = append(events, ev); mu.Unlock() }
-
-	_, err := b.Init(ctx, provider, sink)
-	require.NoError(t, err)
-	_, err = b.Init(ctx, consumer, sink)
-	require.NoError(t, err)
-	auth, err := b.Authenticate(ctx, consumer, provider, sink)
-	require.NoError(t, err)
 
 	list, err := b.ResourceSlices(ctx, consumer, auth.ProviderID)
 	require.NoError(t, err)
@@ -73,4 +64,37 @@ func TestWizardBackendRequestsResources(t *testing.T) {
 	again, err := b.RequestResources(ctx, consumer, req, sink)
 	require.NoError(t, err)
 	assert.Equal(t, got.KubeconfigSecret, again.KubeconfigSecret, "asking the same again changes nothing")
+}
+
+// A ResourceSlice the provider denies is an answer, not a failure: the
+// backend returns its status, as flows.CreateResourceSlice does with the
+// denial, and the wizard shows it.
+func TestWizardBackendShowsADeniedSlice(t *testing.T) {
+	ctx := labtest.Context(t)
+	b := wizardbackend.New(time.Minute, flows.EngineOptions{})
+	provider, consumer, auth := authenticatedPair(t, b, "denied")
+	require.NoError(t, b.MoveTenant(ctx, provider, auth.ConsumerID, tui.MoveCordon, nil))
+
+	got, err := b.RequestResources(ctx, consumer, tui.SliceRequest{Name: "wb-denied", ProviderID: auth.ProviderID, Class: "default", CPU: "1", Provider: &provider}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Accepted", got.Authentication)
+	assert.Equal(t, "Denied", got.Resources)
+	assert.Contains(t, got.Message, "is cordoned: no new resources")
+}
+
+// authenticatedPair inits a provider and a consumer on the lab's clusters,
+// in Liqo namespaces named after name, and authenticates them through b.
+func authenticatedPair(t *testing.T, b *wizardbackend.Backend, name string) (provider, consumer tui.ClusterRef, auth *tui.AuthResult) {
+	t.Helper()
+	ctx := labtest.Context(t)
+	cs := clusters(t)
+	provider = tui.ClusterRef{Kubeconfig: cs[0].KubeconfigPath, Namespace: "liqo-wb-" + name + "-p"}
+	consumer = tui.ClusterRef{Kubeconfig: cs[1].KubeconfigPath, Namespace: "liqo-wb-" + name + "-c"}
+	_, err := b.Init(ctx, provider, nil)
+	require.NoError(t, err)
+	_, err = b.Init(ctx, consumer, nil)
+	require.NoError(t, err)
+	auth, err = b.Authenticate(ctx, consumer, provider, nil)
+	require.NoError(t, err)
+	return provider, consumer, auth
 }

@@ -149,10 +149,11 @@ func TestDoctorConsumerKeyChanged(t *testing.T) {
 	assert.Equal(t, c.Fix, alone.Fix)
 
 	// The fix, as printed.
-	require.NoError(t, flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: p.consumer, Provider: p.provider}, nil))
+	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: p.consumer, Provider: p.provider}, nil)
+	require.NoError(t, err)
 	require.NoError(t, p.provider.Kube.CoreV1().Secrets(kube.TenantNamespaceName(p.consumerID)).Delete(ctx, kube.RemoteCertSecretName, metav1.DeleteOptions{}))
 	require.NoError(t, p.consumer.Kube.CoreV1().Secrets(kube.TenantNamespaceName(p.providerID)).Delete(ctx, kube.SignedNonceSecretName, metav1.DeleteOptions{}))
-	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: p.consumer, Provider: p.provider}, nil)
+	_, err = flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: p.consumer, Provider: p.provider}, nil)
 	require.NoError(t, err)
 	passes(t, p.fromConsumer(t, ctx, true), consumerKey, accepted, permissions)
 }

@@ -66,7 +66,7 @@ func authenticatedPair(t *testing.T, ctx context.Context, tag string) pair {
 func (p pair) remove(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: p.consumer, Provider: p.provider, StepTimeout: 20 * time.Second}, nil)
+	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: p.consumer, Provider: p.provider, StepTimeout: 20 * time.Second}, nil)
 	if err != nil {
 		t.Logf("cleanup: unauthenticate: %v", err)
 	}

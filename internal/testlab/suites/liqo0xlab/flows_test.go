@@ -174,7 +174,7 @@ func TestLiqo0xFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 		"one tenant namespace on the provider")
 	rec.requireNoToken(t, p.info.Token)
 
-	v, err := flows.Verify(ctx, p.consumer, providerID)
+	v, err := flows.Verify(ctx, p.consumer, providerID, nil)
 	require.NoError(t, err)
 	assert.Equal(t, consumerID, v.User)
 	assert.Contains(t, v.Groups, "liqo.io")
@@ -263,7 +263,7 @@ func TestLiqo0xFlowToolConsumer(t *testing.T) {
 	require.NoError(t, err)
 	rec.requireNoToken(t, token)
 
-	v, err := flows.Verify(ctx, p.consumer, providerID)
+	v, err := flows.Verify(ctx, p.consumer, providerID, nil)
 	require.NoError(t, err)
 	assert.Equal(t, p.consumerID, v.User)
 	assert.Len(t, v.Allowed, 14, "this tool's 0.x identity is checked as one: %v", v.Denied)

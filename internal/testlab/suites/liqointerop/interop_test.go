@@ -82,7 +82,7 @@ func TestLiqoConsumerOurProvider(t *testing.T) {
 
 		// ... and authenticates to our provider as the Liqo consumer, in its
 		// tenant namespace.
-		v, err := flows.Verify(ctx, consumer, ourID)
+		v, err := flows.Verify(ctx, consumer, ourID, nil)
 		require.NoError(t, err)
 		assert.Equal(t, liqoID, v.User)
 		assert.Contains(t, v.Groups, "liqo.io")
@@ -127,7 +127,7 @@ func TestOurConsumerLiqoProvider(t *testing.T) {
 		// Our kubeconfig authenticates to the Liqo provider as the consumer, in
 		// group liqo.io, with the rights Liqo's ClusterRoles grant in the tenant
 		// namespace.
-		v, err := flows.Verify(ctx, consumer, liqoID)
+		v, err := flows.Verify(ctx, consumer, liqoID, nil)
 		require.NoError(t, err)
 		assert.Equal(t, ourID, v.User)
 		assert.Contains(t, v.Groups, "liqo.io")

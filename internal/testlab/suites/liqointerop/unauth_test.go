@@ -29,7 +29,7 @@ func unauthenticateLeavesNoAccess(t *testing.T, ctx context.Context, consumer, p
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[kube.KubeconfigField])
 	require.NoError(t, err)
 
-	res, err := flows.UnauthenticateWithResult(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	res, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 	require.NoError(t, err)
 	assert.Empty(t, res.Leftovers)
 

@@ -92,7 +92,7 @@ func TestProviderDrivenRenewal(t *testing.T) {
 		map[string]string{"provider": providerID, "identity": consNS + "/" + identityName}), float64(old.NotAfter.Unix()))
 
 	// `verify` shows both.
-	v, err := flows.Verify(labtest.Context(t), c, providerID)
+	v, err := flows.Verify(labtest.Context(t), c, providerID, nil)
 	require.NoError(t, err)
 	assert.Equal(t, last, v.LastRenewal)
 	assert.True(t, v.CertificateNotAfter.After(old.NotAfter), "verify shows the renewed certificate's expiry")
