@@ -191,9 +191,23 @@ type Verification struct {
 	LastRenewal time.Time
 }
 
-// Backend is everything the wizard needs from the clusters. Every method
-// may block on the network: the wizard calls them only inside tea.Cmds.
+// Backend is everything the wizard needs from the clusters, one interface
+// per part of the wizard, so that a new screen names the part it uses and a
+// fake implements only that. Every method may block on the network: the
+// wizard calls them only inside tea.Cmds.
 type Backend interface {
+	DetectBackend
+	HandshakeBackend
+	SlicesBackend
+	AdvertiseBackend
+	Liqo0xBackend
+	// The peerings this cluster already has, and what to do about them.
+	OverviewBackend
+}
+
+// DetectBackend is what the start and detect screens read and prepare:
+// the clusters, their probe, init and the controller's install.
+type DetectBackend interface {
 	// Contexts lists the contexts of a kubeconfig ("" = KUBECONFIG or
 	// ~/.kube/config) and its current context.
 	Contexts(ctx context.Context, kubeconfig string) (contexts []string, current string, err error)
@@ -216,7 +230,11 @@ type Backend interface {
 	Peers(ctx context.Context, c ClusterRef, role handshake.Role) ([]Peer, error)
 	// Stage tells how far the handshake with peer got on this cluster.
 	Stage(ctx context.Context, c ClusterRef, role handshake.Role, peerID string) (handshake.Stage, error)
+}
 
+// HandshakeBackend is the v1 handshake: automated, and each manual step
+// with its artifact's check (the peer, run, receive and hand-off screens).
+type HandshakeBackend interface {
 	// Authenticate runs the automated flow (both clusters reachable).
 	Authenticate(ctx context.Context, consumer, provider ClusterRef, sink handshake.Sink) (*AuthResult, error)
 
@@ -240,7 +258,10 @@ type Backend interface {
 	CheckIdentity(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
 	ApplyIdentity(ctx context.Context, consumer ClusterRef, data []byte, sink handshake.Sink) (*AuthResult, error)
 	Verify(ctx context.Context, consumer ClusterRef, providerID string, sink handshake.Sink) (*Verification, error)
+}
 
+// SlicesBackend is the slices screen's and the serving summary's.
+type SlicesBackend interface {
 	// Consumer, resources (§10.1): after the handshake, the consumer asks
 	// the provider for resources with a ResourceSlice.
 	// CheckSliceRequest validates a request as the API server would (no
@@ -262,7 +283,10 @@ type Backend interface {
 	// the copies of consumerID's ResourceSlices whenever they change. It
 	// returns nil once ctx ends, or why serving stopped.
 	ServeSlices(ctx context.Context, provider ClusterRef, consumerID string, report func(ProviderSlices)) error
+}
 
+// AdvertiseBackend is the advertise screen's (advertise.go).
+type AdvertiseBackend interface {
 	// Provider, before its Identity is generated (advertise.go).
 	// Advertised tells the API server and CA the consumer consumerID will
 	// be told to reach provider at; nil: nothing the admin could act on.
@@ -272,7 +296,10 @@ type Backend interface {
 	// it at once (so renewals keep them). Refused when real Liqo serves the
 	// provider.
 	SetAdvertised(ctx context.Context, provider ClusterRef, consumerID string, edit AdvertiseEdit, sink handshake.Sink) (*Advertisement, error)
+}
 
+// Liqo0xBackend is Liqo 0.x's screens' (liqo0x*.go).
+type Liqo0xBackend interface {
 	// Liqo 0.x providers (liqo0x.go): the shared-token authentication.
 	// PeerInfo gathers the provider's peer info (ID, name, auth URL,
 	// token): a Masked KindPeerInfo Artifact.
@@ -285,9 +312,6 @@ type Backend interface {
 	ApplyPeerInfo(ctx context.Context, consumer ClusterRef, data []byte, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
 	// AuthenticateLiqo0x is the automated 0.x flow (both reachable).
 	AuthenticateLiqo0x(ctx context.Context, consumer, provider ClusterRef, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
-
-	// The peerings this cluster already has, and what to do about them.
-	OverviewBackend
 }
 
 // Liqo0xOptions are the admin's choices for a Liqo 0.x authentication.
