@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -114,7 +112,7 @@ func advertised(ctx context.Context, provider *kube.Cluster, consumerID string, 
 		if inPod || engine == EngineLiqo {
 			opts.NodeAddress = true
 			if len(opts.CAOverride) == 0 && !opts.TrustedCA {
-				opts.CAOverride = rootCA(ctx, provider)
+				opts.CAOverride = provider.RootCA(ctx)
 			}
 		}
 	}
@@ -182,7 +180,7 @@ func withTenantEdit(ctx context.Context, provider *kube.Cluster, consumerID stri
 // Liqo's share the advertise flags' names, §6.4). found is false for a
 // Deployment this kubeconfig may not read, or none.
 func deployedArgs(ctx context.Context, c *kube.Cluster, name string) (args []string, found bool) {
-	d, err := c.Kube.AppsV1().Deployments(c.Namespace).Get(ctx, name, metav1.GetOptions{})
+	d, err := c.Deployment(ctx, name)
 	if err != nil {
 		return nil, false
 	}
@@ -249,15 +247,4 @@ func eachFlag(args []string, fn func(flagArg)) {
 			return ""
 		}})
 	}
-}
-
-// rootCA is the cluster CA a Pod's service account trusts, as the
-// kube-root-ca.crt ConfigMap publishes it; nil when it cannot be read
-// (the kubeconfig's CA is then taken as the best guess).
-func rootCA(ctx context.Context, c *kube.Cluster) []byte {
-	cm, err := c.Kube.CoreV1().ConfigMaps(c.Namespace).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
-	if err != nil || cm.Data["ca.crt"] == "" {
-		return nil
-	}
-	return []byte(cm.Data["ca.crt"])
 }

@@ -281,9 +281,8 @@ func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeou
 				return err
 			}
 			// The Secret itself, not only the Identity's word for it.
-			secrets := consumer.Kube.CoreV1().Secrets(ns)
 			_, err = waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns, Name: id.Status.KubeconfigSecretRef.Name},
-				kube.ListWatch(secrets.List, secrets.Watch, kube.ByName(id.Status.KubeconfigSecretRef.Name)), "kubeconfig Secret "+id.Status.KubeconfigSecretRef.Name,
+				consumer.SecretsListWatch(ns, kube.ByName(id.Status.KubeconfigSecretRef.Name)), "kubeconfig Secret "+id.Status.KubeconfigSecretRef.Name,
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.KubeconfigField]) > 0, nil })
 			if err != nil {
 				return err

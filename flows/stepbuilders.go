@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -41,9 +40,8 @@ func waitNonceStep(provider *kube.Cluster, sink handshake.Sink, timeout time.Dur
 		Failure: "Failed waiting for nonce to be generated", Timeout: timeout,
 		Command: "kubectl get secret liqo-nonce -n liqo-tenant-<consumer> -o jsonpath='{.data.nonce}'",
 		Run: func(ctx context.Context) error {
-			secrets := provider.Kube.CoreV1().Secrets(ns())
 			s, err := waitObserving(ctx, provider, sink, handshake.Remote, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.NonceSecretName},
-				kube.ListWatch(secrets.List, secrets.Watch, kube.BySelector(kube.NonceSelector(consumerID()))), "nonce to be generated",
+				provider.SecretsListWatch(ns(), kube.BySelector(kube.NonceSelector(consumerID()))), "nonce to be generated",
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.NonceField]) > 0, nil })
 			if err != nil {
 				return err
@@ -67,9 +65,8 @@ func waitSignatureStep(consumer *kube.Cluster, sink handshake.Sink, timeout time
 		Failure: "Failed waiting for nonce to be signed", Timeout: timeout,
 		Command: "kubectl get secret liqo-signed-nonce -n liqo-tenant-<provider> -o jsonpath='{.data.signedNonce}'",
 		Run: func(ctx context.Context) error {
-			secrets := consumer.Kube.CoreV1().Secrets(ns())
 			s, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.SignedNonceSecretName},
-				kube.ListWatch(secrets.List, secrets.Watch, kube.BySelector(kube.SignedNonceSelector(providerID()))), "nonce to be signed",
+				consumer.SecretsListWatch(ns(), kube.BySelector(kube.SignedNonceSelector(providerID()))), "nonce to be signed",
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.SignedNonceField]) > 0, nil })
 			if err != nil {
 				return err
@@ -148,14 +145,13 @@ func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout
 			// A re-applied Identity already names its Secret: the step ends
 			// once the Secret carries this Identity (the in-process
 			// controllers stop with the flow).
-			secrets := consumer.Kube.CoreV1().Secrets(got.Namespace)
 			name := got.Status.KubeconfigSecretRef.Name
-			if s, err := secrets.Get(ctx, name, metav1.GetOptions{}); err == nil && kube.KubeconfigCurrent(s, got) {
+			if s, err := consumer.Secret(ctx, got.Namespace, name); err == nil && kube.KubeconfigCurrent(s, got) {
 				*io = got // the usual case: one read, no watch
 				return nil
 			}
 			if _, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: got.Namespace, Name: name},
-				kube.ListWatch(secrets.List, secrets.Watch, kube.ByName(name)), "the kubeconfig Secret to carry the applied identity",
+				consumer.SecretsListWatch(got.Namespace, kube.ByName(name)), "the kubeconfig Secret to carry the applied identity",
 				func(s *corev1.Secret) (bool, error) { return kube.KubeconfigCurrent(s, got), nil }); err != nil {
 				return err
 			}

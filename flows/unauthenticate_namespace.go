@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -35,11 +32,7 @@ func deleteTenantNamespaceStep(c *kube.Cluster, scope handshake.Scope, remoteID 
 			if err != nil {
 				return err
 			}
-			namespaces := c.Kube.CoreV1().Namespaces()
-			if err := namespaces.Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
-				return err
-			}
-			if err := kube.WaitForDeletion(ctx, kube.ListWatch(namespaces.List, namespaces.Watch, kube.ByName(ns.Name)), &corev1.Namespace{},
+			if err := c.DeleteNamespace(ctx, ns.Name,
 				fmt.Sprintf("namespace %s is still Terminating: is the namespace controller of kube-controller-manager running?", ns.Name)); err != nil {
 				return err
 			}

@@ -209,7 +209,7 @@ func (g *replicaGuard) retire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = g.consumer.Kube.CoreV1().Secrets(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{})
+	err = g.consumer.DeleteSecret(ctx, s.Namespace, s.Name)
 	if kube.IsNotFound(err) {
 		return nil
 	}

@@ -97,7 +97,7 @@ func finalizeTenant(ctx context.Context, provider *kube.Cluster, namespace, name
 // controllerLeaseExpiry is when the in-cluster controller's Lease expires
 // unless renewed.
 func controllerLeaseExpiry(ctx context.Context, c *kube.Cluster) (time.Time, bool) {
-	l, err := c.Kube.CoordinationV1().Leases(c.Namespace).Get(ctx, kube.ControllerLeaseName, metav1.GetOptions{})
+	l, err := c.ControllerLease(ctx)
 	if err != nil || l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
 		return time.Time{}, false
 	}
@@ -124,7 +124,7 @@ func cleanGoneConsumer(ctx context.Context, provider *kube.Cluster, consumerID s
 	if _, err := provider.UnbindTenant(ctx, consumerID, ns.Name, roles); err != nil {
 		return err
 	}
-	err = provider.Kube.CoreV1().Secrets(ns.Name).Delete(ctx, kube.RemoteCertSecretName, metav1.DeleteOptions{})
+	err = provider.DeleteSecret(ctx, ns.Name, kube.RemoteCertSecretName)
 	if err != nil && !kube.IsNotFound(err) {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -68,7 +67,7 @@ func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink
 	lw cache.ListerWatcher, what string, cond func(T) (bool, error)) (T, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	events, err := c.Kube.CoreV1().Events(ref.Namespace).List(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref)})
+	events, err := c.Events(ctx, ref.Namespace, eventSelector(ref))
 	if err != nil {
 		var zero T
 		return zero, fmt.Errorf("listing events of %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
@@ -108,7 +107,7 @@ func eventSelector(ref objectRef) string {
 
 func watchEvents(ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef, rv string,
 	fail context.CancelCauseFunc, lastTransient *atomic.Pointer[WarningError]) {
-	w, err := c.Kube.CoreV1().Events(ref.Namespace).Watch(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref), ResourceVersion: rv})
+	w, err := c.WatchEvents(ctx, ref.Namespace, eventSelector(ref), rv)
 	if err != nil {
 		return // the wait itself still runs and times out with its own message
 	}

@@ -1,0 +1,75 @@
+package kube
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// The plain reads, watches and deletes of core objects that flows needs,
+// so that flows calls no clientset itself.
+
+// SecretsListWatch is a list/watch of c's Secrets in namespace, narrowed by
+// tweak (ByName, BySelector): what a wait on a Secret follows.
+func (c *Cluster) SecretsListWatch(namespace string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+	secrets := c.Kube.CoreV1().Secrets(namespace)
+	return ListWatch(secrets.List, secrets.Watch, tweak)
+}
+
+// Secret reads one of c's Secrets.
+func (c *Cluster) Secret(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
+	return c.Kube.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+// DeleteSecret deletes one of c's Secrets (a NotFound error when it is gone).
+func (c *Cluster) DeleteSecret(ctx context.Context, namespace, name string) error {
+	return c.Kube.CoreV1().Secrets(namespace).Delete(ctx, name, metav1.DeleteOptions{})
+}
+
+// ControllerLease reads the in-cluster controller's Lease.
+func (c *Cluster) ControllerLease(ctx context.Context) (*coordinationv1.Lease, error) {
+	return c.Kube.CoordinationV1().Leases(c.Namespace).Get(ctx, ControllerLeaseName, metav1.GetOptions{})
+}
+
+// DeleteNamespace deletes namespace name and waits, watching, until it is
+// gone; stuck is the error's text when the wait times out (what keeps a
+// namespace Terminating). A namespace already gone is no error.
+func (c *Cluster) DeleteNamespace(ctx context.Context, name, stuck string) error {
+	namespaces := c.Kube.CoreV1().Namespaces()
+	if err := namespaces.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !IsNotFound(err) {
+		return err
+	}
+	return WaitForDeletion(ctx, ListWatch(namespaces.List, namespaces.Watch, ByName(name)), &corev1.Namespace{}, stuck)
+}
+
+// Events lists the Events of namespace that match fieldSelector.
+func (c *Cluster) Events(ctx context.Context, namespace, fieldSelector string) (*corev1.EventList, error) {
+	return c.Kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: fieldSelector})
+}
+
+// WatchEvents watches the Events of namespace that match fieldSelector,
+// from resourceVersion on.
+func (c *Cluster) WatchEvents(ctx context.Context, namespace, fieldSelector, resourceVersion string) (watch.Interface, error) {
+	return c.Kube.CoreV1().Events(namespace).Watch(ctx, metav1.ListOptions{FieldSelector: fieldSelector, ResourceVersion: resourceVersion})
+}
+
+// Deployment reads a Deployment of c's namespace.
+func (c *Cluster) Deployment(ctx context.Context, name string) (*appsv1.Deployment, error) {
+	return c.Kube.AppsV1().Deployments(c.Namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+// RootCA is the cluster CA a Pod's service account trusts, as the
+// kube-root-ca.crt ConfigMap of c's namespace publishes it; nil when it
+// cannot be read.
+func (c *Cluster) RootCA(ctx context.Context) []byte {
+	cm, err := c.Kube.CoreV1().ConfigMaps(c.Namespace).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+	if err != nil || cm.Data["ca.crt"] == "" {
+		return nil
+	}
+	return []byte(cm.Data["ca.crt"])
+}
