@@ -38,6 +38,10 @@ type Advertisement struct {
 	Source        AdvertiseSource
 	// Engine serves the provider: with EngineLiqo, no override applies.
 	Engine Engine
+	// Fixed: the engine (real Liqo) decides what it advertises, whatever
+	// the overrides; FixedHint says how to change it there.
+	Fixed     bool
+	FixedHint string
 }
 
 // liqoControllerDeployment is real Liqo's controller, whose flags say what
@@ -48,8 +52,22 @@ const liqoControllerDeployment = "liqo-controller-manager"
 // real Liqo: it ignores the Tenant annotations, and a renewal would copy
 // its own authParams over an edited Identity.
 var ErrLiqoAdvertises = errors.New("the provider is served by Liqo's controller-manager, which decides what it advertises: " +
-	"set it on Liqo (`liqoctl install ... --set apiServer.address=<host:port>`, and --set apiServer.ca=<base64 CA PEM> or --set apiServer.trustedCA=true) " +
-	"and run again without --api-server-override, --ca-override-file or --trusted-ca")
+	"set it on Liqo (" + liqoAdvertiseSettings + ") and run again without --api-server-override, --ca-override-file or --trusted-ca")
+
+// liqoAdvertiseSettings is how Liqo is told what to advertise.
+const liqoAdvertiseSettings = "`liqoctl install ... --set apiServer.address=<host:port>`, and --set apiServer.ca=<base64 CA PEM> or --set apiServer.trustedCA=true"
+
+// AdvertisedOrFixed is AdvertisedTo, except on real Liqo, where o's
+// overrides cannot apply: there it is what Liqo advertises, Fixed, instead
+// of ErrLiqoAdvertises. It is what the provider's admin is shown before the
+// Identity is generated.
+func AdvertisedOrFixed(ctx context.Context, provider *kube.Cluster, consumerID string, o EngineOptions) (Advertisement, error) {
+	a, err := AdvertisedTo(ctx, provider, consumerID, o)
+	if errors.Is(err, ErrLiqoAdvertises) {
+		return Advertised(ctx, provider, EngineOptions{NoInProcess: o.NoInProcess})
+	}
+	return a, err
+}
 
 // hasOverride tells whether o changes what the provider advertises.
 func (o EngineOptions) hasOverride() bool {
@@ -131,6 +149,10 @@ func advertised(ctx context.Context, provider *kube.Cluster, consumerID string, 
 		return Advertisement{Engine: engine}, fmt.Errorf("what the provider advertises (%s): %w", engine, err)
 	}
 	a := Advertisement{APIServer: adv.APIServer, CA: adv.CA, TrustedCA: len(adv.CA) == 0, Engine: engine}
+	if engine == EngineLiqo {
+		a.Fixed = true
+		a.FixedHint = "Liqo's controller-manager serves this provider and decides what it advertises: change it on Liqo (" + liqoAdvertiseSettings + ")."
+	}
 	switch {
 	case overridden:
 		a.Source = AdvertiseOverride

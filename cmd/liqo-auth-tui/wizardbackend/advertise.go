@@ -2,7 +2,6 @@ package wizardbackend
 
 import (
 	"context"
-	"errors"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -12,17 +11,14 @@ import (
 // Advertised tells what the consumer will be told to reach the provider
 // at, with the wizard's overrides (--api-server-override, earlier edits,
 // what an earlier run set on the consumer's Tenant).
-// On real Liqo the overrides cannot apply: its own advertisement is shown,
-// Fixed, with how to change it there.
+// On real Liqo the overrides cannot apply: flows gives its own
+// advertisement, Fixed, with how to change it there.
 func (b *Backend) Advertised(ctx context.Context, provider tui.ClusterRef, consumerID string) (*tui.Advertisement, error) {
 	c, err := b.connect(provider)
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	adv, err := flows.AdvertisedTo(ctx, c, consumerID, b.engine)
-	if errors.Is(err, flows.ErrLiqoAdvertises) {
-		adv, err = flows.Advertised(ctx, c, flows.EngineOptions{NoInProcess: b.engine.NoInProcess})
-	}
+	adv, err := flows.AdvertisedOrFixed(ctx, c, consumerID, b.engine)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -78,12 +74,6 @@ func (b *Backend) editedEngine(edit tui.AdvertiseEdit) (flows.EngineOptions, err
 }
 
 func advertisement(a flows.Advertisement) *tui.Advertisement {
-	out := &tui.Advertisement{APIServer: a.APIServer, CAFingerprint: a.CAFingerprint, TrustedCA: a.TrustedCA,
-		Source: string(a.Source), Engine: string(a.Engine)}
-	if a.Engine == flows.EngineLiqo {
-		out.Fixed = true
-		out.FixedHint = "Liqo's controller-manager serves this provider and decides what it advertises: change it on Liqo " +
-			"(`liqoctl install ... --set apiServer.address=<host:port>`, and --set apiServer.ca=<base64 CA PEM> or --set apiServer.trustedCA=true)."
-	}
-	return out
+	return &tui.Advertisement{APIServer: a.APIServer, CAFingerprint: a.CAFingerprint, TrustedCA: a.TrustedCA,
+		Source: string(a.Source), Engine: string(a.Engine), Fixed: a.Fixed, FixedHint: a.FixedHint}
 }

@@ -135,6 +135,19 @@ func TestOurConsumerLiqoProvider(t *testing.T) {
 		assert.Contains(t, v.Allowed, "list resourceslices.authentication.liqo.io -n "+kube.TenantNamespaceName(ourID))
 		assert.Contains(t, v.Denied, "get secrets -n "+kube.TenantNamespaceName(ourID))
 
+		// What the provider's admin is shown before an Identity: an
+		// override is refused on Liqo, and AdvertisedOrFixed asks instead
+		// what Liqo itself advertises. This lab's Liqo runs as a process with
+		// its address flag and the cluster has no Node, so that is Liqo's own
+		// refusal, with what to set (on a cluster with Nodes it is the
+		// Node's address, Fixed).
+		elsewhere := flows.EngineOptions{APIServerOverride: "https://elsewhere.example:6443"}
+		_, err = flows.AdvertisedTo(ctx, provider, ourID, elsewhere)
+		require.ErrorIs(t, err, flows.ErrLiqoAdvertises)
+		_, err = flows.AdvertisedOrFixed(ctx, provider, ourID, elsewhere)
+		require.NotErrorIs(t, err, flows.ErrLiqoAdvertises)
+		assert.ErrorContains(t, err, "no master node found")
+
 		t.Run("unauthenticate", func(t *testing.T) { unauthenticateLeavesNoAccess(t, ctx, consumer, provider, ourID, liqoID) })
 	})
 }
