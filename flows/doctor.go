@@ -73,6 +73,11 @@ type DoctorOptions struct {
 	// the fix commands name the same kubeconfigs and contexts (nil: they
 	// keep placeholders such as <provider's kubeconfig>).
 	LocalRef, RemoteRef *ClusterRef
+	// Snapshot, when set, is what an overview of the same clusters read
+	// (OverviewOptions.OnSnapshot): Doctor checks it instead of listing
+	// them again. Ignored when it read a remote and Remote is nil, or the
+	// other way round.
+	Snapshot *OverviewSnapshot
 }
 
 // Diagnosis is doctor's answer: every check, passed or failed, cluster
@@ -161,7 +166,7 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 	}
 	d := &doctorRun{opts: o, local: c, remote: o.Remote, now: OverviewOptions{Now: o.Now}.now()}
 	var err error
-	if d.localObjects, d.remoteObjects, err = listBoth(ctx, c, o.Remote); err != nil {
+	if d.localObjects, d.remoteObjects, err = o.objects(ctx, c); err != nil {
 		return nil, err
 	}
 	d.rows = overviewOf(d.localObjects, d.remoteObjects, d.now)

@@ -57,7 +57,8 @@ func (h handshakeCommands) identity() string {
 
 // handshakeProgress: the handshake went past its last manual step, or is
 // stuck at one (a nonce without Tenant, a Tenant not accepted, a signed
-// nonce without Identity), as the overview's stage says.
+// nonce without Identity), as the overview's stage says; a pair
+// unauthenticated is neither (what Liqo keeps is no fault).
 func handshakeProgress(ctx context.Context, d *doctorRun, row PeeringRow, p doctorPair) Check {
 	const id, title = "handshake-complete", "handshake finished"
 	h := handshakeCommands{p}
@@ -71,9 +72,14 @@ func handshakeProgress(ctx context.Context, d *doctorRun, row PeeringRow, p doct
 		switch stage := providerStageOf(po.namespace != nil, t, po.nonce); {
 		case t != nil && t.DeletionTimestamp != nil:
 			return passedIn(p.providerScope, id, title, "the Tenant is being deleted")
-		case t == nil && po.nonce == nil && p.consumerObjects != nil && (p.consumerObjects.identity != nil || p.consumerObjects.kubeconfig != nil):
+		case t == nil && (po.nonce == nil || unauthenticatedProvider(po)) && p.consumerObjects != nil && (p.consumerObjects.identity != nil || p.consumerObjects.kubeconfig != nil):
 			return stuck(p.providerScope, "the provider has no Tenant for consumer "+p.consumerID+", which still holds an Identity for it: the pair is one-sided",
 				bothSidesCommand("authenticate"))
+		case unauthenticatedProvider(po):
+			// What unauthenticate leaves: nothing to fix (the consumer, when
+			// read, has no Identity: the case above).
+			return passedIn(p.providerScope, id, title, "unauthenticated: the tenant namespaces stay, as Liqo keeps them; "+
+				"`liqo-auth-tui authenticate` peers the pair again")
 		case t != nil && !tenantAccepted(t):
 			return stuck(p.providerScope, "the Tenant of consumer "+p.consumerID+" waits for the provider's controller to accept it: "+
 				tenantWaitReason(ctx, d, p), bothSidesCommand("authenticate"))

@@ -7,12 +7,8 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-// Peer is another cluster this one has handshake objects for, and where
-// the handshake with it stands here.
-type Peer struct {
-	ID    string
-	Stage handshake.Stage
-}
+// Peer is another cluster this one has handshake objects for.
+type Peer = handshake.Peer
 
 // Peers lists the clusters c has a tenant namespace for, with the stage
 // of the handshake with each in role, sorted by ID. It lists each kind once

@@ -100,6 +100,11 @@ type OverviewOptions struct {
 	// Debounce is WatchOverview's quiet time before a new overview (0:
 	// DefaultOverviewDebounce).
 	Debounce time.Duration
+	// OnSnapshot, when set, is handed what each overview read, before its
+	// rows are returned or sent (by WatchOverview from its goroutine):
+	// doctor checks it instead of listing the clusters again
+	// (DoctorOptions.Snapshot).
+	OnSnapshot func(*OverviewSnapshot)
 }
 
 func (o OverviewOptions) now() time.Time {
@@ -118,6 +123,7 @@ func Overview(ctx context.Context, c *Cluster, o OverviewOptions) ([]PeeringRow,
 	if err != nil {
 		return nil, err
 	}
+	o.tell(local, remote)
 	return overviewOf(local, remote, o.now()), nil
 }
 
@@ -129,6 +135,7 @@ func overviewOf(local, remote *peeringObjects, now time.Time) []PeeringRow {
 		rows = join(rows, local.localID, rowsOf(remote), remote.localID)
 	}
 	for i := range rows {
+		markUnauthenticated(&rows[i])
 		rows[i].Health = HealthOf(rows[i], now)
 	}
 	return rows

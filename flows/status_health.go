@@ -15,6 +15,8 @@ import (
 // cluster), at now. The first that holds, in this order, is the verdict
 // of a side:
 //
+//	unauthenticated  the pair was unauthenticated: only what Liqo keeps
+//	                 for a later authenticate is left (StageUnauthenticated)
 //	expired     the certificate's NotAfter has passed
 //	drained     the Tenant is Drained
 //	cordoned    the Tenant is Cordoned
@@ -30,12 +32,23 @@ import (
 //
 // With both sides read (r.Remote), the worse verdict of the two sides wins
 // (handshake.Verdict.Severity); the remote's reason starts with "remote: ".
+// A provider that unauthenticated a consumer still holding its Identity
+// makes the pair one-sided. The reasons say who takes the next step: read
+// with one cluster, the other cluster's admin; with both, authenticate from
+// here.
 func HealthOf(r PeeringRow, now time.Time) Health {
-	own := sideHealth(r, now)
-	if r.Remote == nil {
+	both := r.Remote != nil
+	if both {
+		if consumer, provider := pairSides(r); provider.Stage == handshake.StageUnauthenticated && !unauthenticatedPair(consumer, provider) {
+			return Health{handshake.VerdictOneSided, "the provider has no Tenant for consumer " + provider.RemoteID +
+				", which still holds its Identity: both clusters are at hand: authenticate peers them again from here"}
+		}
+	}
+	own := sideHealth(r, now, both)
+	if !both {
 		return own
 	}
-	other := sideHealth(*r.Remote, now)
+	other := sideHealth(*r.Remote, now, both)
 	if other.Verdict.Severity() > own.Verdict.Severity() {
 		other.Reason = "remote: " + other.Reason
 		return other
@@ -43,8 +56,52 @@ func HealthOf(r PeeringRow, now time.Time) Health {
 	return own
 }
 
-// sideHealth is the verdict of one side's row.
-func sideHealth(r PeeringRow, now time.Time) Health {
+// fromHere is the next step of a handshake that stopped, when both
+// clusters are at hand.
+const fromHere = "both clusters are at hand: authenticate resumes it from here"
+
+// pairSides are the consumer's and the provider's rows of a row read on
+// both sides.
+func pairSides(r PeeringRow) (consumer, provider PeeringRow) {
+	if r.Role == handshake.RoleProvider {
+		return *r.Remote, r
+	}
+	return r, *r.Remote
+}
+
+// unauthenticatedPair tells whether a pair read on both sides was
+// unauthenticated: the provider holds what unauthenticate leaves
+// (StageUnauthenticated), the consumer no Identity, kubeconfig or slice.
+func unauthenticatedPair(consumer, provider PeeringRow) bool {
+	return provider.Stage == handshake.StageUnauthenticated && consumer.Identity == StateAbsent &&
+		consumer.Stage != handshake.StageAuthenticated && len(consumer.Slices) == 0
+}
+
+// markUnauthenticated says, on both sides of a pair read on both that
+// was unauthenticated, that it was: the consumer's side alone reads as a
+// handshake waiting for the Identity.
+func markUnauthenticated(r *PeeringRow) {
+	if r.Remote == nil || r.Role == handshake.RoleUnknown {
+		return
+	}
+	if consumer, provider := pairSides(*r); !unauthenticatedPair(consumer, provider) {
+		return
+	}
+	other := *r.Remote
+	r.Stage, other.Stage = handshake.StageUnauthenticated, handshake.StageUnauthenticated
+	r.Remote = &other
+}
+
+// sideHealth is the verdict of one side's row; both: the other side was
+// read too.
+func sideHealth(r PeeringRow, now time.Time, both bool) Health {
+	if r.Stage == handshake.StageUnauthenticated {
+		if both {
+			return Health{handshake.VerdictUnauthenticated, "the tenant namespaces stay, as Liqo keeps them; both clusters are at hand: authenticate peers them again from here"}
+		}
+		return Health{handshake.VerdictUnauthenticated, "no Tenant; the tenant namespace stays with the nonce and the consumer's certificate; " +
+			"the consumer's admin authenticates again (generate tenant)"}
+	}
 	notAfter := r.CertificateNotAfter
 	switch {
 	case !notAfter.IsZero() && !now.Before(notAfter):
@@ -57,7 +114,7 @@ func sideHealth(r PeeringRow, now time.Time) Health {
 	if h, ok := deniedHealth(r); ok {
 		return h
 	}
-	if h, ok := progressHealth(r); ok {
+	if h, ok := progressHealth(r, both); ok {
 		return h
 	}
 	if !notAfter.IsZero() && !r.CertificateNotBefore.IsZero() {
@@ -82,8 +139,16 @@ func deniedHealth(r PeeringRow) (Health, bool) {
 }
 
 // progressHealth: a handshake that stopped (incomplete) or goes on
-// (pending), on this side or, for a remote's row, missing there.
-func progressHealth(r PeeringRow) (Health, bool) {
+// (pending), on this side or, for a remote's row, missing there. Where it
+// stopped, the next step is the other admin's, or with both clusters read
+// (both) authenticate's from here.
+func progressHealth(r PeeringRow, both bool) (Health, bool) {
+	incomplete := func(what, next string) (Health, bool) {
+		if both {
+			next = fromHere
+		}
+		return Health{handshake.VerdictIncomplete, what + ": " + next}, true
+	}
 	switch {
 	case r.Stage == "" && r.Identity == StateAbsent && r.Tenant == StateAbsent && r.TenantNamespace == "":
 		return Health{handshake.VerdictOneSided, "this cluster has no handshake object about " + r.RemoteID}, true
@@ -98,13 +163,13 @@ func progressHealth(r PeeringRow) (Health, bool) {
 	case r.Identity == StatePending:
 		return Health{handshake.VerdictPending, "the Identity waits for its kubeconfig Secret"}, true
 	case r.Stage == handshake.StageCreateNonce:
-		return Health{handshake.VerdictIncomplete, "no nonce for the consumer: create it (create nonce)"}, true
+		return incomplete("no nonce for the consumer", "create it (create nonce)")
 	case r.Stage == handshake.StageAwaitTenant:
-		return Health{handshake.VerdictIncomplete, "nonce created, no Tenant: the consumer's admin sends it (generate tenant)"}, true
+		return incomplete("nonce created, no Tenant", "the consumer's admin sends it (generate tenant)")
 	case r.Stage == handshake.StageAwaitNonce:
-		return Health{handshake.VerdictIncomplete, "nothing signed for the provider: its nonce comes first"}, true
+		return incomplete("nothing signed for the provider", "its nonce comes first")
 	case r.Stage == handshake.StageAwaitIdentity:
-		return Health{handshake.VerdictIncomplete, "nonce signed, no Identity: the provider's admin sends it (generate identity)"}, true
+		return incomplete("nonce signed, no Identity", "the provider's admin sends it (generate identity)")
 	}
 	for _, s := range r.Slices {
 		if s.Authentication == "" {

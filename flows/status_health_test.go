@@ -74,11 +74,11 @@ func TestHealthOfARow(t *testing.T) {
 		}), flows.Health{Verdict: handshake.VerdictIncomplete, Reason: "nonce signed, no Identity: both clusters are at hand: authenticate resumes it from here"}},
 		{"unauthenticated, the provider alone", flows.PeeringRow{RemoteID: "c", Role: handshake.RoleProvider, Stage: handshake.StageUnauthenticated,
 			CertificateNotAfter: now},
-			flows.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "unauthenticated: no Tenant, the tenant namespace kept with the nonce and the consumer's certificate; " +
+			flows.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "no Tenant; the tenant namespace stays with the nonce and the consumer's certificate; " +
 				"the consumer's admin authenticates again (generate tenant)"}},
 		{"unauthenticated on both sides", flows.PeeringRow{RemoteID: "p", Role: handshake.RoleConsumer, Stage: handshake.StageUnauthenticated,
 			Remote: &flows.PeeringRow{RemoteID: "me", Role: handshake.RoleProvider, Stage: handshake.StageUnauthenticated}},
-			flows.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "unauthenticated: the tenant namespaces stay, as Liqo keeps them; " +
+			flows.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "the tenant namespaces stay, as Liqo keeps them; " +
 				"both clusters are at hand: authenticate peers them again from here"}},
 		{"unauthenticated by the provider, the consumer's Identity kept", with(consumer, func(r *flows.PeeringRow) {
 			r.Remote = &flows.PeeringRow{RemoteID: "me", Role: handshake.RoleProvider, Stage: handshake.StageUnauthenticated}

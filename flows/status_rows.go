@@ -208,8 +208,20 @@ func providerRow(id string, p *peerObjects, madeBy string) PeeringRow {
 	if rn := p.replicatedRenew; rn != nil {
 		r.Renew = stateOf(rn.DeletionTimestamp != nil, rn.Status.AuthParams != nil)
 	}
+	if unauthenticatedProvider(p) {
+		r.Stage = handshake.StageUnauthenticated
+	}
 	r.setSlices(p.replicatedSlices, nil)
 	return r
+}
+
+// unauthenticatedProvider tells whether what the provider holds for a
+// consumer is what unauthenticate leaves (§9.3): its tenant namespace with
+// the certificate it once issued, cached, and no Tenant. A handshake that
+// never finished has no certificate yet (it is issued when the Tenant is
+// accepted); one still going has its Tenant.
+func unauthenticatedProvider(p *peerObjects) bool {
+	return p.namespace != nil && p.tenant == nil && p.certCache != nil && len(p.replicatedSlices) == 0
 }
 
 func consumerRow(id string, p *peerObjects, madeBy string, identities map[string]*authv1beta1.Identity) PeeringRow {

@@ -55,7 +55,9 @@ func WatchOverview(ctx context.Context, c *Cluster, o OverviewOptions) (<-chan [
 		if remote != nil {
 			other = remote.snapshot()
 		}
-		latestOnly(out, overviewOf(local.snapshot(), other, o.now()))
+		mine := local.snapshot()
+		o.tell(mine, other)
+		latestOnly(out, overviewOf(mine, other, o.now()))
 	}
 	emit()
 	go func() {

@@ -19,22 +19,7 @@ import (
 )
 
 // Verification is what a consumer's credentials can do on the provider.
-type Verification struct {
-	Server          string   `json:"server"`
-	TenantNamespace string   `json:"tenantNamespace"`
-	User            string   `json:"user"`
-	Groups          []string `json:"groups"`
-	Allowed         []string `json:"allowed"`
-	Denied          []string `json:"denied"`
-	// CertificateNotAfter is when the kubeconfig's certificate expires, or
-	// else the Identity's (zero: neither readable); the provider renews it
-	// at 2/3 of its validity.
-	CertificateNotAfter time.Time `json:"certificateNotAfter,omitzero"`
-	// LastRenewal is when this consumer last applied a certificate the
-	// provider renewed (the Identity's liqo-auth-tui.io/last-renewal
-	// annotation); zero: never.
-	LastRenewal time.Time `json:"lastRenewal,omitzero"`
-}
+type Verification = handshake.Verification
 
 // NotAuthenticatedError: the consumer holds no credentials for the provider.
 type NotAuthenticatedError struct{ ProviderID string }

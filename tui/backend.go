@@ -159,10 +159,7 @@ func (a *Artifact) Shown() string {
 }
 
 // Peer is another cluster this one has handshake objects for.
-type Peer struct {
-	ID    string
-	Stage handshake.Stage
-}
+type Peer = handshake.Peer
 
 // AuthResult is what a completed consumer side produced.
 type AuthResult struct {
@@ -176,20 +173,7 @@ type AuthResult struct {
 }
 
 // Verification is what the consumer's credentials can do on the provider.
-type Verification struct {
-	Server          string
-	TenantNamespace string
-	User            string
-	Groups          []string
-	Allowed         []string
-	Denied          []string
-	// CertificateExpiry is the notAfter of the certificate the consumer
-	// uses (zero if unknown).
-	CertificateExpiry time.Time
-	// LastRenewal is when the consumer's Identity last got a renewed
-	// certificate (zero: never, or unknown).
-	LastRenewal time.Time
-}
+type Verification = handshake.Verification
 
 // Backend is everything the wizard needs from the clusters, one interface
 // per part of the wizard, so that a new screen names the part it uses and a

@@ -335,7 +335,7 @@ func (f *fakeBackend) Verify(_ context.Context, consumer ClusterRef, providerID 
 	sink(handshake.Event{Kind: handshake.StepDone, Step: "verify", Index: 1, Total: 1, Scope: handshake.Local, Message: "Authenticated as consumer-1: 2 allowed, 1 denied"})
 	return &Verification{Server: "https://provider.example:6443", TenantNamespace: "liqo-tenant-consumer-1", User: "consumer-1",
 		Groups: []string{"liqo.io", "system:authenticated"}, Allowed: []string{"get resourceslices", "create resourceslices"},
-		Denied: []string{"list secrets (cluster-wide)"}, CertificateExpiry: fakeExpiry, LastRenewal: f.renewedAt()}, nil
+		Denied: []string{"list secrets (cluster-wide)"}, CertificateNotAfter: fakeExpiry, LastRenewal: f.renewedAt()}, nil
 }
 
 func (f *fakeBackend) renewedAt() time.Time {

@@ -44,8 +44,8 @@ var overviewGen int
 
 type overviewKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Actions, New key.Binding
-	// The action menu (overview_actions.go).
-	Verify, Diagnose, Cordon, Uncordon, Drain, Activate, RequestSlice, DeleteSlice, Unauthenticate, Back key.Binding
+	// The action menu (overview_actions.go, overview_repair.go).
+	Authenticate, Verify, Diagnose, Fix, Cordon, Uncordon, Drain, Activate, RequestSlice, DeleteSlice, Unauthenticate, Back key.Binding
 	// The confirmation, and the slice to delete.
 	Yes, No, Pick key.Binding
 }
@@ -60,8 +60,10 @@ func newOverviewKeys() overviewKeys {
 		Bottom:         key.NewBinding(key.WithKeys("end", "G", "shift+g"), key.WithHelp("G", "last")),
 		Actions:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "actions")),
 		New:            key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new peering")),
+		Authenticate:   key.NewBinding(key.WithKeys("A", "shift+a"), key.WithHelp("A", "authenticate: this wizard runs the handshake on both clusters")),
 		Verify:         key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verify the consumer's credentials on the provider")),
 		Diagnose:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diagnose (doctor's checks)")),
+		Fix:            key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fix: apply the repair doctor shows (doctor --fix)")),
 		Cordon:         key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cordon the Tenant: no new resources")),
 		Uncordon:       key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "uncordon the Tenant")),
 		Drain:          key.NewBinding(key.WithKeys("D", "shift+d"), key.WithHelp("D", "drain the Tenant: its permissions and slices go")),
@@ -77,13 +79,13 @@ func newOverviewKeys() overviewKeys {
 }
 
 func (k overviewKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Yes, k.No, k.Pick, k.Actions, k.New, k.Verify, k.Diagnose, k.Cordon, k.Uncordon, k.Drain, k.Activate,
+	return []key.Binding{k.Yes, k.No, k.Pick, k.Actions, k.New, k.Authenticate, k.Verify, k.Diagnose, k.Fix, k.Cordon, k.Uncordon, k.Drain, k.Activate,
 		k.RequestSlice, k.DeleteSlice, k.Unauthenticate, k.Back, k.Up, k.Down}
 }
 
 func (k overviewKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Yes, k.No, k.Pick, k.Actions, k.New, k.Back},
-		{k.Verify, k.Diagnose, k.Cordon, k.Uncordon, k.Drain, k.Activate, k.RequestSlice, k.DeleteSlice, k.Unauthenticate},
+		{k.Authenticate, k.Verify, k.Diagnose, k.Fix, k.Cordon, k.Uncordon, k.Drain, k.Activate, k.RequestSlice, k.DeleteSlice, k.Unauthenticate},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}}
 }
 
@@ -105,6 +107,9 @@ type overviewScreen struct {
 	// screen's list).
 	watchErr error
 	act      overviewAction
+	// diag is the last diagnosis shown, whose repairs f applies
+	// (overview_repair.go).
+	diag *diagnosis
 }
 
 func newOverviewScreen(s *session) *overviewScreen {
@@ -194,7 +199,7 @@ func (o *overviewScreen) setRows(rows []OverviewRow) {
 	o.cols = columnsOf(rows)
 	o.attention = 0
 	for i := range rows {
-		if rows[i].Verdict != handshake.VerdictOK {
+		if rows[i].Verdict.NeedsAttention() {
 			o.attention++
 		}
 	}
@@ -278,19 +283,21 @@ func (o *overviewScreen) actions() []action {
 
 // overviewColumns are the widths of the columns that vary, from every row
 // (once per overview, not per frame).
-type overviewColumns struct{ remote, stage int }
+type overviewColumns struct{ remote, stage, health int }
 
 func columnsOf(rows []OverviewRow) overviewColumns {
-	c := overviewColumns{remote: len("REMOTE"), stage: len("STAGE")}
+	c := overviewColumns{remote: len("REMOTE"), stage: len("STAGE"), health: colHealth}
 	for i := range rows {
 		c.remote = max(c.remote, len(rows[i].RemoteID))
 		c.stage = max(c.stage, len(rows[i].Stage))
+		c.health = max(c.health, len(rows[i].Verdict))
 	}
 	c.remote, c.stage = min(c.remote, 40), min(c.stage, 24)
 	return c
 }
 
-// Fixed column widths: "consumer", "0.x", "Cordoned", a date, "incomplete".
+// Fixed column widths: "consumer", "0.x", "Cordoned", a date; the health's
+// is at least "incomplete".
 const colRole, colGen, colCondition, colExpires, colHealth = 8, 3, 9, 10, 10
 
 // rowLine renders one row (marker: the cursor's, one cell or a number)
@@ -303,8 +310,8 @@ func (o *overviewScreen) rowLine(r OverviewRow, marker string, width int) string
 	}
 	cells := " " + o.cells(width, r.RemoteID, orDefault(string(r.Role), "-"), r.Generation, orDefault(string(r.Stage), "-"),
 		orDefault(r.Condition, "-"), expires)
-	health := fmt.Sprintf("%-*s", colHealth, r.Verdict)
-	used := ansi.StringWidth(marker) + len(cells) + colHealth + 2
+	health := fmt.Sprintf("%-*s", o.cols.health, r.Verdict)
+	used := ansi.StringWidth(marker) + len(cells) + o.cols.health + 2
 	line := marker + cells + verdictStyle(r.Verdict).Render(health)
 	if width <= used || r.Reason == "" {
 		return line
@@ -313,7 +320,7 @@ func (o *overviewScreen) rowLine(r OverviewRow, marker string, width int) string
 }
 
 func (o *overviewScreen) headerLine(width int) string {
-	return "  " + o.cells(width, "REMOTE", "ROLE", "GEN", "STAGE", "CONDITION", "EXPIRES") + fmt.Sprintf("%-*s  REASON", colHealth, "HEALTH")
+	return "  " + o.cells(width, "REMOTE", "ROLE", "GEN", "STAGE", "CONDITION", "EXPIRES") + fmt.Sprintf("%-*s  REASON", o.cols.health, "HEALTH")
 }
 
 // cells pads the columns before the health, each followed by two spaces;
@@ -340,6 +347,8 @@ func verdictStyle(v handshake.Verdict) lipgloss.Style {
 	switch v {
 	case handshake.VerdictOK:
 		return styleOK
+	case handshake.VerdictUnauthenticated:
+		return styleSubtle
 	case handshake.VerdictPending, handshake.VerdictCordoned, handshake.VerdictExpiring, handshake.VerdictDrained:
 		return styleWarn
 	}

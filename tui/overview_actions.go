@@ -12,9 +12,9 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-// The overview's actions on the selected peering: verify, diagnose,
-// cordon / uncordon / drain / activate, request (the form of slices.go)
-// or delete a ResourceSlice,
+// The overview's actions on the selected peering: authenticate and fix
+// (overview_repair.go), verify, diagnose, cordon / uncordon / drain /
+// activate, request (the form of slices.go) or delete a ResourceSlice,
 // unauthenticate. Each runs as a tea.Cmd through the backend; what it did
 // (or doctor's checks) shows under the list. What liqoctl confirms (cordon,
 // drain) and what deletes is asked first. The rows change by themselves
@@ -32,8 +32,9 @@ const (
 // overviewAction is where the action panel stands.
 type overviewAction struct {
 	mode actMode
-	// question is asked in actConfirm; yes runs then.
+	// question is asked in actConfirm, details under it; yes runs then.
 	question string
+	details  []string
 	then     func() tea.Cmd
 	// slice is the cursor among the row's slices (actPickSlice).
 	slice int
@@ -44,12 +45,13 @@ type overviewAction struct {
 }
 
 // actionResult is what an action did: its lines (the steps' outcomes),
-// doctor's checks, or why it failed.
+// doctor's checks (of the peering with diagnosed), or why it failed.
 type actionResult struct {
-	title  string
-	lines  []string
-	checks []DoctorCheck
-	err    error
+	title     string
+	lines     []string
+	checks    []DoctorCheck
+	diagnosed string
+	err       error
 }
 
 // actionDoneMsg ends an action of the overview of generation gen.
@@ -93,8 +95,11 @@ func (o *overviewScreen) menuKeys(k *overviewKeys) {
 	can := t.row.Actions
 	tenant := menu && t.provider != nil && can.TenantMoves
 	cond := t.row.Condition
+	k.Authenticate.SetEnabled(menu && can.Authenticate && t.consumer != nil && t.provider != nil)
 	k.Verify.SetEnabled(menu && t.consumer != nil)
 	k.Diagnose.SetEnabled(menu)
+	_, repairable := o.repair()
+	k.Fix.SetEnabled(repairable && a.busy == "" && (a.mode == actMenu || a.mode == actList && a.result != nil))
 	k.Cordon.SetEnabled(tenant && cond == "Active")
 	k.Uncordon.SetEnabled(tenant && cond == "Cordoned")
 	k.Drain.SetEnabled(tenant && (cond == "Active" || cond == "Cordoned"))
@@ -118,8 +123,10 @@ func (o *overviewScreen) menuActions(k overviewKeys) []action {
 		{k.Yes, func() tea.Cmd { return o.act.then() }},
 		{k.No, func() tea.Cmd { o.act = overviewAction{mode: actMenu}; return nil }},
 		{k.Pick, func() tea.Cmd { t, _ := o.target(); return o.confirmDeleteSlice(t, t.row.Slices[o.act.slice]) }},
+		{k.Authenticate, o.authenticate},
 		{k.Verify, o.verify},
 		{k.Diagnose, o.diagnose},
+		{k.Fix, o.fix},
 		{k.Cordon, o.moveTenant(MoveCordon)},
 		{k.Uncordon, o.moveTenant(MoveUncordon)},
 		{k.Drain, o.moveTenant(MoveDrain)},
@@ -131,9 +138,9 @@ func (o *overviewScreen) menuActions(k overviewKeys) []action {
 	}
 }
 
-// ask asks question first; yes runs then.
-func (o *overviewScreen) ask(question string, then func() tea.Cmd) tea.Cmd {
-	o.act = overviewAction{mode: actConfirm, question: question, then: then}
+// ask asks question first (details under it); yes runs then.
+func (o *overviewScreen) ask(question string, then func() tea.Cmd, details ...string) tea.Cmd {
+	o.act = overviewAction{mode: actConfirm, question: question, details: details, then: then}
 	return nil
 }
 
@@ -178,6 +185,7 @@ func appendNew(lines []string, more ...string) []string {
 func (o *overviewScreen) done(msg actionDoneMsg) tea.Cmd {
 	if msg.gen == o.gen {
 		o.act = overviewAction{result: &msg.result}
+		o.diagnosed(msg.result)
 	}
 	return nil
 }
@@ -205,8 +213,8 @@ func verificationLines(v *Verification) []string {
 	if len(v.Denied) > 0 {
 		lines = append(lines, "denied: "+strings.Join(v.Denied, ", "))
 	}
-	if !v.CertificateExpiry.IsZero() {
-		lines = append(lines, "certificate expires "+v.CertificateExpiry.UTC().Format("2006-01-02 15:04 MST")+", last renewal "+renewalText(v))
+	if !v.CertificateNotAfter.IsZero() {
+		lines = append(lines, "certificate expires "+v.CertificateNotAfter.UTC().Format("2006-01-02 15:04 MST")+", last renewal "+renewalText(v))
 	}
 	return lines
 }
@@ -224,7 +232,7 @@ func (o *overviewScreen) diagnose() tea.Cmd {
 	return o.start("running doctor's checks on the peering with "+t.row.RemoteID+"…", "diagnosis of the peering with "+t.row.RemoteID,
 		func(ctx context.Context, _ handshake.Sink) actionResult {
 			checks, err := backend.Diagnose(ctx, listed, other, t.row.RemoteID)
-			return actionResult{checks: checks, err: err}
+			return actionResult{checks: checks, diagnosed: t.row.RemoteID, err: err}
 		})
 }
 

@@ -48,6 +48,11 @@ const (
 type DoctorCheck struct {
 	OK                        bool
 	Title, Detail, Cause, Fix string
+	// Plan is the fix doctor makes itself for a failed check, one line per
+	// write, as `doctor --fix` shows it before applying it (nil: only
+	// Fix's commands fix it); Key names the check for ApplyRepair.
+	Plan []string
+	Key  string
 }
 
 // UnauthRequest says which peering to unauthenticate: both clusters when
@@ -71,6 +76,10 @@ type OverviewBackend interface {
 	// Diagnose is doctor's checks of c (and remote) for the peering with
 	// remoteID. It writes nothing.
 	Diagnose(ctx context.Context, c ClusterRef, remote *ClusterRef, remoteID string) ([]DoctorCheck, error)
+	// ApplyRepair makes the writes of check's Plan (a check of Diagnose's
+	// with a Plan, shown and confirmed), as `doctor --fix` does, and
+	// returns doctor's checks of the peering after them.
+	ApplyRepair(ctx context.Context, c ClusterRef, remote *ClusterRef, remoteID string, check DoctorCheck) ([]DoctorCheck, error)
 	// MoveQuestion is what liqoctl asks before move changes consumerID's
 	// Tenant ("" = it does not ask). No network.
 	MoveQuestion(move TenantMove, consumerID string) string

@@ -17,9 +17,12 @@ type overviewFake struct {
 	// WatchOverview sends them all, then closes (as at the wizard's end:
 	// a test's commands all return).
 	lists [][]OverviewRow
-	// checks are what Diagnose answers; left what Unauthenticate leaves.
-	checks []DoctorCheck
-	left   []string
+	// checks are what Diagnose answers, repaired what ApplyRepair does;
+	// left what Unauthenticate leaves.
+	checks, repaired []DoctorCheck
+	left             []string
+	// repairs are the checks ApplyRepair got.
+	repairs []DoctorCheck
 	// unauths are the requests Unauthenticate got.
 	unauths []UnauthRequest
 }
@@ -62,6 +65,16 @@ func (f *fakeBackend) Diagnose(_ context.Context, c ClusterRef, remote *ClusterR
 		return nil, err
 	}
 	return f.overview.checks, nil
+}
+
+func (f *fakeBackend) ApplyRepair(_ context.Context, c ClusterRef, remote *ClusterRef, remoteID string, check DoctorCheck) ([]DoctorCheck, error) {
+	if err := f.record("ApplyRepair %s %s %s %s", c.Context, refName(remote), remoteID, check.Key); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.overview.repairs = append(f.overview.repairs, check)
+	return f.overview.repaired, nil
 }
 
 func (f *fakeBackend) MoveQuestion(move TenantMove, consumerID string) string {

@@ -92,7 +92,7 @@ func (o *overviewScreen) menuLoop(u *lineUI) (tea.Msg, error) {
 			cmd = o.confirmDeleteSlice(t, t.row.Slices[n-1])
 		}
 		if o.act.mode == actConfirm {
-			yes, err := u.confirm(plain(o.act.question), "")
+			yes, err := u.confirm(plain(o.act.question), bullets(o.act.details))
 			if err != nil {
 				return nil, err
 			}
@@ -126,4 +126,12 @@ func (o *overviewScreen) reload(u *lineUI) {
 	} else {
 		u.println(iconFailed + " reading the peerings again: " + oneLine(err.Error()))
 	}
+}
+
+// bullets are details one a line, each marked ("" for none).
+func bullets(details []string) string {
+	if len(details) == 0 {
+		return ""
+	}
+	return "  • " + strings.Join(details, "\n  • ")
 }

@@ -3,7 +3,6 @@ package tui
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -28,8 +27,11 @@ func (o *overviewScreen) panel(width, maxLines int) string {
 	case a.busy != "":
 		lines = []string{styleWarn.Render("… " + a.busy)}
 	case a.mode == actConfirm:
-		lines = append(strings.Split(wrapWords(styleBold.Render(a.question), width), "\n"),
-			styleKey.Render("y")+" confirm   "+styleKey.Render("n")+" cancel")
+		lines = strings.Split(wrapWords(styleBold.Render(a.question), width), "\n")
+		for _, d := range a.details {
+			lines = append(lines, hang("  • ", d, width)...)
+		}
+		lines = append(lines, styleKey.Render("y")+" confirm   "+styleKey.Render("n")+" cancel")
 	case a.mode == actPickSlice:
 		lines = []string{styleHeader.Render("Which ResourceSlice of " + t.consumerID + " with " + t.providerID + "?")}
 		for i, name := range t.row.Slices {
@@ -40,7 +42,7 @@ func (o *overviewScreen) panel(width, maxLines int) string {
 			lines = append(lines, marker+name)
 		}
 	case a.mode == actMenu:
-		lines = o.menuLines(t)
+		lines = o.menuLines(t, width)
 	case a.result != nil:
 		lines = resultLines(*a.result, width)
 	default:
@@ -49,8 +51,13 @@ func (o *overviewScreen) panel(width, maxLines int) string {
 	return strings.Join(clip(lines, maxLines), "\n")
 }
 
-func (o *overviewScreen) menuLines(t peeringTarget) []string {
+func (o *overviewScreen) menuLines(t peeringTarget, width int) []string {
 	lines := []string{styleHeader.Render(fmt.Sprintf("Peering with %s (this cluster: %s, %s):", t.row.RemoteID, orDefault(string(t.row.Role), "role unknown"), t.row.Generation))}
+	if t.row.Verdict.NeedsAttention() || t.row.Actions.Authenticate {
+		// What stopped, and who takes the next step (the other admin, or
+		// with both clusters this wizard: A).
+		lines = append(lines, hang("  ", verdictStyle(t.row.Verdict).Render(string(t.row.Verdict))+": "+t.row.Reason, width)...)
+	}
 	k := o.Keys().(overviewKeys)
 	for _, b := range k.FullHelp()[1] {
 		if b.Enabled() {
@@ -92,15 +99,14 @@ func detailLines(r OverviewRow, width int) []string {
 }
 
 // resultLines are an action's outcome: doctor's failed checks first, each
-// with its cause and fix.
+// with its cause and fix, and the plan of the fix doctor makes itself.
 func resultLines(r actionResult, width int) []string {
 	lines := []string{styleHeader.Render(r.title)}
 	for _, l := range r.lines {
 		lines = append(lines, hang(iconInfo+" ", l, width)...)
 	}
-	checks := append([]DoctorCheck(nil), r.checks...)
-	sort.SliceStable(checks, func(i, j int) bool { return !checks[i].OK && checks[j].OK })
-	for _, c := range checks {
+	first := true
+	for _, c := range failedFirst(r.checks) {
 		if c.OK {
 			line := styleOK.Render(iconDone) + " " + c.Title
 			if c.Detail != "" {
@@ -112,6 +118,10 @@ func resultLines(r actionResult, width int) []string {
 		lines = append(lines, hang(styleErr.Render(iconFailed)+" ", c.Title+": "+c.Cause, width)...)
 		if c.Fix != "" {
 			lines = append(lines, hang("  fix: ", styleCode.Render(c.Fix), width)...)
+		}
+		if len(c.Plan) > 0 {
+			lines = append(lines, repairLines(c, first, width)...)
+			first = false
 		}
 	}
 	if r.err != nil {

@@ -123,8 +123,8 @@ func breakValue(v string, w int) []string {
 // Verify reads it after the handshake, so after a renewal (v) it is the
 // newer one.
 func (s *session) certificateExpiry() time.Time {
-	if s.verification != nil && !s.verification.CertificateExpiry.IsZero() {
-		return s.verification.CertificateExpiry
+	if s.verification != nil && !s.verification.CertificateNotAfter.IsZero() {
+		return s.verification.CertificateNotAfter
 	}
 	if s.auth != nil {
 		return s.auth.CertificateExpiry
@@ -363,7 +363,7 @@ func (m *summaryScreen) content(width int) string {
 		row("Certificate expires:", expiry(exp, s.now()))
 	}
 	// Verify read the Identity: the renewal is known along with the expiry.
-	if v := s.verification; v != nil && !v.CertificateExpiry.IsZero() {
+	if v := s.verification; v != nil && !v.CertificateNotAfter.IsZero() {
 		row("Last renewal:", renewal(v.LastRenewal, s.now()))
 	}
 	b.WriteString("\n")

@@ -109,7 +109,7 @@ func TestSummaryShowsLastRenewal(t *testing.T) {
 func TestSummaryNoRenewalRowWhenUnknown(t *testing.T) {
 	h := newHarness(t, newFake(), both())
 	h.key("enter")
-	h.m.s.verification.CertificateExpiry = time.Time{}
+	h.m.s.verification.CertificateNotAfter = time.Time{}
 	if v := h.view(); strings.Contains(v, "Last renewal") {
 		t.Fatalf("renewal shown without the Identity:\n%s", v)
 	}

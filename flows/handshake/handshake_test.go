@@ -30,7 +30,7 @@ func TestEventKindZeroIsNotAKind(t *testing.T) {
 
 func TestStageStartedAndDescribe(t *testing.T) {
 	notStarted := []Stage{"", StageCreateNonce, StageAwaitNonce}
-	started := []Stage{StageAwaitTenant, StageGenerateIdentity, StageAwaitIdentity, StageAuthenticated}
+	started := []Stage{StageAwaitTenant, StageGenerateIdentity, StageAwaitIdentity, StageAuthenticated, StageUnauthenticated}
 	for _, s := range notStarted {
 		if s.Started() || s.Describe() != "nothing yet" {
 			t.Errorf("stage %q: Started()=%v Describe()=%q", s, s.Started(), s.Describe())
@@ -43,5 +43,19 @@ func TestStageStartedAndDescribe(t *testing.T) {
 			t.Errorf("stage %q: Started()=%v Describe()=%q", s, s.Started(), d)
 		}
 		seen[d] = true
+	}
+}
+
+// An unauthenticated pair is no fault: it needs no attention, and it is
+// the mildest verdict after ok.
+func TestVerdictNeedsAttention(t *testing.T) {
+	for _, v := range verdictOrder {
+		want := v != VerdictOK && v != VerdictUnauthenticated
+		if got := v.NeedsAttention(); got != want {
+			t.Errorf("%q.NeedsAttention() = %v, want %v", v, got, want)
+		}
+	}
+	if VerdictUnauthenticated.Severity() >= VerdictPending.Severity() || VerdictUnauthenticated.Severity() <= VerdictOK.Severity() {
+		t.Errorf("unauthenticated's severity %d: not between ok and pending", VerdictUnauthenticated.Severity())
 	}
 }

@@ -8,6 +8,11 @@ const (
 	// VerdictOK: the handshake is complete on the sides read and nothing
 	// below holds.
 	VerdictOK Verdict = "ok"
+	// VerdictUnauthenticated: the pair was unauthenticated and nothing of
+	// its peering is left but what Liqo keeps for a later authenticate
+	// (the tenant namespaces, the nonce, the cached certificate): nothing
+	// to attend to.
+	VerdictUnauthenticated Verdict = "unauthenticated"
 	// VerdictPending: a controller has yet to answer (a Tenant without
 	// status, an Identity without kubeconfig, a slice not decided, Liqo 0.x
 	// asking for its identity): it should resolve by itself.
@@ -35,7 +40,7 @@ const (
 )
 
 // verdictOrder lists the verdicts from the mildest to the worst.
-var verdictOrder = []Verdict{VerdictOK, VerdictPending, VerdictIncomplete, VerdictExpiring, VerdictOneSided,
+var verdictOrder = []Verdict{VerdictOK, VerdictUnauthenticated, VerdictPending, VerdictIncomplete, VerdictExpiring, VerdictOneSided,
 	VerdictCordoned, VerdictDenied, VerdictDrained, VerdictExpired}
 
 // Severity orders verdicts (higher is worse): a peering read on both sides
@@ -47,4 +52,10 @@ func (v Verdict) Severity() int {
 		}
 	}
 	return len(verdictOrder)
+}
+
+// NeedsAttention tells whether a peering with this verdict needs an
+// admin's look: every verdict but ok and unauthenticated.
+func (v Verdict) NeedsAttention() bool {
+	return v != VerdictOK && v != VerdictUnauthenticated
 }

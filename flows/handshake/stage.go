@@ -17,6 +17,15 @@ const (
 	// Liqo 0.x stages, shown by `status` (no manual hand-off resumes them).
 	StageAuthenticating Stage = "authenticating"  // consumer: Liqo 0.x asks the provider for an identity
 	StageIdentityIssued Stage = "identity-issued" // provider: an identity was issued to the consumer
+	// StageUnauthenticated: the peering was undone with both clusters at
+	// hand (§9.3): the provider's Tenant is gone, its tenant namespace kept
+	// with the nonce and the consumer's cached certificate, as Liqo keeps
+	// it; read on both sides, the consumer has no Identity either. Not a
+	// handshake that stopped: a later authenticate starts it again and
+	// reuses what was kept. Only the overview says it (a provider read
+	// alone, or a pair read on both sides); a consumer read alone cannot
+	// tell it from a handshake waiting for the Identity.
+	StageUnauthenticated Stage = "unauthenticated"
 )
 
 // Started tells whether the side has done anything with the peer yet.
@@ -37,6 +46,8 @@ func (s Stage) Describe() string {
 		return "nonce signed, Tenant sent: waiting for the Identity"
 	case StageAuthenticated:
 		return "authenticated (kubeconfig Secret present)"
+	case StageUnauthenticated:
+		return "unauthenticated (tenant namespace kept for a later authenticate)"
 	case StageAuthenticating:
 		return "Liqo 0.x is asking the provider for an identity"
 	case StageIdentityIssued:

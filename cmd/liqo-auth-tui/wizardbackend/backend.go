@@ -21,6 +21,9 @@ type Backend struct {
 	// advertise (spec.proxyURL, §5.2); how the wizard itself reaches a
 	// cluster is its ClusterRef's ProxyURL.
 	proxyURL string
+	// snapshots are what the overview's watches read, for Diagnose
+	// (doctor.go).
+	snapshots snapshots
 }
 
 var _ tui.Backend = (*Backend)(nil)
@@ -122,11 +125,7 @@ func (b *Backend) Peers(ctx context.Context, ref tui.ClusterRef, role handshake.
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	peers := make([]tui.Peer, 0, len(list))
-	for _, p := range list {
-		peers = append(peers, tui.Peer{ID: p.ID, Stage: p.Stage})
-	}
-	return peers, nil
+	return list, nil
 }
 
 // Stage reads how far the handshake with peerID got (the stages --batch
@@ -168,6 +167,5 @@ func (b *Backend) Verify(ctx context.Context, consumer tui.ClusterRef, providerI
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	return &tui.Verification{Server: v.Server, TenantNamespace: v.TenantNamespace, User: v.User, Groups: v.Groups, Allowed: v.Allowed, Denied: v.Denied,
-		CertificateExpiry: v.CertificateNotAfter, LastRenewal: v.LastRenewal}, nil
+	return v, nil
 }

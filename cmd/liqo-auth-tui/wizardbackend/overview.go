@@ -42,19 +42,24 @@ func (b *Backend) Overview(ctx context.Context, ref tui.ClusterRef, remote *tui.
 }
 
 // WatchOverview passes flows.WatchOverview's overviews on as the wizard's
-// rows, the latest only, until ctx ends.
+// rows, the latest only, until ctx ends; what each read is kept for
+// Diagnose meanwhile.
 func (b *Backend) WatchOverview(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef) (<-chan []tui.OverviewRow, error) {
 	c, o, err := b.overviewOf(ref, remote)
 	if err != nil {
 		return nil, err
 	}
+	key, watch := b.snapshots.watch(ref, remote)
+	o.OnSnapshot = func(s *flows.OverviewSnapshot) { b.snapshots.keep(key, watch, s) }
 	in, err := flows.WatchOverview(ctx, c, o)
 	if err != nil {
+		b.snapshots.drop(key, watch)
 		return nil, explainErr(err)
 	}
 	out := make(chan []tui.OverviewRow, 1)
 	go func() {
 		defer close(out)
+		defer b.snapshots.drop(key, watch)
 		for rows := range in {
 			// The only sender: once the stale overview is dropped, the
 			// send cannot block.
@@ -81,33 +86,6 @@ func overviewRows(rows []flows.PeeringRow) []tui.OverviewRow {
 		out = append(out, row)
 	}
 	return out
-}
-
-// Diagnose runs doctor's checks on the peering with remoteID.
-func (b *Backend) Diagnose(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef, remoteID string) ([]tui.DoctorCheck, error) {
-	c, o, err := b.overviewOf(ref, remote)
-	if err != nil {
-		return nil, err
-	}
-	localRef := flowsRef(ref)
-	opts := flows.DoctorOptions{RemoteID: remoteID, Remote: o.Remote, LocalRef: &localRef}
-	if remote != nil {
-		remoteRef := flowsRef(*remote)
-		opts.RemoteRef = &remoteRef
-	}
-	d, err := flows.Doctor(ctx, c, opts)
-	if err != nil {
-		return nil, explainErr(err)
-	}
-	checks := make([]tui.DoctorCheck, 0, len(d.Checks))
-	for _, ch := range d.Checks {
-		title := ch.Title
-		if remote != nil {
-			title = ch.Scope.Prefix() + title
-		}
-		checks = append(checks, tui.DoctorCheck{OK: ch.OK, Title: title, Detail: ch.Detail, Cause: ch.Cause, Fix: ch.Fix})
-	}
-	return checks, nil
 }
 
 // MoveQuestion is liqoctl's question before the move.

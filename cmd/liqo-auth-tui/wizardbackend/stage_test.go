@@ -75,5 +75,5 @@ func TestWizardBackendStagesAlongTheManualFlow(t *testing.T) {
 	v, err := b.Verify(ctx, consumer, p.ClusterID, sink)
 	require.NoError(t, err)
 	assert.Equal(t, c.ClusterID, v.User)
-	assert.Equal(t, identity.NotAfter, v.CertificateExpiry)
+	assert.Equal(t, identity.NotAfter, v.CertificateNotAfter)
 }

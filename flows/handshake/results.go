@@ -1,0 +1,32 @@
+package handshake
+
+import "time"
+
+// The results flows returns that the wizard shows as they are: defined here,
+// without a Kubernetes client, so that flows, the commands and tui share one
+// type instead of a mapping layer copying it field by field.
+
+// Peer is another cluster this one has handshake objects for, and where
+// the handshake with it stands here.
+type Peer struct {
+	ID    string
+	Stage Stage
+}
+
+// Verification is what a consumer's credentials can do on the provider.
+type Verification struct {
+	Server          string   `json:"server"`
+	TenantNamespace string   `json:"tenantNamespace"`
+	User            string   `json:"user"`
+	Groups          []string `json:"groups"`
+	Allowed         []string `json:"allowed"`
+	Denied          []string `json:"denied"`
+	// CertificateNotAfter is when the kubeconfig's certificate expires, or
+	// else the Identity's (zero: neither readable); the provider renews it
+	// at 2/3 of its validity.
+	CertificateNotAfter time.Time `json:"certificateNotAfter,omitzero"`
+	// LastRenewal is when this consumer last applied a certificate the
+	// provider renewed (the Identity's liqo-auth-tui.io/last-renewal
+	// annotation); zero: never.
+	LastRenewal time.Time `json:"lastRenewal,omitzero"`
+}
