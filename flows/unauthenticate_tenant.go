@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -61,7 +62,7 @@ func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string
 		cancel()
 		if err == nil {
 			removed(describe(authv1beta1.TenantKind, ns.Name, t.Name))
-			return nil
+			return unbindLeftovers(ctx, provider, consumerID, ns.Name)
 		}
 		if ctx.Err() != nil || waitCtx == ctx {
 			return err
@@ -70,6 +71,24 @@ func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string
 			return err
 		}
 	}
+}
+
+// unbindLeftovers removes the consumer's bindings that outlived its Tenant.
+// A controller unbinds from its informers' cache, which may not yet hold a
+// binding made moments before (seen with Liqo's Tenant controller on a
+// loaded machine): the binding's owner is gone and the garbage collector
+// deletes it later, but until then the consumer keeps its rights, after
+// unauthenticate said it was done. A kubeconfig that may not delete
+// bindings leaves them to the garbage collector.
+func unbindLeftovers(ctx context.Context, provider *kube.Cluster, consumerID, namespace string) error {
+	roles, err := provider.TenantRoles(ctx)
+	if err != nil {
+		roles = nil // the default roles' bindings still go
+	}
+	if _, err := provider.UnbindTenant(ctx, consumerID, namespace, roles); err != nil && !apierrors.IsForbidden(err) {
+		return err
+	}
+	return nil
 }
 
 // finalizeTenant does the provider controller's cleanup of a deleted Tenant
