@@ -12,6 +12,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -91,10 +92,10 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				})
 				g.Wait()
 				if consumerErr != nil {
-					return scopedErr(handshake.Local, consumerErr)
+					return step.Scoped(handshake.Local, consumerErr)
 				}
 				if providerErr != nil {
-					return scopedErr(handshake.Remote, providerErr)
+					return step.Scoped(handshake.Remote, providerErr)
 				}
 				if res.ConsumerID == res.ProviderID {
 					return errors.New(handshake.SameClusterProblem(res.ConsumerID))
@@ -195,7 +196,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 			}},
 		waitIdentityStatusStep(consumer, sink, o.StepTimeout, func() string { return res.ProviderID }, &identity),
 	}
-	if err := run(ctx, sink, steps); err != nil {
+	if err := step.Run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
 	res.Action, res.Tenant, res.Identity = ActionAuthenticated, tenant, identity

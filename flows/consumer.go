@@ -15,6 +15,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -76,7 +77,7 @@ func GenerateTenant(ctx context.Context, o ConsumerOptions, sink handshake.Sink)
 			func() []byte { return signature }, o.ProxyURL, &tenant, &fingerprint),
 	}
 	localScope(steps)
-	if err := run(ctx, sink, steps); err != nil {
+	if err := step.Run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
 	return tenant, nil
@@ -280,7 +281,7 @@ func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Ident
 		waitIdentityStatusStep(o.Consumer, sink, o.StepTimeout, func() string { return providerID }, &placed),
 	}
 	localScope(steps)
-	if err := run(ctx, sink, steps); err != nil {
+	if err := step.Run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
 	return placed, nil

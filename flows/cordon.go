@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -94,7 +95,7 @@ func ActivateTenant(ctx context.Context, provider *kube.Cluster, consumerID stri
 // be right and confirmed, sets its condition. A Tenant already there is
 // left as it is.
 func moveTenant(ctx context.Context, provider *kube.Cluster, consumerID string, m tenantMove, o ConfirmOptions, sink handshake.Sink) error {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	t, err := findTenant(ctx, provider, consumerID)
 	if err != nil {
 		return err
@@ -182,7 +183,7 @@ func UncordonResourceSlice(ctx context.Context, provider *kube.Cluster, name, co
 }
 
 func moveSlice(ctx context.Context, provider *kube.Cluster, name, consumerID string, m sliceMove, o ConfirmOptions, sink handshake.Sink) error {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	rs, err := findProvidedSlice(ctx, provider, name, consumerID, m.verb)
 	if err != nil {
 		return err

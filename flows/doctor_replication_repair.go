@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -66,22 +67,22 @@ func restoreReplicationRepair(d *doctorRun, consumer, provider pairSide, objects
 		p := provider.cluster
 		if ours {
 			if _, err := p.Init(ctx, kube.InitOptions{}); err != nil {
-				return scopedErr(provider.scope, err)
+				return step.Scoped(provider.scope, err)
 			}
 		}
 		roles, err := p.TenantRoles(ctx)
 		if err != nil {
-			return scopedErr(provider.scope, err)
+			return step.Scoped(provider.scope, err)
 		}
 		if _, err := p.BindTenantNamespace(ctx, tenant, ns, roles.ControlPlane); err != nil {
-			return scopedErr(provider.scope, err)
+			return step.Scoped(provider.scope, err)
 		}
 		if _, err := p.BindTenantClusterWide(ctx, consumer.id, roles.ClusterWide); err != nil {
-			return scopedErr(provider.scope, err)
+			return step.Scoped(provider.scope, err)
 		}
 		for _, o := range retry {
 			if err := replicateAgain(ctx, consumer.cluster, o, d.now); err != nil {
-				return scopedErr(consumer.scope, err)
+				return step.Scoped(consumer.scope, err)
 			}
 		}
 		return nil

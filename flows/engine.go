@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
@@ -105,7 +106,7 @@ var inProcessStartTimeout = 30 * time.Second
 
 // EngineError is the failure of in-process controllers: they could not
 // start, sync or keep their Lease, or stopped on an error. Once they ran,
-// it fails the flow's current step at once (see flowFailKey).
+// it fails the flow's current step at once (see step.Fail).
 type EngineError struct {
 	Role   handshake.Role
 	Server string
@@ -171,30 +172,30 @@ func (e *engines) serveInOrder(ctx context.Context, consumer, provider *kube.Clu
 	// then taken in order.
 	first, err := e.prepare(ctx, consumer, handshake.RoleConsumer, consumerEngine, o)
 	if err != nil {
-		return scopedErr(handshake.Local, err)
+		return step.Scoped(handshake.Local, err)
 	}
 	second, err := e.prepare(ctx, provider, handshake.RoleProvider, providerEngine, o)
 	if err != nil {
 		first.abandon()
-		return scopedErr(handshake.Remote, err)
+		return step.Scoped(handshake.Remote, err)
 	}
 	if err := first.begin(ctx); err != nil {
 		second.abandon()
-		return scopedErr(handshake.Local, err)
+		return step.Scoped(handshake.Local, err)
 	}
 	if !first.leading(ctx) {
 		second.abandon()
-		return scopedErr(handshake.Local, first.finish(ctx, sink, handshake.Local))
+		return step.Scoped(handshake.Local, first.finish(ctx, sink, handshake.Local))
 	}
 	if err := second.begin(ctx); err != nil {
 		first.abandon()
-		return scopedErr(handshake.Remote, err)
+		return step.Scoped(handshake.Remote, err)
 	}
 	if err := first.finish(ctx, sink, handshake.Local); err != nil {
 		second.abandon() // the failure is known: no wait for the other side
-		return scopedErr(handshake.Local, err)
+		return step.Scoped(handshake.Local, err)
 	}
-	return scopedErr(handshake.Remote, second.finish(ctx, sink, handshake.Remote))
+	return step.Scoped(handshake.Remote, second.finish(ctx, sink, handshake.Remote))
 }
 
 // pendingServe is a side whose in-process controllers (if any) are starting.
@@ -359,20 +360,16 @@ func (e *engines) register(ctx context.Context, p *pendingServe) error {
 	e.mu.Unlock()
 	// A later failure (the Lease lost, the controllers stopped on an error)
 	// fails the flow's current step at once, with the cause.
-	if fail, ok := ctx.Value(flowFailKey{}).(context.CancelCauseFunc); ok {
+	if step.CanFail(ctx) {
 		go func() {
 			<-started.Done()
 			if err := started.Err(); err != nil {
-				fail(&EngineError{Role: p.role, Server: p.c.Server, Err: err})
+				step.Fail(ctx, &EngineError{Role: p.role, Server: p.c.Server, Err: err})
 			}
 		}()
 	}
 	return nil
 }
-
-// flowFailKey keys, in the context of a flow's steps, the function that
-// ends the flow's context with a cause (an EngineError).
-type flowFailKey struct{}
 
 // stop ends the in-process controllers and waits for them (releasing the Lease).
 func (e *engines) stop() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 )
 
 // In-process controllers that fail after their step (the Lease lost) end
@@ -16,11 +17,10 @@ func TestEngineFailureFailsCurrentStepAtOnce(t *testing.T) {
 	engineErr := &EngineError{Role: handshake.RoleProvider, Server: "https://provider:6443", Err: errors.New("controller: lost the Lease")}
 	steps := []Step{
 		{ID: "engines", Failure: "Unable to prepare the handshake", Run: func(ctx context.Context) error {
-			fail, ok := ctx.Value(flowFailKey{}).(context.CancelCauseFunc)
-			if !ok {
+			if !step.CanFail(ctx) {
 				t.Fatal("no flow failure function in a step's context")
 			}
-			time.AfterFunc(50*time.Millisecond, func() { fail(engineErr) })
+			time.AfterFunc(50*time.Millisecond, func() { step.Fail(ctx, engineErr) })
 			return nil
 		}},
 		{ID: "wait-nonce", Failure: "Failed waiting for nonce to be generated", Timeout: time.Minute, Run: func(ctx context.Context) error {
@@ -30,7 +30,7 @@ func TestEngineFailureFailsCurrentStepAtOnce(t *testing.T) {
 		{ID: "never", Run: func(context.Context) error { t.Error("a step ran after the failure"); return nil }},
 	}
 	start := time.Now()
-	err := run(t.Context(), nil, steps)
+	err := step.Run(t.Context(), nil, steps)
 	var se *StepError
 	if !errors.As(err, &se) || se.Step != "wait-nonce" {
 		t.Fatalf("error %v: want the failure of wait-nonce", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
@@ -80,7 +81,7 @@ type Liqo0xResult struct {
 // as the 0.x consumer. Bad input and a wrong token are refused before
 // anything is written.
 func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error) {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	if err := artifact.ValidatePeerInfo(info); err != nil {
 		return nil, err
 	}
@@ -213,7 +214,7 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinf
 					providerID, existing.Namespace, existing.Name, timeText(existing.NotBefore), timeText(existing.NotAfter))
 			}},
 	}
-	if err := run(ctx, sink, steps); err != nil {
+	if err := step.Run(ctx, sink, steps); err != nil {
 		return err
 	}
 	if existing != nil {
@@ -239,7 +240,7 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinf
 				return err
 			}},
 	)
-	if err := run(ctx, sink, steps); err != nil {
+	if err := step.Run(ctx, sink, steps); err != nil {
 		return err
 	}
 	if err := RunStep(ctx, sink, waitLiqo0xAuthStep(consumer, info, o, res, sink)); err != nil {

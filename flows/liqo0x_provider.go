@@ -7,6 +7,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
@@ -25,7 +26,7 @@ func GeneratePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 }
 
 func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverride string, scope handshake.Scope, sink handshake.Sink) (*peerinfo.Info, error) {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	var info *peerinfo.Info
 	err := RunStep(ctx, sink, Step{ID: "generate-peer-info", Scope: scope,
 		Title:   "Gathering the peer info (cluster ID, auth URL, token)",

@@ -15,6 +15,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
@@ -154,7 +155,7 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 			},
 			Outcome: func() string { return "Identity stored in Secret " + res.IdentitySecret }},
 	}
-	if err := run(ctx, sink, steps); err != nil {
+	if err := step.Run(ctx, sink, steps); err != nil {
 		return err
 	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(res.Kubeconfig)
@@ -186,13 +187,13 @@ func requestLiqo0xIdentity(ctx context.Context, client *liqo0x.AuthClient, req l
 		return nil, fmt.Errorf("the provider refused the request as already issued, but holds no %s for cluster %s: %v", liqo0xRemoteCertificateSecret, req.ConsumerID, authErr)
 	}
 	if err != nil {
-		return nil, scopedErr(handshake.Remote, err)
+		return nil, step.Scoped(handshake.Remote, err)
 	}
 	if len(certPEM) > 0 && bytes.Equal(bytes.TrimSpace(issuedCSR), bytes.TrimSpace(req.CSR)) {
 		// The answer is lost: its API server and CA are read as the auth server builds them.
 		adv, err := liqo0x.On(o.Provider).AdvertisedAPIServer(ctx)
 		if err != nil {
-			return nil, scopedErr(handshake.Remote, err)
+			return nil, step.Scoped(handshake.Remote, err)
 		}
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: fmt.Sprintf(
 			"The provider had already issued the certificate for this cluster's pending CSR (Secret %s/%s): completing with it, "+
@@ -239,14 +240,14 @@ func requestIdentity(ctx context.Context, client *liqo0x.AuthClient, req liqo0x.
 func deleteProviderIdentity(ctx context.Context, provider *kube.Cluster, consumerID string, sink handshake.Sink) error {
 	objs, err := liqo0x.On(provider).ProviderLeftovers(ctx, consumerID)
 	if err != nil {
-		return scopedErr(handshake.Remote, err)
+		return step.Scoped(handshake.Remote, err)
 	}
 	changes, err := liqo0x.On(provider).DeleteObjects(ctx, objs)
 	for _, ch := range changes {
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: ch.String()})
 	}
 	if err != nil {
-		return scopedErr(handshake.Remote, err)
+		return step.Scoped(handshake.Remote, err)
 	}
 	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: "Deleted the identity the provider had issued to cluster " + consumerID + " (--reissue): asking again"})
 	return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
@@ -45,7 +46,7 @@ type Liqo0xUnauthResult struct {
 // still peers, lists each side's objects, deletes them once confirmed, and
 // for a side not given says what is left there.
 func UnauthenticateLiqo0x(ctx context.Context, o Liqo0xUnauthOptions, sink handshake.Sink) (*Liqo0xUnauthResult, error) {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	if o.Consumer == nil && o.Provider == nil {
 		return nil, errors.New("give the consumer, the provider or both")
 	}
@@ -72,12 +73,12 @@ func UnauthenticateLiqo0x(ctx context.Context, o Liqo0xUnauthOptions, sink hands
 			Run: func(ctx context.Context) (err error) {
 				if o.Consumer != nil {
 					if res.ConsumerRemove, res.ConsumerKept, err = liqo0x.On(o.Consumer).ConsumerLeftovers(ctx, res.ProviderID); err != nil {
-						return scopedErr(handshake.Local, err)
+						return step.Scoped(handshake.Local, err)
 					}
 				}
 				if o.Provider != nil {
 					if res.ProviderRemove, err = liqo0x.On(o.Provider).ProviderLeftovers(ctx, res.ConsumerID); err != nil {
-						return scopedErr(handshake.Remote, err)
+						return step.Scoped(handshake.Remote, err)
 					}
 				}
 				for _, obj := range res.ConsumerKept {
@@ -89,7 +90,7 @@ func UnauthenticateLiqo0x(ctx context.Context, o Liqo0xUnauthOptions, sink hands
 				return fmt.Sprintf("%d objects to delete on the consumer, %d on the provider", len(res.ConsumerRemove), len(res.ProviderRemove))
 			}},
 	}
-	if err := run(ctx, sink, steps); err != nil {
+	if err := step.Run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
 	res.Left = liqo0xLeftOnMissingSide(o, res)
@@ -111,7 +112,7 @@ func UnauthenticateLiqo0x(ctx context.Context, o Liqo0xUnauthOptions, sink hands
 			return res, ErrNotConfirmed
 		}
 	}
-	err := run(ctx, sink, []Step{
+	err := step.Run(ctx, sink, []Step{
 		deleteLiqo0xStep(handshake.Local, o.Consumer, res.ConsumerRemove, sink),
 		deleteLiqo0xStep(handshake.Remote, o.Provider, res.ProviderRemove, sink),
 	})
@@ -126,12 +127,12 @@ func liqo0xUnauthIDs(ctx context.Context, o Liqo0xUnauthOptions, res *Liqo0xUnau
 	var err error
 	if o.Consumer != nil {
 		if res.ConsumerID, err = o.Consumer.ClusterID(ctx); err != nil {
-			return scopedErr(handshake.Local, err)
+			return step.Scoped(handshake.Local, err)
 		}
 	}
 	if o.Provider != nil {
 		if res.ProviderID, err = o.Provider.ClusterID(ctx); err != nil {
-			return scopedErr(handshake.Remote, err)
+			return step.Scoped(handshake.Remote, err)
 		}
 	}
 	switch {

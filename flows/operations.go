@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -15,7 +16,7 @@ import (
 // Init prepares a cluster without Liqo for the handshake; each object it
 // created, updated or found is a Note.
 func Init(ctx context.Context, c *kube.Cluster, o kube.InitOptions, sink handshake.Sink) (*kube.InitResult, error) {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	var res *kube.InitResult
 	err := RunStep(ctx, sink, Step{ID: "init", Scope: handshake.Local,
 		Title:   "Creating namespace, cluster ID, keys, CRDs and roles",
@@ -33,7 +34,7 @@ func Init(ctx context.Context, c *kube.Cluster, o kube.InitOptions, sink handsha
 			switch {
 			case res.LiqoInstalled:
 				return fmt.Sprintf("Liqo is installed on this cluster (cluster ID %s): nothing to do", res.ClusterID)
-			case !changed(res.Changes):
+			case !step.Changed(res.Changes):
 				return fmt.Sprintf("Cluster %s was already ready for the handshake: nothing changed", res.ClusterID)
 			}
 			return fmt.Sprintf("Cluster %s is ready for the handshake", res.ClusterID)
@@ -55,7 +56,7 @@ type ControllerInstall struct {
 // image ("" = ControllerImage); each object is a Note. A failure is a
 // *ControllerInstallError, which says what was applied before it.
 func InstallController(ctx context.Context, c *kube.Cluster, image string, sink handshake.Sink) (*ControllerInstall, error) {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	if image == "" {
 		image = ControllerImage
 	}
@@ -119,22 +120,6 @@ func (e *ControllerInstallError) afterwards() string {
 		return partial + ". Installing needs the rights to create CRDs, ClusterRoles, RBAC and a Deployment"
 	}
 	return partial
-}
-
-func changed(changes []kube.Change) bool {
-	for _, ch := range changes {
-		if ch.Action != kube.Unchanged {
-			return true
-		}
-	}
-	return false
-}
-
-func orDiscard(sink handshake.Sink) handshake.Sink {
-	if sink == nil {
-		return handshake.Discard
-	}
-	return sink
 }
 
 // Change is one object created, updated, deleted or found unchanged.

@@ -10,6 +10,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
 )
@@ -52,7 +53,7 @@ type PeeringUserOptions struct {
 // provider's admin's machine. The consumer's admin then runs the automated
 // handshake with it as the remote kubeconfig.
 func GeneratePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID string, o PeeringUserOptions, sink handshake.Sink) (*PeeringUser, error) {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	res := &PeeringUser{ConsumerID: consumerID}
 	err := RunStep(ctx, sink, Step{ID: "generate-peering-user", Scope: handshake.Local, Title: "Generating the peering user",
 		Failure: "Unable to generate the peering user", Command: "liqoctl generate peering-user --consumer-cluster-id " + consumerID,
@@ -101,7 +102,7 @@ var keyName = map[authcrypto.KeyType]string{authcrypto.KeyEd25519: "Ed25519", au
 // DeletePeeringUser removes the peering user of consumerID from the provider
 // (kube.Cluster.DeletePeeringUser) as a step; each object is a Note.
 func DeletePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID string, sink handshake.Sink) ([]kube.Change, error) {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	var changes []kube.Change
 	err := RunStep(ctx, sink, Step{ID: "delete-peering-user", Scope: handshake.Local, Title: "Deleting the peering user",
 		Failure: "Unable to delete the peering user", Command: "liqoctl delete peering-user --consumer-cluster-id " + consumerID,
@@ -113,7 +114,7 @@ func DeletePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID s
 			return err
 		},
 		Outcome: func() string {
-			if !changed(changes) {
+			if !step.Changed(changes) {
 				return fmt.Sprintf("No peering user for consumer %s: nothing to delete", consumerID)
 			}
 			return fmt.Sprintf("Peering user of consumer %s deleted: its kubeconfig may do nothing more on this cluster "+

@@ -11,6 +11,7 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -45,7 +46,7 @@ func CreateNonce(ctx context.Context, o ProviderOptions, sink handshake.Sink) (s
 		waitNonceStep(o.Provider, sink, o.StepTimeout, func() string { return ns.Name }, func() string { return o.ConsumerID }, &nonce),
 	}
 	localScope(steps)
-	return nonce, run(ctx, sink, steps)
+	return nonce, step.Run(ctx, sink, steps)
 }
 
 // GetNonce reads the nonce already created for the consumer.
@@ -176,7 +177,7 @@ func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, 
 		waitTenantStatusStep(o.Provider, sink, o.StepTimeout, func() *authv1beta1.Tenant { return applied }, &applied),
 	}
 	localScope(steps)
-	return applied, run(ctx, sink, steps)
+	return applied, step.Run(ctx, sink, steps)
 }
 
 // GeneratedIdentity is the Identity a provider made for a consumer, with

@@ -18,6 +18,7 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -65,7 +66,7 @@ type SliceOptions struct {
 // back whenever the provider answered: with a *SliceDeniedError when it
 // denied the slice's authentication or its resources.
 func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifact.SliceRequest, o SliceOptions, sink handshake.Sink) (*SliceStatus, error) {
-	sink = orDiscard(sink)
+	sink = step.OrDiscard(sink)
 	want, err := checkSliceRequest(req)
 	if err != nil {
 		return nil, err
@@ -112,12 +113,12 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 				var g errgroup.Group
 				g.Go(func() (err error) {
 					defer kube.RecoverAsError(&err, "starting the consumer's controllers")
-					return scopedErr(handshake.Local, eng.serve(ctx, consumer, handshake.RoleConsumer, consumerEngine, o.Engine, sink, handshake.Local))
+					return step.Scoped(handshake.Local, eng.serve(ctx, consumer, handshake.RoleConsumer, consumerEngine, o.Engine, sink, handshake.Local))
 				})
 				if o.Provider != nil {
 					g.Go(func() (err error) {
 						defer kube.RecoverAsError(&err, "starting the provider's controllers")
-						return scopedErr(handshake.Remote, eng.serve(ctx, o.Provider, handshake.RoleProvider, providerEngine, o.Engine, sink, handshake.Remote))
+						return step.Scoped(handshake.Remote, eng.serve(ctx, o.Provider, handshake.RoleProvider, providerEngine, o.Engine, sink, handshake.Remote))
 					})
 				}
 				return g.Wait()
@@ -149,7 +150,7 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 		steps = append(steps, waitSliceDecisionStep(consumer, sink, o.StepTimeout, ns, req.Name, req.ProviderID, &rs, &wait),
 			waitSliceKubeconfigStep(consumer, sink, o.StepTimeout, ns, req.Name, &rs))
 	}
-	err = run(ctx, sink, steps)
+	err = step.Run(ctx, sink, steps)
 	var denied *SliceDeniedError
 	if err != nil && !errors.As(err, &denied) {
 		return nil, err
@@ -161,13 +162,6 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 		err = deniedSliceError(st)
 	}
 	return &st, err
-}
-
-func scopedErr(s handshake.Scope, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s%w", s.Prefix(), err)
 }
 
 // checkSliceRequest validates the request alone and builds the slice.

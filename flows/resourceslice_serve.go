@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -37,9 +38,8 @@ func ServeSlices(ctx context.Context, provider *kube.Cluster, consumerID string,
 	}
 	// A failure of the in-process reconcilers ends serveCtx with its cause
 	// (engines.register).
-	serveCtx, fail := context.WithCancelCause(ctx)
-	defer fail(nil)
-	serveCtx = context.WithValue(serveCtx, flowFailKey{}, fail)
+	serveCtx, stop := step.Failable(ctx)
+	defer stop()
 	var eng engines
 	defer eng.stop()
 	if err := eng.serve(serveCtx, provider, handshake.RoleProvider, engine, o, nil, handshake.Local); err != nil {

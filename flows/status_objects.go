@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
@@ -69,7 +70,7 @@ func listBoth(ctx context.Context, c, remote *Cluster) (local, other *peeringObj
 				fallback = kube.TenantNamespaceName(id)
 			}
 			if other, err = listPeeringObjects(ctx, remote, fallback); err != nil {
-				err = scopedErr(handshake.Remote, err)
+				err = step.Scoped(handshake.Remote, err)
 			}
 			return err
 		})

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
@@ -42,7 +43,7 @@ func WatchOverview(ctx context.Context, c *Cluster, o OverviewOptions) (<-chan [
 	if o.Remote != nil {
 		if remote, err = startPeeringInformers(ctx, o.Remote, changed); err != nil {
 			cancel()
-			return nil, scopedErr(handshake.Remote, err)
+			return nil, step.Scoped(handshake.Remote, err)
 		}
 	}
 	debounce := o.Debounce

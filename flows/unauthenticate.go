@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -121,7 +122,7 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 				deleteTenantNamespaceStep(provider, handshake.Remote, func() string { return res.ConsumerID }, o.StepTimeout, res.remove))
 		}
 	}
-	if err := run(ctx, sink, steps); err != nil {
+	if err := step.Run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
 	if consumer != nil && provider != nil {

@@ -1,4 +1,7 @@
-package flows
+// Package step runs a flow: its steps in order, each reported to a
+// handshake.Sink, stopping at the first failure. Every flows package builds
+// its flows of these steps.
+package step
 
 import (
 	"context"
@@ -41,23 +44,22 @@ type StepError struct {
 func (e *StepError) Error() string { return e.Line }
 func (e *StepError) Unwrap() error { return e.Err }
 
-// RunStep runs one step as a flow of one: the operations that are a single
+// One runs one step as a flow of one: the operations that are a single
 // step (init, install, verify) report like the steps of a flow.
-func RunStep(ctx context.Context, sink handshake.Sink, s Step) error {
-	return run(ctx, sink, []Step{s})
+func One(ctx context.Context, sink handshake.Sink, s Step) error {
+	return Run(ctx, sink, []Step{s})
 }
 
-// run executes steps in order, reporting each to sink, and stops at the
+// Run executes steps in order, reporting each to sink, and stops at the
 // first failure.
-func run(ctx context.Context, sink handshake.Sink, steps []Step) error {
+func Run(ctx context.Context, sink handshake.Sink, steps []Step) error {
 	if sink == nil {
 		sink = handshake.Discard
 	}
 	// In-process controllers started by a step fail the flow's context,
-	// with their error as the cause, when they stop later (engine.go).
-	ctx, fail := context.WithCancelCause(ctx)
-	defer fail(nil)
-	ctx = context.WithValue(ctx, flowFailKey{}, fail)
+	// with their error as the cause, when they stop later (Fail).
+	ctx, stop := Failable(ctx)
+	defer stop()
 	for i, s := range steps {
 		ev := handshake.Event{Step: s.ID, Index: i + 1, Total: len(steps), Scope: s.Scope, Command: s.Command}
 		start := time.Now()
@@ -87,8 +89,8 @@ func runOne(ctx context.Context, s Step) error {
 		defer cancel()
 	}
 	err := shortenRequestError(s.Run(ctx))
-	if engErr := (*EngineError)(nil); errors.As(context.Cause(ctx), &engErr) && (err != nil || ctx.Err() != nil) {
-		return engErr // the waits saw only their context end: name why
+	if failed := (*flowFailure)(nil); errors.As(context.Cause(ctx), &failed) && (err != nil || ctx.Err() != nil) {
+		return failed.err // the waits saw only their context end: name why
 	}
 	if err != nil && errors.Is(context.Cause(ctx), errStepTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w (step timeout %s)", err, handshake.HumanDuration(s.Timeout))
@@ -136,3 +138,63 @@ type requestError struct {
 
 func (e *requestError) Error() string { return e.line }
 func (e *requestError) Unwrap() error { return e.err }
+
+// Failable returns a context that Fail can end with a cause, and the
+// function that releases it.
+func Failable(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	return context.WithValue(ctx, failKey{}, cancel), func() { cancel(nil) }
+}
+
+// Fail ends the flow whose context ctx is (made by Failable) with err: its
+// current step fails at once with err instead of waiting out its wait.
+// It reports whether ctx belongs to such a flow.
+func Fail(ctx context.Context, err error) bool {
+	cancel, ok := ctx.Value(failKey{}).(context.CancelCauseFunc)
+	if ok {
+		cancel(&flowFailure{err})
+	}
+	return ok
+}
+
+// CanFail reports whether Fail can end ctx.
+func CanFail(ctx context.Context) bool {
+	_, ok := ctx.Value(failKey{}).(context.CancelCauseFunc)
+	return ok
+}
+
+// failKey keys, in the context of a flow's steps, the function that ends
+// the flow's context with a cause.
+type failKey struct{}
+
+// flowFailure is the cause Fail gives the flow's context.
+type flowFailure struct{ err error }
+
+func (f *flowFailure) Error() string { return f.err.Error() }
+func (f *flowFailure) Unwrap() error { return f.err }
+
+// Scoped prefixes err with the scope's "(local) "/"(remote) " (nil stays nil).
+func Scoped(s handshake.Scope, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s%w", s.Prefix(), err)
+}
+
+// OrDiscard is sink, or a sink that drops every event.
+func OrDiscard(sink handshake.Sink) handshake.Sink {
+	if sink == nil {
+		return handshake.Discard
+	}
+	return sink
+}
+
+// Changed reports whether any change did something.
+func Changed(changes []kube.Change) bool {
+	for _, ch := range changes {
+		if ch.Action != kube.Unchanged {
+			return true
+		}
+	}
+	return false
+}
