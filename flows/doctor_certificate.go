@@ -38,7 +38,7 @@ func checkCertificate(ctx context.Context, d *doctorRun, row PeeringRow) []Check
 	case !now.Before(held.notAfter):
 		why, _ := renewalBlocker(ctx, d, consumer, provider)
 		c = failed(certificateCheckID, certificateCheckTitle,
-			fmt.Sprintf("the certificate expired at %s (renewal was due %s): %s", timeText(held.notAfter), timeText(due), why),
+			fmt.Sprintf("the certificate expired at %s (renewal was due %s): %s", handshake.TimeText(held.notAfter), handshake.TimeText(due), why),
 			reauthenticateFix(row))
 		if d.remote != nil {
 			c.Repair = reauthenticateRepair(d, row)
@@ -46,12 +46,12 @@ func checkCertificate(ctx context.Context, d *doctorRun, row PeeringRow) []Check
 	case !now.Before(held.late()):
 		why, fix := renewalBlocker(ctx, d, consumer, provider)
 		c = failed(certificateCheckID, certificateCheckTitle,
-			fmt.Sprintf("renewal was due %s and has not happened; the certificate expires at %s: %s", timeText(due), timeText(held.notAfter), why), fix)
+			fmt.Sprintf("renewal was due %s and has not happened; the certificate expires at %s: %s", handshake.TimeText(due), handshake.TimeText(held.notAfter), why), fix)
 		if fix == reauthenticateFix(row) && d.remote != nil {
 			c.Repair = reauthenticateRepair(d, row)
 		}
 	default:
-		detail := fmt.Sprintf("valid until %s, renewal due %s", timeText(held.notAfter), timeText(due))
+		detail := fmt.Sprintf("valid until %s, renewal due %s", handshake.TimeText(held.notAfter), handshake.TimeText(due))
 		if side.role == handshake.RoleConsumer {
 			detail += ", last renewal " + orNever(held.lastRenewal)
 		}
@@ -82,7 +82,7 @@ func orNever(t time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}
-	return timeText(t)
+	return handshake.TimeText(t)
 }
 
 // reauthenticateFix re-authenticates the pair keeping its slices (doctor's
@@ -114,7 +114,7 @@ func renewalBlocker(ctx context.Context, d *doctorRun, consumer, provider pairSi
 // renewalNotBack: the provider renewed the Tenant's certificate, and the
 // consumer does not hold it.
 func renewalNotBack(ctx context.Context, d *doctorRun, consumer, provider pairSide, issued certDates) (string, string) {
-	renewed := "the provider renewed it (valid until " + timeText(issued.notAfter) + ") but "
+	renewed := "the provider renewed it (valid until " + handshake.TimeText(issued.notAfter) + ") but "
 	cons := runnerOf(ctx, consumer)
 	switch {
 	case cons.consumerDriven():

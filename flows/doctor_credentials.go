@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
@@ -47,7 +48,7 @@ func kubeconfigChecks(ctx context.Context, d *doctorRun, row PeeringRow, p docto
 		c.Scope = p.consumerScope
 		return c
 	}
-	cfg, ns, err := secretAccess(s)
+	cfg, ns, err := access.OfSecret(s)
 	if err != nil {
 		return []Check{in(failed(acceptedID, "kubeconfig accepted by the provider", err.Error(), handshakeCommands{p}.identity()))}
 	}

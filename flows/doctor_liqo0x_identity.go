@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
@@ -36,11 +37,11 @@ func (p liqo0xPeering) identityCheck(now time.Time) *Check {
 	var cause string
 	switch {
 	case !now.Before(cert.NotAfter):
-		cause = fmt.Sprintf("the identity's certificate (%s) expired at %s", where, timeText(cert.NotAfter))
+		cause = fmt.Sprintf("the identity's certificate (%s) expired at %s", where, handshake.TimeText(cert.NotAfter))
 	case !now.Before(renewal):
-		cause = fmt.Sprintf("the identity's certificate (%s) expires at %s, past 2/3 of its validity", where, timeText(cert.NotAfter))
+		cause = fmt.Sprintf("the identity's certificate (%s) expires at %s, past 2/3 of its validity", where, handshake.TimeText(cert.NotAfter))
 	default:
-		c := passed(checkLiqo0xIdentity, title, fmt.Sprintf("%s, certificate valid until %s", where, timeText(cert.NotAfter)))
+		c := passed(checkLiqo0xIdentity, title, fmt.Sprintf("%s, certificate valid until %s", where, handshake.TimeText(cert.NotAfter)))
 		return &c
 	}
 	c := failed(checkLiqo0xIdentity, title, cause+": Liqo 0.x never renews it; the provider issues a new one once the old one is deleted on both sides",

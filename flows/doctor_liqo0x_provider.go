@@ -144,14 +144,14 @@ func (p liqo0xPeering) issuedCheck() *Check {
 			return nil
 		}
 		c := passed(checkLiqo0xIssued, title, fmt.Sprintf("Secret %s/%s, valid until %s (the consumer was not read: give --remote-kubeconfig to compare)",
-			p.provider.issued.Namespace, p.provider.issued.Name, timeText(issued.NotAfter)))
+			p.provider.issued.Namespace, p.provider.issued.Name, handshake.TimeText(issued.NotAfter)))
 		return &c
 	}
 	held, secret := p.consumer.certificate()
 	switch {
 	case issued != nil && held != nil && bytes.Equal(issued.Raw, held.Raw):
 		c := passed(checkLiqo0xIssued, title, fmt.Sprintf("the consumer holds it (Secret %s/%s), valid until %s",
-			secret.Namespace, secret.Name, timeText(issued.NotAfter)))
+			secret.Namespace, secret.Name, handshake.TimeText(issued.NotAfter)))
 		return &c
 	case issued != nil && held != nil:
 		c := failed(checkLiqo0xIssued, title, fmt.Sprintf(

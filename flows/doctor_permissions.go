@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -32,7 +33,7 @@ func permissionsCheck(ctx context.Context, d *doctorRun, p doctorPair, cfg *rest
 	var denied []string
 	if cfg != nil {
 		vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
-		v, err := verifyConfig(vctx, cfg, ns, checks)
+		v, err := access.Verify(vctx, cfg, ns, access.ControlPlane)
 		cancel()
 		if err != nil {
 			return Check{}, false // it answered a moment ago: the reach checks say the rest
@@ -98,7 +99,7 @@ func deniedOfGranted(v *Verification, ns string) []string {
 		deniedSet[s] = true
 	}
 	var out []string
-	for _, a := range checks {
+	for _, a := range access.ControlPlane {
 		if grantedToConsumer(a) && deniedSet[a.String(ns)] {
 			out = append(out, a.String(ns))
 		}
@@ -107,11 +108,11 @@ func deniedOfGranted(v *Verification, ns string) []string {
 }
 
 // grantedToConsumer: the accesses of checks the control-plane role grants.
-func grantedToConsumer(a accessCheck) bool {
-	if a.namespace != tenantNS {
+func grantedToConsumer(a access.Check) bool {
+	if a.Namespace != access.TenantNamespace {
 		return false
 	}
-	switch a.resource {
+	switch a.Resource {
 	case "resourceslices", "renews", "namespacemaps":
 		return true
 	}

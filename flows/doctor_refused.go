@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // unauthorizedCheck says why the provider refuses the certificate (401):
@@ -29,20 +30,20 @@ func refusedCertificateReason(ctx context.Context, d *doctorRun, p doctorPair, c
 		return "its client certificate is unreadable: " + err.Error()
 	}
 	if !d.now.Before(cert.NotAfter) {
-		return "the certificate expired at " + timeText(cert.NotAfter)
+		return "the certificate expired at " + handshake.TimeText(cert.NotAfter)
 	}
 	if p.provider == nil {
-		return "the certificate is valid until " + timeText(cert.NotAfter) +
+		return "the certificate is valid until " + handshake.TimeText(cert.NotAfter) +
 			" yet refused: signed by a CA the provider no longer trusts (rotated?) or revoked; --remote-kubeconfig tells which"
 	}
 	trusted, err := clientCAVerifies(ctx, p.provider, cert, d.now)
 	switch {
 	case err != nil:
-		return "the certificate is valid until " + timeText(cert.NotAfter) + " yet refused (the provider's client CA could not be read: " + err.Error() + ")"
+		return "the certificate is valid until " + handshake.TimeText(cert.NotAfter) + " yet refused (the provider's client CA could not be read: " + err.Error() + ")"
 	case !trusted:
 		return fmt.Sprintf("the certificate was signed by %q, not by the CA the provider trusts now: wrong CA, or the provider's CA was rotated", cert.Issuer.CommonName)
 	}
-	return "the certificate is valid until " + timeText(cert.NotAfter) + " and signed by the provider's CA, yet refused: revoked"
+	return "the certificate is valid until " + handshake.TimeText(cert.NotAfter) + " and signed by the provider's CA, yet refused: revoked"
 }
 
 // The ConfigMap where kube-apiserver publishes the CA bundle it trusts for

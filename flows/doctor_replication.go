@@ -190,7 +190,7 @@ func stuckDeleting(o metav1.Object, now time.Time) string {
 	if del == nil || now.Sub(del.Time) <= replicationGrace || len(o.GetFinalizers()) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("has been Terminating since %s, held by finalizer %s", timeText(del.Time), strings.Join(o.GetFinalizers(), ", "))
+	return fmt.Sprintf("has been Terminating since %s, held by finalizer %s", handshake.TimeText(del.Time), strings.Join(o.GetFinalizers(), ", "))
 }
 
 // blockedBy says what the replicator's finalizer on a local object waits

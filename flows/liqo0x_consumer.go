@@ -211,7 +211,7 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinf
 					return "No identity for provider " + providerID + " yet"
 				}
 				return fmt.Sprintf("This cluster already holds an identity for provider %s (Secret %s/%s, issued %s, expires %s): Liqo reuses it and does NOT send the token",
-					providerID, existing.Namespace, existing.Name, timeText(existing.NotBefore), timeText(existing.NotAfter))
+					providerID, existing.Namespace, existing.Name, handshake.TimeText(existing.NotBefore), handshake.TimeText(existing.NotAfter))
 			}},
 	}
 	if err := step.Run(ctx, sink, steps); err != nil {
@@ -406,9 +406,3 @@ func (e *Liqo0xRefusedError) Error() string { return e.Err.Error() }
 func (e *Liqo0xRefusedError) Unwrap() error { return e.Err }
 
 // timeText shows a time, or "unknown".
-func timeText(t time.Time) string {
-	if t.IsZero() {
-		return "unknown"
-	}
-	return t.UTC().Format(time.RFC3339)
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
@@ -88,7 +89,7 @@ func TestUnauthenticateLiqo0xNeedsASide(t *testing.T) {
 // four things it must not do, not against Liqo v1's resources.
 func TestLiqo0xChecks(t *testing.T) {
 	var lines []string
-	for _, c := range liqo0xChecks {
+	for _, c := range access.Liqo0x {
 		lines = append(lines, c.String("liqo-tenant-x"))
 	}
 	assert.Len(t, lines, 18)

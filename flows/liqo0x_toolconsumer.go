@@ -61,7 +61,7 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 			}
 			issued, notAfter := certificateTimes(existing.CertData)
 			return fmt.Sprintf("This cluster already holds an identity for provider %s (Secret %s, issued %s, expires %s): nothing is sent",
-				providerID, res.IdentitySecret, timeText(issued), timeText(notAfter))
+				providerID, res.IdentitySecret, handshake.TimeText(issued), handshake.TimeText(notAfter))
 		}})
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package flows
 import (
 	"context"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
@@ -16,7 +17,7 @@ func verifyLiqo0xIdentity(ctx context.Context, consumer *kube.Cluster, providerI
 	if err != nil {
 		return nil, err
 	}
-	v, err := verifyConfig(ctx, id.Config, id.RemoteNamespace, liqo0xChecks)
+	v, err := access.Verify(ctx, id.Config, id.RemoteNamespace, access.Liqo0x)
 	if err != nil {
 		return nil, AdvertisedUnreachable(err)
 	}

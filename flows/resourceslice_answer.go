@@ -10,12 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -114,26 +112,12 @@ func providerThroughSecret(ctx context.Context, consumer *kube.Cluster, provider
 	if err != nil {
 		return nil, "", err
 	}
-	cfg, ns, err := secretAccess(s)
+	cfg, ns, err := access.OfSecret(s)
 	if err != nil {
 		return nil, "", err
 	}
 	c, err := kube.NewCluster(cfg, "")
 	return c, ns, err
-}
-
-// secretAccess reads a kubeconfig Secret: the REST config of its
-// kubeconfig, and the tenant namespace it is for on the provider.
-func secretAccess(s *corev1.Secret) (*rest.Config, string, error) {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[kube.KubeconfigField])
-	if err != nil {
-		return nil, "", fmt.Errorf("kubeconfig in secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	ns := s.Annotations[kube.RemoteTenantNamespace]
-	if ns == "" {
-		return nil, "", fmt.Errorf("secret %s/%s has no %s annotation", s.Namespace, s.Name, kube.RemoteTenantNamespace)
-	}
-	return cfg, ns, nil
 }
 
 // sliceCopyWatch sees a slice's copy arrive on the provider, during the

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -58,7 +59,7 @@ func providerStageOf(namespace bool, t *authv1beta1.Tenant, nonce *corev1.Secret
 
 // ConsumerStage reads the consumer's progress with a provider.
 func ConsumerStage(ctx context.Context, consumer *kube.Cluster, providerID string) (handshake.Stage, error) {
-	if _, err := kubeconfigSecretFor(ctx, consumer, providerID); err == nil {
+	if _, err := access.KubeconfigSecretFor(ctx, consumer, providerID); err == nil {
 		return handshake.StageAuthenticated, nil
 	} else if !kube.IsNotFound(err) {
 		return "", err

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
@@ -123,7 +124,7 @@ func consumerHoldsLiqo0x(ctx context.Context, consumer *Cluster, providerID stri
 	if runsLiqo0x, err := clusterRunsLiqo0x(ctx, consumer); err != nil || runsLiqo0x {
 		return runsLiqo0x, err
 	}
-	secret, err := kubeconfigSecretFor(ctx, consumer, providerID)
+	secret, err := access.KubeconfigSecretFor(ctx, consumer, providerID)
 	switch {
 	case err == nil:
 		return secret.Labels[liqo0x.ClientLabel] == "true", nil

@@ -105,7 +105,7 @@ func sideHealth(r PeeringRow, now time.Time, both bool) Health {
 	notAfter := r.CertificateNotAfter
 	switch {
 	case !notAfter.IsZero() && !now.Before(notAfter):
-		return Health{handshake.VerdictExpired, "certificate expired at " + timeText(notAfter)}
+		return Health{handshake.VerdictExpired, "certificate expired at " + handshake.TimeText(notAfter)}
 	case r.TenantCondition == string(authv1beta1.TenantConditionDrained):
 		return Health{handshake.VerdictDrained, "the provider drained the Tenant: resources neither used nor negotiated"}
 	case r.TenantCondition == string(authv1beta1.TenantConditionCordoned):
@@ -119,7 +119,7 @@ func sideHealth(r PeeringRow, now time.Time, both bool) Health {
 	}
 	if !notAfter.IsZero() && !r.CertificateNotBefore.IsZero() {
 		if due := kube.RenewalTime(r.CertificateNotBefore, notAfter); !now.Before(due) {
-			return Health{handshake.VerdictExpiring, fmt.Sprintf("certificate expires at %s and was due for renewal at %s", timeText(notAfter), timeText(due))}
+			return Health{handshake.VerdictExpiring, fmt.Sprintf("certificate expires at %s and was due for renewal at %s", handshake.TimeText(notAfter), handshake.TimeText(due))}
 		}
 	}
 	return Health{Verdict: handshake.VerdictOK, Reason: okReason(r)}

@@ -46,3 +46,11 @@ func Ago(t, now time.Time) string {
 	}
 	return HumanDuration(d) + " ago"
 }
+
+// TimeText is t in RFC 3339 (UTC), or "unknown" when zero.
+func TimeText(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
