@@ -10,18 +10,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
-// Explanation is a failure as the admin reads it: one line, and what to do.
-type Explanation struct {
-	Reason string
-	Hint   string
-	Scope  handshake.Scope
-	// Timeout: a wait or a request ran out of time.
-	Timeout bool
-	// AlreadyIssued: a Liqo 0.x provider already issued this consumer's
-	// one identity; reissuing it (with the provider's kubeconfig) helps.
-	AlreadyIssued bool
-}
-
 // waitTimeoutHint is the advice after a wait ran out of time.
 const waitTimeoutHint = "a wait ran into its timeout: check that the controllers run (the wizard starts in-process ones when a cluster has none) " +
 	"and the events above, then retry; raise --timeout for slow clusters"
@@ -35,12 +23,13 @@ var liqo0xHints = map[liqo0x.Refusal]string{
 	liqo0x.Incompatible: handshake.Liqo03And04Incompatible,
 }
 
-// Explain turns any error of a flow into its Explanation (nil for nil).
-func Explain(err error) *Explanation {
+// Explain turns any error of a flow into the Failure an admin reads (nil
+// for nil).
+func Explain(err error) *handshake.Failure {
 	if err == nil {
 		return nil
 	}
-	e := &Explanation{Reason: err.Error()}
+	e := &handshake.Failure{Reason: err.Error(), Err: err}
 	var se *StepError
 	if errors.As(err, &se) {
 		e.Reason, e.Scope = se.Line, se.Scope
@@ -127,7 +116,7 @@ type Failure struct {
 	Timeout bool            `json:"timeout,omitempty"`
 }
 
-// FailureOf is err's Explanation as a Failure (nil for nil).
+// FailureOf is err explained, as the JSON of a failed command (nil for nil).
 func FailureOf(err error) *Failure {
 	e := Explain(err)
 	if e == nil {

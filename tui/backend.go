@@ -377,17 +377,5 @@ type ProviderSlices struct {
 }
 
 // Failure is an error the backend explained: the reason in one line and
-// what the admin can do about it.
-type Failure struct {
-	Reason  string
-	Hint    string
-	Scope   handshake.Scope
-	Timeout bool
-	// AlreadyIssued: a Liqo 0.x provider refused because it already issued
-	// this consumer's one identity; reissuing it may help.
-	AlreadyIssued bool
-	Err           error
-}
-
-func (f *Failure) Error() string { return f.Reason }
-func (f *Failure) Unwrap() error { return f.Err }
+// what the admin can do about it (flows.Explain's).
+type Failure = handshake.Failure
