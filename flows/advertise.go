@@ -8,41 +8,22 @@ import (
 	"strings"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
-// AdvertiseSource says where the API server a consumer gets comes from.
-type AdvertiseSource string
-
-const (
-	// AdvertiseOverride: --api-server-override or the wizard's edit, put on
-	// the Tenant as annotations.
-	AdvertiseOverride AdvertiseSource = "override"
-	// AdvertiseNode: a control-plane Node's address (the in-cluster
-	// controller's and Liqo's default).
-	AdvertiseNode AdvertiseSource = "node"
-	// AdvertiseKubeconfig: the provider kubeconfig's server (in-process).
-	AdvertiseKubeconfig AdvertiseSource = "kubeconfig"
-	// AdvertiseController: the flags of the controller serving the provider.
-	AdvertiseController AdvertiseSource = "controller"
+// Where the address a consumer gets comes from, and what it is told.
+type (
+	AdvertiseSource = handshake.AdvertiseSource
+	Advertisement   = handshake.Advertisement
 )
 
-// Advertisement is what a consumer will be told to reach the provider at:
-// authParams.apiServer and authParams.ca (§6.4).
-type Advertisement struct {
-	APIServer string
-	// CA is the PEM advertised; nil with TrustedCA.
-	CA            []byte
-	CAFingerprint string
-	TrustedCA     bool
-	Source        AdvertiseSource
-	// Engine serves the provider: with EngineLiqo, no override applies.
-	Engine Engine
-	// Fixed: the engine (real Liqo) decides what it advertises, whatever
-	// the overrides; FixedHint says how to change it there.
-	Fixed     bool
-	FixedHint string
-}
+const (
+	AdvertiseOverride   = handshake.AdvertiseOverride
+	AdvertiseNode       = handshake.AdvertiseNode
+	AdvertiseKubeconfig = handshake.AdvertiseKubeconfig
+	AdvertiseController = handshake.AdvertiseController
+)
 
 // liqoControllerDeployment is real Liqo's controller, whose flags say what
 // it advertises (§6.4).

@@ -16,17 +16,13 @@ import (
 )
 
 // Engine names what serves a side of the handshake.
-type Engine string
+type Engine = handshake.Engine
 
 const (
-	EngineLiqo       Engine = "Liqo's controller-manager"
-	EngineController Engine = "liqo-auth-controller (in-cluster)"
-	EngineInProcess  Engine = "in-process controller"
-	// EngineControllerAssumed: the kubeconfig may not read the controller's
-	// Lease (Liqo's peering user may not), so it may not hold one to run
-	// controllers in-process either; only a controller running on the
-	// cluster can serve the side, and the flow relies on it.
-	EngineControllerAssumed Engine = "liqo-auth-controller (in-cluster; not checked: this kubeconfig may not read its Lease)"
+	EngineLiqo              = handshake.EngineLiqo
+	EngineController        = handshake.EngineController
+	EngineInProcess         = handshake.EngineInProcess
+	EngineControllerAssumed = handshake.EngineControllerAssumed
 )
 
 // EngineOptions tune the in-process controllers.

@@ -73,7 +73,7 @@ func GeneratePeeringUser(ctx context.Context, provider *kube.Cluster, consumerID
 			note := func(format string, args ...any) {
 				sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: fmt.Sprintf(format, args...)})
 			}
-			note("The kubeconfig reaches the provider at %s (%s)", adv.APIServer, handshake.AdvertiseSourceText(string(adv.Source)))
+			note("The kubeconfig reaches the provider at %s (%s)", adv.APIServer, adv.Source.Text())
 			note("The user's key is %s (%s)", keyName[keyType], why)
 			res.Kubeconfig, err = provider.GeneratePeeringUser(ctx, consumerID, kube.PeeringUserOptions{
 				KeyType: keyType, APIServer: adv.APIServer, CA: adv.CA, Report: noteChange(sink)})

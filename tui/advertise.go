@@ -15,20 +15,7 @@ import (
 
 // Advertisement is what the consumer will be told to reach the provider at
 // (the Identity's authParams.apiServer and ca, §6.4).
-type Advertisement struct {
-	APIServer string
-	// CAFingerprint of the advertised CA; "" with TrustedCA.
-	CAFingerprint string
-	TrustedCA     bool
-	// Source: override, node, kubeconfig or controller.
-	Source string
-	// Engine names what serves the provider.
-	Engine string
-	// Fixed: the provider's engine (real Liqo) decides; FixedHint says how
-	// to change it there.
-	Fixed     bool
-	FixedHint string
-}
+type Advertisement = handshake.Advertisement
 
 // AdvertiseEdit changes what the provider advertises to one consumer.
 type AdvertiseEdit struct {
@@ -194,7 +181,7 @@ func (a *advertiseScreen) startEdit() tea.Cmd {
 	a.editing, a.err = true, ""
 	a.address.SetValue("")
 	a.ca.SetValue("")
-	if a.adv != nil && a.adv.Source == "override" {
+	if a.adv != nil && a.adv.Source == handshake.AdvertiseOverride {
 		a.address.SetValue(a.adv.APIServer)
 	}
 	a.ca.Blur()
@@ -270,9 +257,9 @@ func (a *advertiseScreen) summary() string {
 // detail says where the address comes from and what serves the provider.
 func (a *advertiseScreen) detail() string {
 	adv := a.adv
-	line := "Source: " + handshake.AdvertiseSourceText(adv.Source)
+	line := "Source: " + adv.Source.Text()
 	if adv.Engine != "" {
-		line += "; served by " + adv.Engine
+		line += "; served by " + string(adv.Engine)
 	}
 	return line
 }

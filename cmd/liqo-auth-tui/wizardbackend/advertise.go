@@ -22,7 +22,7 @@ func (b *Backend) Advertised(ctx context.Context, provider tui.ClusterRef, consu
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	return advertisement(adv), nil
+	return &adv, nil
 }
 
 // SetAdvertised makes the provider advertise edit to consumerID: checked
@@ -48,7 +48,7 @@ func (b *Backend) SetAdvertised(ctx context.Context, provider tui.ClusterRef, co
 		return nil, explainErr(err)
 	}
 	b.engine = o
-	return advertisement(adv), nil
+	return &adv, nil
 }
 
 // editedEngine is the backend's engine options with edit's overrides, each
@@ -71,9 +71,4 @@ func (b *Backend) editedEngine(edit tui.AdvertiseEdit) (flows.EngineOptions, err
 		o.CAOverride = ca
 	}
 	return o, nil
-}
-
-func advertisement(a flows.Advertisement) *tui.Advertisement {
-	return &tui.Advertisement{APIServer: a.APIServer, CAFingerprint: a.CAFingerprint, TrustedCA: a.TrustedCA,
-		Source: string(a.Source), Engine: string(a.Engine), Fixed: a.Fixed, FixedHint: a.FixedHint}
 }
