@@ -3,8 +3,6 @@ package flows
 import (
 	"context"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -27,12 +25,7 @@ func (d *doctorRun) tenantBindingsOf(ctx context.Context, provider *Cluster) (*t
 	if err != nil {
 		return nil, err
 	}
-	labelled := metav1.ListOptions{LabelSelector: kube.RemoteClusterIDLabel}
-	rbs, err := provider.Kube.RbacV1().RoleBindings("").List(ctx, labelled)
-	if err != nil {
-		return nil, err
-	}
-	crbs, err := provider.Kube.RbacV1().ClusterRoleBindings().List(ctx, labelled)
+	rbs, crbs, err := provider.TenantBindings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +59,7 @@ func (d *doctorRun) missingBindings(ctx context.Context, provider *Cluster, t *a
 		if b.roleBindings[ns+"/"+name] {
 			continue
 		}
-		if _, err := provider.Kube.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{}); kube.IsNotFound(err) {
+		if _, err := provider.RoleBinding(ctx, ns, name); kube.IsNotFound(err) {
 			missing = append(missing, "RoleBinding "+ns+"/"+name)
 		} else if err != nil {
 			return nil, err
@@ -77,7 +70,7 @@ func (d *doctorRun) missingBindings(ctx context.Context, provider *Cluster, t *a
 		if b.clusterRoleBindings[name] {
 			continue
 		}
-		if _, err := provider.Kube.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{}); kube.IsNotFound(err) {
+		if _, err := provider.ClusterRoleBinding(ctx, name); kube.IsNotFound(err) {
 			missing = append(missing, "ClusterRoleBinding "+name)
 		} else if err != nil {
 			return nil, err

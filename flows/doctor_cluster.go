@@ -32,7 +32,7 @@ func checkClusterIdentity(ctx context.Context, d *doctorRun, c *Cluster, side ha
 
 func checkClusterID(ctx context.Context, c *Cluster, side handshake.Scope, liqo bool) Check {
 	const id, title = "cluster-id", "cluster ID"
-	l, err := c.Kube.CoreV1().ConfigMaps(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.ClusterIDSelector})
+	l, err := c.ClusterIDConfigMaps(ctx)
 	switch {
 	case apierrors.IsForbidden(err):
 		return passed(id, title, "not checked: this kubeconfig may not list ConfigMaps in "+c.Namespace)
@@ -76,7 +76,7 @@ func checkClusterID(ctx context.Context, c *Cluster, side handshake.Scope, liqo 
 
 func checkClusterKeys(ctx context.Context, c *Cluster, side handshake.Scope, liqo bool) Check {
 	const id, title = "cluster-keys", "cluster key pair"
-	s, err := c.Kube.CoreV1().Secrets(c.Namespace).Get(ctx, kube.AuthKeysSecretName, metav1.GetOptions{})
+	s, err := c.Secret(ctx, c.Namespace, kube.AuthKeysSecretName)
 	where := "Secret " + c.Namespace + "/" + kube.AuthKeysSecretName
 	// A new key pair breaks the peerings made with the old one.
 	remake := kubectlFix(side, "-n "+c.Namespace+" delete secret "+kube.AuthKeysSecretName) + " && " + toolFix(c, side, "init")

@@ -137,11 +137,11 @@ type servingObjects struct {
 
 func readServing(ctx context.Context, c *Cluster, lease, deployment string) servingObjects {
 	var s servingObjects
-	s.lease, s.leaseErr = c.Kube.CoordinationV1().Leases(c.Namespace).Get(ctx, lease, metav1.GetOptions{})
+	s.lease, s.leaseErr = c.Lease(ctx, lease)
 	if kube.IsNotFound(s.leaseErr) {
 		s.lease, s.leaseErr = nil, nil
 	}
-	s.deploy, s.deployErr = c.Kube.AppsV1().Deployments(c.Namespace).Get(ctx, deployment, metav1.GetOptions{})
+	s.deploy, s.deployErr = c.Deployment(ctx, deployment)
 	if kube.IsNotFound(s.deployErr) || apierrors.IsForbidden(s.deployErr) {
 		// A kubeconfig that may read the Lease but not Deployments is
 		// judged by the Lease alone.

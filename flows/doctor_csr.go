@@ -12,7 +12,6 @@ import (
 
 	certv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -36,7 +35,7 @@ const csrListed = 3
 // doctor --fix deletes them.
 func checkCSRs(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check {
 	const id, title = "csrs", "CSRs"
-	l, err := c.Kube.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
+	l, err := c.CSRs(ctx)
 	switch {
 	case apierrors.IsForbidden(err):
 		return []Check{passed(id, title, "not checked: this kubeconfig may not list CertificateSigningRequests")}
@@ -159,9 +158,8 @@ func csrCheck(c *Cluster, side handshake.Scope, problems []csrProblem) Check {
 // deleteCSRs deletes the CSRs doctor saw (not another made since under
 // the same name); one already gone is fine.
 func deleteCSRs(ctx context.Context, c *Cluster, csrs []*certv1.CertificateSigningRequest) error {
-	client := c.Kube.CertificatesV1().CertificateSigningRequests()
 	for _, csr := range csrs {
-		err := client.Delete(ctx, csr.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &csr.UID}})
+		err := c.DeleteCSR(ctx, csr)
 		if err != nil && !kube.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return fmt.Errorf("deleting CertificateSigningRequest %s: %w", csr.Name, c.Reach(err))
 		}

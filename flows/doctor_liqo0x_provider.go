@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
@@ -83,7 +81,7 @@ func (d *doctorRun) liqo0xProviderFacts(ctx context.Context, s *liqo0xSide, scop
 		return facts
 	}
 	var facts liqo0xAuthFacts
-	deploy, err := s.cluster.Kube.AppsV1().Deployments(s.cluster.Namespace).Get(ctx, kube.Liqo0xAuthName, metav1.GetOptions{})
+	deploy, err := s.cluster.Deployment(ctx, kube.Liqo0xAuthName)
 	switch {
 	case err == nil:
 		facts = liqo0xAuthFacts{known: true, disabled: kube.Liqo0xAuthenticationDisabled(deploy)}

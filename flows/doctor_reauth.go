@@ -38,8 +38,7 @@ func reauthenticateRepair(d *doctorRun, row PeeringRow) *Repair {
 			fmt.Sprintf("resume the handshake (as `liqo-auth-tui authenticate`): the consumer %s's Identity and kubeconfig Secret get the new certificate; its ResourceSlices stay", p.consumerID),
 		},
 		apply: func(ctx context.Context) error {
-			secrets := p.provider.Kube.CoreV1().Secrets(ns)
-			if err := secrets.Delete(ctx, kube.RemoteCertSecretName, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+			if err := p.provider.DeleteSecret(ctx, ns, kube.RemoteCertSecretName); err != nil && !kube.IsNotFound(err) {
 				return fmt.Errorf("deleting the provider's certificate cache %s/%s: %w", ns, kube.RemoteCertSecretName, err)
 			}
 			tenants := p.provider.Liqo.Tenants(ns)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
@@ -57,7 +56,7 @@ const (
 // clientCAVerifies tells whether cert chains to a CA the provider's API
 // server trusts for client certificates now.
 func clientCAVerifies(ctx context.Context, provider *Cluster, cert *x509.Certificate, now time.Time) (bool, error) {
-	cm, err := provider.Kube.CoreV1().ConfigMaps(clientCAConfigMapNamespace).Get(ctx, clientCAConfigMap, metav1.GetOptions{})
+	cm, err := provider.ConfigMap(ctx, clientCAConfigMapNamespace, clientCAConfigMap)
 	if err != nil {
 		return false, err
 	}

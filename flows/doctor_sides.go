@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -134,7 +133,7 @@ func latestEvents(ctx context.Context, s pairSide, namespace string, sel fields.
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorCallTimeout)
 	defer cancel()
-	l, err := s.cluster.Kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: sel.String()})
+	l, err := s.cluster.Events(ctx, namespace, sel.String())
 	if err != nil {
 		return nil
 	}

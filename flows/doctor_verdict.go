@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // controllerVerdict says what serves a cluster that left ref undone: no
@@ -30,7 +29,7 @@ func controllerVerdict(ctx context.Context, d *doctorRun, c *Cluster, side strin
 // lastWarning is the latest Warning Event about ref (nil: none, or the
 // Events cannot be read).
 func lastWarning(ctx context.Context, c *Cluster, ref objectRef) *corev1.Event {
-	list, err := c.Kube.CoreV1().Events(ref.Namespace).List(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref)})
+	list, err := c.Events(ctx, ref.Namespace, eventSelector(ref))
 	if err != nil {
 		return nil
 	}
