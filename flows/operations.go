@@ -44,13 +44,7 @@ func Init(ctx context.Context, c *kube.Cluster, o kube.InitOptions, sink handsha
 
 // ControllerInstall is what installing the controller did; the changes
 // made before a failure come back with it.
-type ControllerInstall struct {
-	Image string `json:"image"`
-	// Changed are the objects created or updated ("Deployment x created"),
-	// Unchanged the ones found as they should be.
-	Changed   []string `json:"changed"`
-	Unchanged []string `json:"unchanged"`
-}
+type ControllerInstall = handshake.ControllerInstall
 
 // InstallController applies the in-cluster controller's manifests with
 // image ("" = ControllerImage); each object is a Note. A failure is a

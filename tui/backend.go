@@ -99,16 +99,7 @@ type InitResult struct {
 }
 
 // InstallResult reports what installing the in-cluster controller did.
-type InstallResult struct {
-	// Image is the controller image the Deployment runs.
-	Image string
-	// Changes are the objects created or updated, one line each
-	// ("Deployment liqo-auth-controller created"), in the order applied.
-	Changes []string
-	// Unchanged are the objects that were already as the manifests say
-	// ("Namespace liqo").
-	Unchanged []string
-}
+type InstallResult = handshake.ControllerInstall
 
 // Artifact is a nonce, Tenant, Identity or peering-user kubeconfig,
 // produced here or received.

@@ -198,7 +198,7 @@ func (f *fakeBackend) InstallController(_ context.Context, c ClusterRef, image s
 	ev.Kind, ev.Message = handshake.StepDone, "Controller installed ("+image[strings.LastIndex(image, "/")+1:]+")"
 	sink(ev)
 	// The Pods do not run yet: the probe still finds no controller.
-	return &InstallResult{Image: image, Changes: installChanges, Unchanged: unchanged}, nil
+	return &InstallResult{Image: image, Changed: installChanges, Unchanged: unchanged}, nil
 }
 
 func (f *fakeBackend) Peers(_ context.Context, c ClusterRef, role handshake.Role) ([]Peer, error) {

@@ -103,7 +103,7 @@ func opInstallController(s *session, sides []handshake.Scope) operation {
 				// The cluster's line on the detect screen says it is served
 				// in-process until the Pods run.
 				s.notes = append(s.notes, fmt.Sprintf("%s (%s) controller installed: %d object(s) created or updated, %d unchanged",
-					iconDone, side, len(res.Changes), len(res.Unchanged)))
+					iconDone, side, len(res.Changed), len(res.Unchanged)))
 			},
 		})
 	}

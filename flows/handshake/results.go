@@ -30,3 +30,15 @@ type Verification struct {
 	// annotation); zero: never.
 	LastRenewal time.Time `json:"lastRenewal,omitzero"`
 }
+
+// ControllerInstall is what installing the in-cluster controller did; the
+// changes made before a failure come back with it.
+type ControllerInstall struct {
+	// Image is the controller image the Deployment runs.
+	Image string `json:"image"`
+	// Changed are the objects created or updated, one line each
+	// ("Deployment liqo-auth-controller created"), in the order applied;
+	// Unchanged the ones found as the manifests say ("Namespace liqo").
+	Changed   []string `json:"changed"`
+	Unchanged []string `json:"unchanged"`
+}

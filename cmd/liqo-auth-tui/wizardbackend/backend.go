@@ -112,7 +112,7 @@ func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, ima
 		return nil, err
 	}
 	res, err := flows.InstallController(ctx, c, image, sink)
-	return &tui.InstallResult{Image: res.Image, Changes: res.Changed, Unchanged: res.Unchanged}, explainErr(err)
+	return res, explainErr(err)
 }
 
 // Peers lists the tenant namespaces' remote clusters with their stage.

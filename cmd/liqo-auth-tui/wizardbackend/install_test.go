@@ -29,9 +29,9 @@ func TestWizardBackendInstallsController(t *testing.T) {
 	res, err := b.InstallController(ctx, ref, "", handshake.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, kube.ControllerImage, res.Image)
-	assert.Contains(t, res.Changes, "Namespace "+ns+" created")
-	assert.Contains(t, res.Changes, "ServiceAccount liqo-auth-controller created")
-	assert.Contains(t, res.Changes, "Deployment liqo-auth-controller created")
+	assert.Contains(t, res.Changed, "Namespace "+ns+" created")
+	assert.Contains(t, res.Changed, "ServiceAccount liqo-auth-controller created")
+	assert.Contains(t, res.Changed, "Deployment liqo-auth-controller created")
 
 	c, err := kube.Connect(kube.KubeconfigOptions{Path: ref.Kubeconfig, LiqoNamespace: ns})
 	require.NoError(t, err)
@@ -42,9 +42,9 @@ func TestWizardBackendInstallsController(t *testing.T) {
 	// Installing again changes nothing, and says so.
 	again, err := b.InstallController(ctx, ref, "", handshake.Discard)
 	require.NoError(t, err)
-	assert.Empty(t, again.Changes)
+	assert.Empty(t, again.Changed)
 	assert.Contains(t, again.Unchanged, "Deployment liqo-auth-controller")
-	assert.Equal(t, len(res.Changes)+len(res.Unchanged), len(again.Unchanged))
+	assert.Equal(t, len(res.Changed)+len(res.Unchanged), len(again.Unchanged))
 
 	// The lab runs no Pods: the probe still finds no controller, so the
 	// wizard keeps serving this cluster in-process.

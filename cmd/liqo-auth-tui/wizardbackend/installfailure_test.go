@@ -28,5 +28,5 @@ func TestWizardBackendInstallFailureIsExplained(t *testing.T) {
 	assert.Contains(t, f.Reason, "connection refused")
 	assert.Contains(t, f.Hint, "0 object(s) were applied before the failure")
 	require.NotNil(t, res)
-	assert.Empty(t, res.Changes)
+	assert.Empty(t, res.Changed)
 }
