@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 )
 
 // Doctor's checks: one list of ✓/✗ lines for a cluster and its peerings,
@@ -74,10 +75,10 @@ type DoctorOptions struct {
 	// keep placeholders such as <provider's kubeconfig>).
 	LocalRef, RemoteRef *ClusterRef
 	// Snapshot, when set, is what an overview of the same clusters read
-	// (OverviewOptions.OnSnapshot): Doctor checks it instead of listing
+	// (peerings.Options.OnSnapshot): Doctor checks it instead of listing
 	// them again. Ignored when it read a remote and Remote is nil, or the
 	// other way round.
-	Snapshot *OverviewSnapshot
+	Snapshot *peerings.Snapshot
 }
 
 // Diagnosis is doctor's answer: every check, passed or failed, cluster
@@ -118,13 +119,13 @@ type doctorRun struct {
 	// objects of each side, as the overview reads them (remote: nil
 	// without --remote-kubeconfig); rows are the overview's rows of the
 	// local side joined with the remote's.
-	localObjects, remoteObjects *peeringObjects
-	rows                        []PeeringRow
+	localObjects, remoteObjects *peerings.Objects
+	rows                        []handshake.Peering
 	// liqo0x keeps what the Liqo 0.x checks learned once per run.
 	liqo0x liqo0xMemo
 	// peers are each side's objects grouped by remote (doctor_pair.go);
 	// bindings a provider's tenant bindings (doctor_bindings.go).
-	peers    map[*peeringObjects]map[string]*peerObjects
+	peers    map[*peerings.Objects]map[string]*peerings.PeerObjects
 	bindings map[*Cluster]*tenantBindings
 }
 
@@ -134,7 +135,7 @@ type clusterChecker func(ctx context.Context, d *doctorRun, c *Cluster, side han
 
 // peeringChecker checks one peering, from its overview row (the remote's
 // side in row.Remote when both were read).
-type peeringChecker func(ctx context.Context, d *doctorRun, row PeeringRow) []Check
+type peeringChecker func(ctx context.Context, d *doctorRun, row handshake.Peering) []Check
 
 // The checks, in the order they are listed; each lives in its file
 // (doctor_<concern>.go).
@@ -164,13 +165,13 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 			return nil, fmt.Errorf("--remote-cluster-id: %w", err)
 		}
 	}
-	d := &doctorRun{opts: o, local: c, remote: o.Remote, now: OverviewOptions{Now: o.Now}.now()}
+	d := &doctorRun{opts: o, local: c, remote: o.Remote, now: peerings.Options{Now: o.Now}.Time()}
 	var err error
 	if d.localObjects, d.remoteObjects, err = o.objects(ctx, c); err != nil {
 		return nil, err
 	}
-	d.rows = overviewOf(d.localObjects, d.remoteObjects, d.now)
-	diag := &Diagnosis{ClusterID: d.localObjects.localID}
+	d.rows = peerings.RowsOf(d.localObjects, d.remoteObjects, d.now)
+	diag := &Diagnosis{ClusterID: d.localObjects.LocalID}
 	sides := []struct {
 		c     *Cluster
 		scope handshake.Scope
@@ -181,7 +182,7 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 			scope handshake.Scope
 		}{o.Remote, handshake.Remote})
 	}
-	if o := d.remoteObjects; o != nil && o.narrowedTo != "" {
+	if o := d.remoteObjects; o != nil && o.NarrowedTo != "" {
 		diag.Checks = append(diag.Checks, narrowedCheck(o))
 	}
 	for _, side := range sides {
@@ -220,15 +221,15 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 
 // narrowedCheck says that the remote kubeconfig (a peering user's) reads
 // one namespace only: what doctor could not see there is not checked.
-func narrowedCheck(o *peeringObjects) Check {
-	detail := "it may read only namespace " + o.narrowedTo + " (a peering user's kubeconfig): checks of the rest are skipped"
-	if len(o.restricted) > 0 {
-		detail += "; not even " + strings.Join(o.restricted, ", ") + " there"
+func narrowedCheck(o *peerings.Objects) Check {
+	detail := "it may read only namespace " + o.NarrowedTo + " (a peering user's kubeconfig): checks of the rest are skipped"
+	if len(o.Restricted) > 0 {
+		detail += "; not even " + strings.Join(o.Restricted, ", ") + " there"
 	}
 	return Check{ID: "remote-kubeconfig-reach", Title: "what the remote kubeconfig may read", Scope: handshake.Remote, OK: true, Detail: detail}
 }
 
-func hasPeering(rows []PeeringRow, id string) bool {
+func hasPeering(rows []handshake.Peering, id string) bool {
 	for _, r := range rows {
 		if r.RemoteID == id {
 			return true

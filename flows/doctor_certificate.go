@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -20,8 +21,8 @@ const certificateCheckID, certificateCheckTitle = "certificate-renewal", "certif
 // tool's, renews and the consumer's replicator and renewer bring it back;
 // a Liqo v1.0–v1.1 consumer asks and its provider answers with its
 // certificate cache.
-func checkCertificate(ctx context.Context, d *doctorRun, row PeeringRow) []Check {
-	if row.Generation != GenerationV1 || row.Role == handshake.RoleUnknown {
+func checkCertificate(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
+	if row.Generation != handshake.GenerationV1 || row.Role == handshake.RoleUnknown {
 		return nil
 	}
 	consumer, provider := pairOf(d, row)
@@ -64,7 +65,7 @@ func checkCertificate(ctx context.Context, d *doctorRun, row PeeringRow) []Check
 // certDates are a side's certificate validity and last renewal.
 type certDates struct{ notBefore, notAfter, lastRenewal time.Time }
 
-func datesOf(r *PeeringRow) certDates {
+func datesOf(r *handshake.Peering) certDates {
 	if r == nil {
 		return certDates{}
 	}
@@ -87,7 +88,7 @@ func orNever(t time.Time) string {
 
 // reauthenticateFix re-authenticates the pair keeping its slices (doctor's
 // Repair, with both clusters).
-func reauthenticateFix(row PeeringRow) string {
+func reauthenticateFix(row handshake.Peering) string {
 	return "liqo-auth-tui doctor --fix --remote-cluster-id " + row.RemoteID +
 		" --remote-kubeconfig <" + string(row.Role.Other()) + "'s kubeconfig>"
 }
@@ -96,9 +97,9 @@ func reauthenticateFix(row PeeringRow) string {
 // the local side: re-authenticate, restore replication.
 func doctorFixOf(consumer, provider pairSide) string {
 	if consumer.scope == handshake.Remote {
-		return reauthenticateFix(PeeringRow{RemoteID: consumer.id, Role: handshake.RoleProvider})
+		return reauthenticateFix(handshake.Peering{RemoteID: consumer.id, Role: handshake.RoleProvider})
 	}
-	return reauthenticateFix(PeeringRow{RemoteID: provider.id, Role: handshake.RoleConsumer})
+	return reauthenticateFix(handshake.Peering{RemoteID: provider.id, Role: handshake.RoleConsumer})
 }
 
 // renewalBlocker says why no renewed certificate reached the consumer,
@@ -229,11 +230,11 @@ func renewNotReplicated(ctx context.Context, consumer pairSide, id *authv1beta1.
 
 // renewOf finds a Renew by namespace and name; origin set: a copy
 // replicated from that consumer.
-func renewOf(o *peeringObjects, namespace, name, origin string) *authv1beta1.Renew {
+func renewOf(o *peerings.Objects, namespace, name, origin string) *authv1beta1.Renew {
 	if o == nil {
 		return nil
 	}
-	for _, r := range o.renews {
+	for _, r := range o.Renews {
 		if r.Namespace == namespace && r.Name == name && (origin == "" || r.Labels[kube.OriginIDLabel] == origin) {
 			return r
 		}
@@ -247,7 +248,7 @@ func answers(r *authv1beta1.Renew, issued certDates) bool {
 	if r.Status.AuthParams == nil {
 		return false
 	}
-	var got PeeringRow
-	got.setCertificate(r.Status.AuthParams.SignedCRT)
+	var got handshake.Peering
+	peerings.SetCertificate(&got, r.Status.AuthParams.SignedCRT)
 	return !got.CertificateNotAfter.Before(issued.notAfter)
 }

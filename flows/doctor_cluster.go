@@ -12,6 +12,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -22,7 +23,7 @@ import (
 // valid ID) and the authentication-keys Secret (a parseable pair whose
 // halves match). Key material is never shown: its fingerprint is.
 func checkClusterIdentity(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check {
-	release := d.sideObjects(side).release
+	release := d.sideObjects(side).Release
 	if release.Flavor == kube.FlavorLiqo0x {
 		return nil
 	}
@@ -131,7 +132,7 @@ func notPreparedBy(liqo bool, liqoMakes string) string {
 // user's kubeconfig, which may not read CRDs, discovery says it.
 func checkCRDs(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check {
 	const id, title = "crds", "CRDs"
-	release := d.sideObjects(side).release
+	release := d.sideObjects(side).Release
 	if release.Flavor == kube.FlavorLiqo0x {
 		return nil
 	}
@@ -219,7 +220,7 @@ func readCRD(ctx context.Context, c *Cluster, want *apiextv1.CustomResourceDefin
 }
 
 // sideObjects are the overview's objects of the checked cluster.
-func (d *doctorRun) sideObjects(side handshake.Scope) *peeringObjects {
+func (d *doctorRun) sideObjects(side handshake.Scope) *peerings.Objects {
 	if side == handshake.Remote && d.remoteObjects != nil {
 		return d.remoteObjects
 	}

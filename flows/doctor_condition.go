@@ -10,19 +10,19 @@ import (
 // checkTenantCondition: a provider admin's cordon or drain stops the
 // consumer from getting new resources (or any); the check says which,
 // and the verb that undoes it, run on the provider.
-func checkTenantCondition(_ context.Context, d *doctorRun, row PeeringRow) []Check {
-	if row.Generation != GenerationV1 {
+func checkTenantCondition(_ context.Context, d *doctorRun, row handshake.Peering) []Check {
+	if row.Generation != handshake.GenerationV1 {
 		return nil
 	}
 	_, tenant, condition := row.PairStates()
-	if tenant == StateAbsent {
+	if tenant == handshake.StateAbsent {
 		return nil
 	}
 	const id, title = "tenant-condition", "Tenant condition"
 	consumerID, scope := row.RemoteID, handshake.Local
 	if row.Role == handshake.RoleConsumer {
 		// The Tenant is the remote provider's, about this cluster.
-		consumerID, scope = d.localObjects.localID, handshake.Remote
+		consumerID, scope = d.localObjects.LocalID, handshake.Remote
 	}
 	var c Check
 	switch authv1beta1.TenantCondition(condition) {

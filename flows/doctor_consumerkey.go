@@ -21,10 +21,10 @@ func consumerKey(ctx context.Context, p doctorPair) (Check, bool) {
 	var signed []byte // PEM of the key the Tenant or certificate is for
 	var what string
 	switch {
-	case p.providerObjects != nil && p.providerObjects.tenant != nil:
-		signed, what = p.providerObjects.tenant.Spec.PublicKey, "its Tenant on the provider was signed with"
-	case p.consumerObjects.kubeconfig != nil:
-		cert, err := kubeconfig.ClientCertificate(p.consumerObjects.kubeconfig.Data[kube.KubeconfigField])
+	case p.providerObjects != nil && p.providerObjects.Tenant != nil:
+		signed, what = p.providerObjects.Tenant.Spec.PublicKey, "its Tenant on the provider was signed with"
+	case p.consumerObjects.Kubeconfig != nil:
+		cert, err := kubeconfig.ClientCertificate(p.consumerObjects.Kubeconfig.Data[kube.KubeconfigField])
 		if err != nil {
 			return Check{}, false
 		}

@@ -33,10 +33,10 @@ const (
 func checkController(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check {
 	const id, title = "controller-running", "controller"
 	objects := d.sideObjects(side)
-	if objects.release.Flavor == kube.FlavorLiqo0x {
+	if objects.Release.Flavor == kube.FlavorLiqo0x {
 		return nil
 	}
-	liqo := objects.release.Flavor == kube.FlavorV1
+	liqo := objects.Release.Flavor == kube.FlavorV1
 	var ours, liqos servingObjects
 	var wg sync.WaitGroup
 	wg.Go(func() { ours = readServing(ctx, c, kube.ControllerLeaseName, controllerDeployment) })
@@ -67,7 +67,7 @@ func checkController(ctx context.Context, d *doctorRun, c *Cluster, side handsha
 			return []Check{deploymentNotServing(c, side, liqos.deploy, "")}
 		}
 		return []Check{failed(id, title, fmt.Sprintf("Liqo v1 is installed but its controller-manager does not run: no Deployment %s/%s", c.Namespace, liqoControllerDeployment),
-			"liqoctl install <provider> --cluster-id "+clusterIDOrPlaceholder(objects.localID)+"   # Liqo's chart makes its controller-manager again")}
+			"liqoctl install <provider> --cluster-id "+clusterIDOrPlaceholder(objects.LocalID)+"   # Liqo's chart makes its controller-manager again")}
 	}
 	leaseText := "nobody holds the Lease " + c.Namespace + "/" + kube.ControllerLeaseName
 	if held, ago, _ := ours.holder(d.now); held != "" {

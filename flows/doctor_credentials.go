@@ -24,12 +24,12 @@ const (
 // (and proxy) answer from here, does the provider accept the certificate
 // (401: expired, another CA, revoked), may it do what Liqo needs (403:
 // which binding is missing). From the provider alone, only its bindings.
-func checkCredentials(ctx context.Context, d *doctorRun, row PeeringRow) []Check {
-	if row.Generation != GenerationV1 || row.Role == handshake.RoleUnknown {
+func checkCredentials(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
+	if row.Generation != handshake.GenerationV1 || row.Role == handshake.RoleUnknown {
 		return nil
 	}
 	p := d.pairOf(row)
-	if p.consumer != nil && p.consumerObjects.kubeconfig != nil {
+	if p.consumer != nil && p.consumerObjects.Kubeconfig != nil {
 		return kubeconfigChecks(ctx, d, row, p)
 	}
 	if c, ok := permissionsCheck(ctx, d, p, nil, ""); ok {
@@ -39,8 +39,8 @@ func checkCredentials(ctx context.Context, d *doctorRun, row PeeringRow) []Check
 }
 
 // kubeconfigChecks reach the provider with the consumer's kubeconfig.
-func kubeconfigChecks(ctx context.Context, d *doctorRun, row PeeringRow, p doctorPair) []Check {
-	s := p.consumerObjects.kubeconfig
+func kubeconfigChecks(ctx context.Context, d *doctorRun, row handshake.Peering, p doctorPair) []Check {
+	s := p.consumerObjects.Kubeconfig
 	if _, ok := s.Labels[liqo0x.ClientLabel]; ok {
 		return nil // an identity from a Liqo 0.x provider: the 0.x checks'
 	}

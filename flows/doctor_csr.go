@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
@@ -188,15 +189,15 @@ func csrConsumer(csr *certv1.CertificateSigningRequest) (string, bool) {
 // askedCSRs are the requests the cluster's Tenants, ResourceSlices and
 // Renews ask a certificate for: a pending CSR of one of them is still
 // waited for.
-func askedCSRs(o *peeringObjects) map[string]bool {
+func askedCSRs(o *peerings.Objects) map[string]bool {
 	asked := map[string]bool{}
-	for _, t := range o.tenants {
+	for _, t := range o.Tenants {
 		asked[string(t.Spec.CSR)] = true
 	}
-	for _, rs := range o.slices {
+	for _, rs := range o.Slices {
 		asked[string(rs.Spec.CSR)] = true
 	}
-	for _, r := range o.renews {
+	for _, r := range o.Renews {
 		asked[string(r.Spec.CSR)] = true
 	}
 	delete(asked, "")

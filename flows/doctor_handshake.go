@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
@@ -15,8 +16,8 @@ import (
 // consumer whose key changed since its Tenant was signed. Each failure
 // says the next command; with both clusters read, doctor can finish the
 // handshake itself as `authenticate` resumes it.
-func checkHandshakeObjects(ctx context.Context, d *doctorRun, row PeeringRow) []Check {
-	if row.Generation != GenerationV1 || row.Role == handshake.RoleUnknown {
+func checkHandshakeObjects(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
+	if row.Generation != handshake.GenerationV1 || row.Role == handshake.RoleUnknown {
 		return nil
 	}
 	p := d.pairOf(row)
@@ -59,7 +60,7 @@ func (h handshakeCommands) identity() string {
 // stuck at one (a nonce without Tenant, a Tenant not accepted, a signed
 // nonce without Identity), as the overview's stage says; a pair
 // unauthenticated is neither (what Liqo keeps is no fault).
-func handshakeProgress(ctx context.Context, d *doctorRun, row PeeringRow, p doctorPair) Check {
+func handshakeProgress(ctx context.Context, d *doctorRun, row handshake.Peering, p doctorPair) Check {
 	const id, title = "handshake-complete", "handshake finished"
 	h := handshakeCommands{p}
 	stuck := func(scope handshake.Scope, cause, fix string) Check {
@@ -68,19 +69,19 @@ func handshakeProgress(ctx context.Context, d *doctorRun, row PeeringRow, p doct
 		return c
 	}
 	if po := p.providerObjects; po != nil && p.provider != nil {
-		t := po.tenant
-		switch stage := providerStageOf(po.namespace != nil, t, po.nonce); {
+		t := po.Tenant
+		switch stage := peerings.ProviderStageOf(po.Namespace != nil, t, po.Nonce); {
 		case t != nil && t.DeletionTimestamp != nil:
 			return passedIn(p.providerScope, id, title, "the Tenant is being deleted")
-		case t == nil && (po.nonce == nil || unauthenticatedProvider(po)) && p.consumerObjects != nil && (p.consumerObjects.identity != nil || p.consumerObjects.kubeconfig != nil):
+		case t == nil && (po.Nonce == nil || peerings.UnauthenticatedProvider(po)) && p.consumerObjects != nil && (p.consumerObjects.Identity != nil || p.consumerObjects.Kubeconfig != nil):
 			return stuck(p.providerScope, "the provider has no Tenant for consumer "+p.consumerID+", which still holds an Identity for it: the pair is one-sided",
 				bothSidesCommand("authenticate"))
-		case unauthenticatedProvider(po):
+		case peerings.UnauthenticatedProvider(po):
 			// What unauthenticate leaves: nothing to fix (the consumer, when
 			// read, has no Identity: the case above).
 			return passedIn(p.providerScope, id, title, "unauthenticated: the tenant namespaces stay, as Liqo keeps them; "+
 				"`liqo-auth-tui authenticate` peers the pair again")
-		case t != nil && !tenantAccepted(t):
+		case t != nil && !peerings.TenantAccepted(t):
 			return stuck(p.providerScope, "the Tenant of consumer "+p.consumerID+" waits for the provider's controller to accept it: "+
 				tenantWaitReason(ctx, d, p), bothSidesCommand("authenticate"))
 		case stage == handshake.StageCreateNonce:
@@ -97,7 +98,7 @@ func handshakeProgress(ctx context.Context, d *doctorRun, row PeeringRow, p doct
 		return passedIn(p.providerScope, id, title, "Tenant accepted")
 	}
 	co := p.consumerObjects
-	if co.identity == nil && co.kubeconfig == nil && co.signedNonce != nil {
+	if co.Identity == nil && co.Kubeconfig == nil && co.SignedNonce != nil {
 		return stuck(p.consumerScope, "nonce signed, no Identity from provider "+p.providerID+": its admin applies the Tenant and sends the Identity", h.identity())
 	}
 	return passedIn(p.consumerScope, id, title, row.Stage.Describe())
@@ -106,19 +107,19 @@ func handshakeProgress(ctx context.Context, d *doctorRun, row PeeringRow, p doct
 // tenantWaitReason says why a Tenant is not accepted: no controller on
 // the provider, or the last Warning of the one that runs.
 func tenantWaitReason(ctx context.Context, d *doctorRun, p doctorPair) string {
-	t := p.providerObjects.tenant
+	t := p.providerObjects.Tenant
 	return controllerVerdict(ctx, d, p.provider, "provider", objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name})
 }
 
 // tenantIdentity: a Tenant the provider accepted, and the consumer (read)
 // has no Identity for it: its admin never applied the provider's.
-func tenantIdentity(d *doctorRun, row PeeringRow, p doctorPair) (Check, bool) {
+func tenantIdentity(d *doctorRun, row handshake.Peering, p doctorPair) (Check, bool) {
 	const id, title = "tenant-identity", "Identity for the accepted Tenant"
 	po, co := p.providerObjects, p.consumerObjects
-	if po == nil || po.tenant == nil || !tenantAccepted(po.tenant) || co == nil || p.consumer == nil {
+	if po == nil || po.Tenant == nil || !peerings.TenantAccepted(po.Tenant) || co == nil || p.consumer == nil {
 		return Check{}, false
 	}
-	if co.identity != nil || co.kubeconfig != nil {
+	if co.Identity != nil || co.Kubeconfig != nil {
 		return passedIn(p.consumerScope, id, title, "Identity present on the consumer"), true
 	}
 	c := failed(id, title, "the provider accepted the Tenant of "+p.consumerID+", but the consumer has no Identity for provider "+p.providerID+
@@ -129,14 +130,14 @@ func tenantIdentity(d *doctorRun, row PeeringRow, p doctorPair) (Check, bool) {
 
 // identityKubeconfig: an Identity whose kubeconfig Secret was never
 // written (or was deleted): no controller on the consumer, or it failed.
-func identityKubeconfig(ctx context.Context, d *doctorRun, row PeeringRow, p doctorPair) (Check, bool) {
+func identityKubeconfig(ctx context.Context, d *doctorRun, row handshake.Peering, p doctorPair) (Check, bool) {
 	const id, title = "identity-kubeconfig", "kubeconfig Secret of the Identity"
 	co := p.consumerObjects
-	if co == nil || co.identity == nil || co.identity.DeletionTimestamp != nil {
+	if co == nil || co.Identity == nil || co.Identity.DeletionTimestamp != nil {
 		return Check{}, false
 	}
-	i := co.identity
-	if s := co.kubeconfig; s != nil {
+	i := co.Identity
+	if s := co.Kubeconfig; s != nil {
 		return passedIn(p.consumerScope, id, title, "Secret "+s.Namespace+"/"+s.Name), true
 	}
 	why := controllerVerdict(ctx, d, p.consumer, "consumer", objectRef{Kind: authv1beta1.IdentityKind, Namespace: i.Namespace, Name: i.Name})

@@ -9,6 +9,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/kubeconfig"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
@@ -33,8 +34,8 @@ const (
 )
 
 // checkLiqo0x checks a Liqo 0.x peering, on the sides that were read.
-func checkLiqo0x(ctx context.Context, d *doctorRun, row PeeringRow) []Check {
-	if row.Generation != GenerationLiqo0x || row.Role == handshake.RoleUnknown {
+func checkLiqo0x(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
+	if row.Generation != handshake.GenerationLiqo0x || row.Role == handshake.RoleUnknown {
 		return nil
 	}
 	p := liqo0xPeeringOf(d, row)
@@ -70,7 +71,7 @@ type liqo0xPeering struct {
 // liqo0xSide is what one cluster holds about the other.
 type liqo0xSide struct {
 	cluster *Cluster
-	objects *peeringObjects
+	objects *peerings.Objects
 	// Consumer: Liqo's ForeignCluster and latest identity Secret, or this
 	// tool's kubeconfig Secret. Provider: the certificate it issued.
 	foreignCluster *unstructured.Unstructured
@@ -81,11 +82,11 @@ type liqo0xSide struct {
 
 // liqo0xPeeringOf sorts the row's sides: this cluster plays the row's
 // role, the remote (when read, and when the row is about it) the other.
-func liqo0xPeeringOf(d *doctorRun, row PeeringRow) liqo0xPeering {
-	localID := d.localObjects.localID
+func liqo0xPeeringOf(d *doctorRun, row handshake.Peering) liqo0xPeering {
+	localID := d.localObjects.LocalID
 	local := liqo0xSideOf(d.local, d.localObjects, row.RemoteID)
 	var remote *liqo0xSide
-	if d.remote != nil && d.remoteObjects != nil && d.remoteObjects.localID == row.RemoteID && localID != "" {
+	if d.remote != nil && d.remoteObjects != nil && d.remoteObjects.LocalID == row.RemoteID && localID != "" {
 		remote = liqo0xSideOf(d.remote, d.remoteObjects, localID)
 	}
 	if row.Role == handshake.RoleConsumer {
@@ -97,15 +98,15 @@ func liqo0xPeeringOf(d *doctorRun, row PeeringRow) liqo0xPeering {
 }
 
 // liqo0xSideOf picks, from a cluster's lists, its 0.x objects about id.
-func liqo0xSideOf(c *Cluster, o *peeringObjects, id string) *liqo0xSide {
+func liqo0xSideOf(c *Cluster, o *peerings.Objects, id string) *liqo0xSide {
 	s := &liqo0xSide{cluster: c, objects: o}
-	for _, fc := range o.foreignClusters {
+	for _, fc := range o.ForeignClusters {
 		if liqo0x.ForeignClusterID(fc) == id {
 			firstOf(&s.foreignCluster, fc)
 		}
 	}
 	var identities []*corev1.Secret
-	for _, sec := range o.liqo0xSecrets {
+	for _, sec := range o.Liqo0xSecrets {
 		if sec.Labels[liqo0x.ClusterIDLabel] != id {
 			continue
 		}
@@ -117,7 +118,7 @@ func liqo0xSideOf(c *Cluster, o *peeringObjects, id string) *liqo0xSide {
 		}
 	}
 	s.identity = liqo0x.LatestIdentity(identities)
-	for _, sec := range o.secrets {
+	for _, sec := range o.Secrets {
 		if sec.Labels[kube.RemoteClusterIDLabel] == id && liqo0x.IsClientSecret(sec) && len(sec.Data[kube.KubeconfigField]) > 0 {
 			firstOf(&s.toolKubeconfig, sec)
 		}

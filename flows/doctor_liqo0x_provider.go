@@ -85,7 +85,7 @@ func (d *doctorRun) liqo0xProviderFacts(ctx context.Context, s *liqo0xSide, scop
 	switch {
 	case err == nil:
 		facts = liqo0xAuthFacts{known: true, disabled: kube.Liqo0xAuthenticationDisabled(deploy)}
-		if v := s.objects.release.Version; v != "" && facts.disabled {
+		if v := s.objects.Release.Version; v != "" && facts.disabled {
 			facts.fix = onProvider(scope, fmt.Sprintf("helm upgrade liqo liqo --repo %s --namespace %s --reuse-values --version %s --set auth.config.enableAuthentication=true",
 				liqo0xHelmRepo, s.cluster.Namespace, v))
 		}
@@ -166,7 +166,7 @@ func (p liqo0xPeering) issuedCheck() *Check {
 			p.consumerID, p.provider.issued.Namespace, p.provider.issued.Name),
 			p.reissueCommand())
 		return &c
-	case held != nil && p.provider.objects.release.Line != peerinfo.V03:
+	case held != nil && p.provider.objects.Release.Line != peerinfo.V03:
 		// v0.3 does not label liqo-remote-certificate: the lists miss it.
 		c := failed(checkLiqo0xIssued, title, fmt.Sprintf(
 			"the provider holds no certificate issued to cluster ID %s (its tenant namespace or %s was deleted): the consumer's identity (Secret %s/%s) is authorized for nothing there",

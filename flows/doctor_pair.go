@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 )
 
 // doctorPair is a peering seen as its two sides: which cluster is the
@@ -14,7 +15,7 @@ type doctorPair struct {
 	consumer, provider           *Cluster
 	consumerScope, providerScope handshake.Scope
 	// consumerObjects and providerObjects are nil for a side not read.
-	consumerObjects, providerObjects *peerObjects
+	consumerObjects, providerObjects *peerings.PeerObjects
 }
 
 // both tells whether doctor reads both sides of the pair.
@@ -22,24 +23,24 @@ func (p doctorPair) both() bool { return p.consumer != nil && p.provider != nil 
 
 // pairOf sorts a v1 row's two sides. The remote cluster counts only when
 // it is the row's remote (its ID read and equal).
-func (d *doctorRun) pairOf(row PeeringRow) doctorPair {
-	localID := d.localObjects.localID
+func (d *doctorRun) pairOf(row handshake.Peering) doctorPair {
+	localID := d.localObjects.LocalID
 	if localID == "" {
 		// A cluster without an ID (not initialised): the fix commands
 		// name it as the admin must fill it in.
 		localID = "<this cluster's ID>"
 	}
 	var remote *Cluster
-	var remoteObjects *peerObjects
-	if d.remote != nil && d.remoteObjects != nil && d.remoteObjects.localID == row.RemoteID {
+	var remoteObjects *peerings.PeerObjects
+	if d.remote != nil && d.remoteObjects != nil && d.remoteObjects.LocalID == row.RemoteID {
 		remote, remoteObjects = d.remote, d.peersOf(d.remoteObjects)[localID]
 		if remoteObjects == nil {
-			remoteObjects = &peerObjects{} // read: nothing there about this cluster
+			remoteObjects = &peerings.PeerObjects{} // read: nothing there about this cluster
 		}
 	}
 	local := d.peersOf(d.localObjects)[row.RemoteID]
 	if local == nil {
-		local = &peerObjects{}
+		local = &peerings.PeerObjects{}
 	}
 	if row.Role == handshake.RoleProvider {
 		return doctorPair{consumerID: row.RemoteID, providerID: localID,
@@ -53,12 +54,12 @@ func (d *doctorRun) pairOf(row PeeringRow) doctorPair {
 
 // peersOf groups a side's objects by remote, once per run (a provider
 // with many consumers has a row each).
-func (d *doctorRun) peersOf(o *peeringObjects) map[string]*peerObjects {
+func (d *doctorRun) peersOf(o *peerings.Objects) map[string]*peerings.PeerObjects {
 	if d.peers == nil {
-		d.peers = map[*peeringObjects]map[string]*peerObjects{}
+		d.peers = map[*peerings.Objects]map[string]*peerings.PeerObjects{}
 	}
 	if d.peers[o] == nil {
-		d.peers[o] = groupByRemote(o)
+		d.peers[o] = peerings.GroupByRemote(o)
 	}
 	return d.peers[o]
 }

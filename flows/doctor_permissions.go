@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -25,9 +26,9 @@ func permissionsCheck(ctx context.Context, d *doctorRun, p doctorPair, cfg *rest
 	const title = "kubeconfig permissions on the provider"
 	var t *authv1beta1.Tenant
 	if po := p.providerObjects; po != nil {
-		t = po.tenant
+		t = po.Tenant
 	}
-	if t != nil && (!tenantAccepted(t) || t.Spec.TenantCondition == authv1beta1.TenantConditionDrained || t.DeletionTimestamp != nil) {
+	if t != nil && (!peerings.TenantAccepted(t) || t.Spec.TenantCondition == authv1beta1.TenantConditionDrained || t.DeletionTimestamp != nil) {
 		return Check{}, false
 	}
 	var denied []string

@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -24,12 +25,12 @@ const repairStepTimeout = time.Minute
 // its kubeconfig Secret. Unlike unauthenticate, no Identity, Tenant,
 // binding or ResourceSlice is deleted. It needs both clusters: nil when
 // doctor reads one side only (the check's Fix then says the commands).
-func reauthenticateRepair(d *doctorRun, row PeeringRow) *Repair {
+func reauthenticateRepair(d *doctorRun, row handshake.Peering) *Repair {
 	p := d.pairOf(row)
-	if !p.both() || p.providerObjects.tenant == nil {
+	if !p.both() || p.providerObjects.Tenant == nil {
 		return nil
 	}
-	t := p.providerObjects.tenant
+	t := p.providerObjects.Tenant
 	ns := t.Namespace
 	return &Repair{
 		Plan: []string{
@@ -60,13 +61,13 @@ func reauthenticateRepair(d *doctorRun, row PeeringRow) *Repair {
 // resumeHandshakeRepair finishes a handshake stuck at a step, from where
 // it stands, as `liqo-auth-tui authenticate` does (every step idempotent);
 // nil without both clusters.
-func resumeHandshakeRepair(d *doctorRun, row PeeringRow) *Repair {
+func resumeHandshakeRepair(d *doctorRun, row handshake.Peering) *Repair {
 	p := d.pairOf(row)
 	if !p.both() {
 		return nil
 	}
 	proxyURL := ""
-	if t := p.providerObjects.tenant; t != nil {
+	if t := p.providerObjects.Tenant; t != nil {
 		proxyURL = t.Spec.ProxyURL // re-applying the Tenant keeps its proxy
 	}
 	return &Repair{

@@ -15,7 +15,7 @@ import (
 // unauthorizedCheck says why the provider refuses the certificate (401):
 // expired, signed by another CA than the one the provider trusts now, or
 // valid and still refused (revoked).
-func unauthorizedCheck(ctx context.Context, d *doctorRun, row PeeringRow, p doctorPair, cfg *rest.Config) Check {
+func unauthorizedCheck(ctx context.Context, d *doctorRun, row handshake.Peering, p doctorPair, cfg *rest.Config) Check {
 	cause := "the provider refuses the kubeconfig's certificate (401): " + refusedCertificateReason(ctx, d, p, cfg.CertData)
 	c := failed(acceptedID, "kubeconfig accepted by the provider", cause, reauthenticationFix(p, false))
 	c.Repair = reauthenticateRepair(d, row)

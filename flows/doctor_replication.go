@@ -41,8 +41,8 @@ func (r replicated) name() string {
 // (its Warning ReplicationForbidden says what the provider answered), an
 // object it made has no copy on the provider after a while (both sides
 // read), or an object is stuck Terminating on a replicator's finalizer.
-func checkReplication(ctx context.Context, d *doctorRun, row PeeringRow) []Check {
-	if row.Generation != GenerationV1 || row.Role == handshake.RoleUnknown {
+func checkReplication(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
+	if row.Generation != handshake.GenerationV1 || row.Role == handshake.RoleUnknown {
 		return nil
 	}
 	consumer, provider := pairOf(d, row)
@@ -133,12 +133,12 @@ func replicatedObjects(consumer, provider pairSide) []replicated {
 	var out []replicated
 	copies := map[string]replicated{}
 	if provider.read() {
-		for _, s := range provider.objects.slices {
+		for _, s := range provider.objects.Slices {
 			if kube.IsReplicatedSlice(s) && s.Labels[kube.OriginIDLabel] == consumer.id {
 				copies[authv1beta1.ResourceSliceKind+"/"+s.Name] = replicated{kind: authv1beta1.ResourceSliceKind, resource: authv1beta1.ResourceSliceResource, copied: s}
 			}
 		}
-		for _, r := range provider.objects.renews {
+		for _, r := range provider.objects.Renews {
 			if kube.IsReplicatedSlice(r) && r.Labels[kube.OriginIDLabel] == consumer.id {
 				copies[authv1beta1.RenewKind+"/"+r.Name] = replicated{kind: authv1beta1.RenewKind, resource: authv1beta1.RenewResource, copied: r}
 			}
@@ -152,12 +152,12 @@ func replicatedObjects(consumer, provider pairSide) []replicated {
 		out = append(out, o)
 	}
 	if consumer.read() {
-		for _, s := range consumer.objects.slices {
+		for _, s := range consumer.objects.Slices {
 			if forProvider(s, provider.id) {
 				add(authv1beta1.ResourceSliceKind, authv1beta1.ResourceSliceResource, s)
 			}
 		}
-		for _, r := range consumer.objects.renews {
+		for _, r := range consumer.objects.Renews {
 			if forProvider(r, provider.id) {
 				add(authv1beta1.RenewKind, authv1beta1.RenewResource, r)
 			}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -41,7 +42,7 @@ func restoreReplicationRepair(d *doctorRun, consumer, provider pairSide, objects
 		return nil
 	}
 	ns := tenant.Status.TenantNamespace
-	ours := provider.objects.release.Flavor == kube.FlavorToolInit
+	ours := provider.objects.Release.Flavor == kube.FlavorToolInit
 	var plan []string
 	if ours {
 		plan = append(plan, "provider: re-apply what `liqo-auth-tui init` installs (its ClusterRoles among them; what is unchanged stays)")
@@ -107,8 +108,8 @@ func replicateAgain(ctx context.Context, c *Cluster, o replicated, now time.Time
 }
 
 // tenantOfConsumer is the provider's Tenant of a consumer.
-func tenantOfConsumer(o *peeringObjects, consumerID string) *authv1beta1.Tenant {
-	for _, t := range o.tenants {
+func tenantOfConsumer(o *peerings.Objects, consumerID string) *authv1beta1.Tenant {
+	for _, t := range o.Tenants {
 		if t.Spec.ClusterID == consumerID {
 			return t
 		}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -23,14 +24,14 @@ type pairSide struct {
 	role    handshake.Role
 	id      string // the side's cluster ID
 	scope   handshake.Scope
-	row     *PeeringRow
+	row     *handshake.Peering
 	cluster *Cluster
-	objects *peeringObjects
+	objects *peerings.Objects
 }
 
 // pairOf splits a v1 row into its consumer and provider sides.
-func pairOf(d *doctorRun, row PeeringRow) (consumer, provider pairSide) {
-	local := pairSide{role: row.Role, id: d.localObjects.localID, scope: handshake.Local, row: &row, cluster: d.local, objects: d.localObjects}
+func pairOf(d *doctorRun, row handshake.Peering) (consumer, provider pairSide) {
+	local := pairSide{role: row.Role, id: d.localObjects.LocalID, scope: handshake.Local, row: &row, cluster: d.local, objects: d.localObjects}
 	remote := pairSide{role: row.Role.Other(), id: row.RemoteID, scope: handshake.Remote}
 	if d.remote != nil && row.Remote != nil {
 		remote.row, remote.cluster, remote.objects = row.Remote, d.remote, d.remoteObjects
@@ -53,7 +54,7 @@ func (s pairSide) identity(providerID string) *authv1beta1.Identity {
 	if !s.read() {
 		return nil
 	}
-	for _, id := range s.objects.identities {
+	for _, id := range s.objects.Identities {
 		if id.Spec.Type == authv1beta1.ControlPlaneIdentityType && id.Spec.ClusterID == providerID {
 			return id
 		}
@@ -90,7 +91,7 @@ func runnerOf(ctx context.Context, s pairSide) sideRunner {
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorCallTimeout)
 	defer cancel()
-	switch s.objects.release.Flavor {
+	switch s.objects.Release.Flavor {
 	case kube.FlavorToolInit:
 		running, _ := s.cluster.ControllerRunning(ctx)
 		return sideRunner{ours: true, running: running}

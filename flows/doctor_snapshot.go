@@ -6,34 +6,21 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 )
 
 // What a front-end that keeps an overview (the wizard's watch) hands
 // doctor, so that it does not list the clusters again, and how it names a
 // check's Repair to apply it after showing its plan.
 
-// OverviewSnapshot is what one overview read of its clusters (the objects
-// its rows were built from): Doctor checks it instead of listing again
-// (DoctorOptions.Snapshot). WatchOverview's are its informers' stores at
-// that overview: read only.
-type OverviewSnapshot struct {
-	local, remote *peeringObjects
-}
-
-// tell hands o.OnSnapshot what an overview read.
-func (o OverviewOptions) tell(local, remote *peeringObjects) {
-	if o.OnSnapshot != nil {
-		o.OnSnapshot(&OverviewSnapshot{local: local, remote: remote})
-	}
-}
-
 // objects are what Doctor checks: the snapshot's when it read the same
 // clusters (a remote or not, as o.Remote), else a new list of both.
-func (o DoctorOptions) objects(ctx context.Context, c *Cluster) (local, remote *peeringObjects, err error) {
-	if s := o.Snapshot; s != nil && s.local != nil && (s.remote != nil) == (o.Remote != nil) {
-		return s.local, s.remote, nil
+func (o DoctorOptions) objects(ctx context.Context, c *Cluster) (local, remote *peerings.Objects, err error) {
+	if s := o.Snapshot; s != nil && s.Local != nil && (s.Remote != nil) == (o.Remote != nil) {
+		return s.Local, s.Remote, nil
 	}
-	return listBoth(ctx, c, o.Remote)
+	return peerings.ListBoth(ctx, c, o.Remote)
 }
 
 // Key names a check across two runs of Doctor on the same clusters: its

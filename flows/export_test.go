@@ -17,6 +17,3 @@ func WaitForConfigMap(ctx context.Context, c *kube.Cluster, sink handshake.Sink,
 	return waitWithEvents(ctx, c, sink, handshake.Local, objectRef{Kind: "ConfigMap", Namespace: ns, Name: name},
 		kube.ListWatch(cms.List, cms.Watch, kube.ByName(name)), "configmap "+name+" to be filled", cond)
 }
-
-// IdentityNotAfter is identityNotAfter, what Verify falls back to.
-var IdentityNotAfter = identityNotAfter

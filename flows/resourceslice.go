@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -19,32 +18,14 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
-// SliceStatus is what a consumer knows of one of its ResourceSlices.
-type SliceStatus struct {
-	Name           string            `json:"name"`
-	ProviderID     string            `json:"providerClusterID"`
-	Class          string            `json:"class,omitempty"`
-	Authentication string            `json:"authentication,omitempty"` // "Accepted" | "Denied" | ""
-	Resources      string            `json:"resources,omitempty"`      // "Accepted" | "Denied" | ""
-	Message        string            `json:"message,omitempty"`
-	Requested      map[string]string `json:"requested,omitempty"`
-	Granted        map[string]string `json:"granted,omitempty"`
-	// Identity and KubeconfigSecret are namespace/name on the consumer, "" = none yet.
-	Identity         string    `json:"identity,omitempty"`
-	KubeconfigSecret string    `json:"kubeconfigSecret,omitempty"`
-	NotAfter         time.Time `json:"notAfter,omitzero"` // of the slice's certificate, zero = none
-}
-
-// Denied tells whether the provider refused the slice's authentication or
-// its resources.
-func (s SliceStatus) Denied() bool {
-	denied := string(authv1beta1.ResourceSliceConditionDenied)
-	return s.Authentication == denied || s.Resources == denied
-}
+// SliceStatus is what a consumer knows of one of its ResourceSlices (the
+// CLI names it here).
+type SliceStatus = handshake.SliceStatus
 
 // SliceOptions tune CreateResourceSlice.
 type SliceOptions struct {
@@ -156,7 +137,7 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 		return nil, err
 	}
 	id, _ := sliceIdentity(ctx, consumer, rs)
-	st := sliceStatusOf(rs, id)
+	st := peerings.SliceStatusOf(rs, id)
 	if err == nil && st.Denied() {
 		// Authenticated but no resources (a cordoned or drained Tenant).
 		err = deniedSliceError(st)
@@ -220,43 +201,7 @@ func sameSlice(existing, want *authv1beta1.ResourceSlice) error {
 		return nil
 	}
 	return fmt.Errorf("ResourceSlice %s/%s already exists and asks for something else (class %q, resources %s): delete it first with `liqo-auth-tui delete resourceslice %s --remote-cluster-id %s`",
-		existing.Namespace, existing.Name, existing.Spec.Class, quantities(existing.Spec.Resources), existing.Name, want.Spec.ProviderClusterID)
-}
-
-func quantities(l corev1.ResourceList) map[string]string {
-	if len(l) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(l))
-	for k, v := range l {
-		out[string(k)] = v.String()
-	}
-	return out
-}
-
-// sumQuantities adds up quantity maps, key by key (a value that does not
-// parse is left out); nil when there is nothing.
-func sumQuantities(maps []map[string]string) map[string]string {
-	sums := map[string]resource.Quantity{}
-	for _, m := range maps {
-		for k, v := range m {
-			q, err := resource.ParseQuantity(v)
-			if err != nil {
-				continue
-			}
-			sum := sums[k]
-			sum.Add(q)
-			sums[k] = sum
-		}
-	}
-	if len(sums) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(sums))
-	for k, q := range sums {
-		out[k] = q.String()
-	}
-	return out
+		existing.Namespace, existing.Name, existing.Spec.Class, peerings.Quantities(existing.Spec.Resources), existing.Name, want.Spec.ProviderClusterID)
 }
 
 func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name string, rs **authv1beta1.ResourceSlice) Step {
@@ -300,36 +245,6 @@ func sliceIdentity(ctx context.Context, consumer *kube.Cluster, rs *authv1beta1.
 	return id, err
 }
 
-// sliceStatusOf summarises a slice and its Identity (nil: none).
-func sliceStatusOf(rs *authv1beta1.ResourceSlice, id *authv1beta1.Identity) SliceStatus {
-	st := SliceStatus{Name: rs.Name, ProviderID: rs.Spec.ProviderClusterID, Class: string(rs.Spec.Class),
-		Authentication: string(kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication)),
-		Resources:      string(kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources)),
-		Requested:      quantities(rs.Spec.Resources), Granted: quantities(rs.Status.Resources)}
-	if st.ProviderID == "" {
-		st.ProviderID = rs.Labels[kube.RemoteClusterIDLabel]
-	}
-	// The message that explains: a denial first, else the latest word.
-	for _, t := range []authv1beta1.ResourceSliceConditionType{authv1beta1.ResourceSliceConditionTypeAuthentication, authv1beta1.ResourceSliceConditionTypeResources} {
-		if c := kube.SliceCondition(rs, t); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {
-			st.Message = c.Message
-			break
-		}
-	}
-	if p := rs.Status.AuthParams; p != nil {
-		if cert, err := authcrypto.ParseCertificatePEM(p.SignedCRT); err == nil {
-			st.NotAfter = cert.NotAfter
-		}
-	}
-	if id != nil {
-		st.Identity = id.Namespace + "/" + id.Name
-		if ref := id.Status.KubeconfigSecretRef; ref != nil && ref.Name != "" {
-			st.KubeconfigSecret = id.Namespace + "/" + ref.Name
-		}
-	}
-	return st
-}
-
 // ListResourceSlices lists this consumer's slices, for one provider or all
 // (""), with their Identities.
 func ListResourceSlices(ctx context.Context, consumer *kube.Cluster, providerID string) ([]SliceStatus, error) {
@@ -353,7 +268,7 @@ func ListResourceSlices(ctx context.Context, consumer *kube.Cluster, providerID 
 	out := make([]SliceStatus, 0, len(slices))
 	for i := range slices {
 		rs := &slices[i]
-		out = append(out, sliceStatusOf(rs, byKey[rs.Namespace+"/"+kube.ResourceSliceIdentityName(rs.Name)]))
+		out = append(out, peerings.SliceStatusOf(rs, byKey[rs.Namespace+"/"+kube.ResourceSliceIdentityName(rs.Name)]))
 	}
 	return out, nil
 }
@@ -369,7 +284,7 @@ func GetResourceSlice(ctx context.Context, consumer *kube.Cluster, name, provide
 	if err != nil {
 		return nil, err
 	}
-	st := sliceStatusOf(rs, id)
+	st := peerings.SliceStatusOf(rs, id)
 	return &st, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -266,9 +267,9 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 			if err != nil && ctx.Err() == nil {
 				// Denied (a final Warning may end the wait first): the
 				// answer, which the status of the slice shows.
-				if fresh, gerr := slices.Get(ctx, name, metav1.GetOptions{}); gerr == nil && sliceStatusOf(fresh, nil).Denied() {
+				if fresh, gerr := slices.Get(ctx, name, metav1.GetOptions{}); gerr == nil && peerings.SliceStatusOf(fresh, nil).Denied() {
 					*out = fresh
-					return deniedSliceError(sliceStatusOf(fresh, nil))
+					return deniedSliceError(peerings.SliceStatusOf(fresh, nil))
 				}
 			}
 			if err != nil {

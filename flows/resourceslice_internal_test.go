@@ -12,6 +12,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -27,7 +28,7 @@ func TestCheckSliceRequestBuildsLiqosSlice(t *testing.T) {
 	assert.Equal(t, authv1beta1.ResourceSliceClassDefault, rs.Spec.Class)
 	assert.Equal(t, "p", rs.Spec.ProviderClusterID)
 	assert.Empty(t, rs.Spec.CSR, "the consumer controller signs it")
-	assert.Equal(t, map[string]string{"cpu": "500m", "pods": "30"}, quantities(rs.Spec.Resources))
+	assert.Equal(t, map[string]string{"cpu": "500m", "pods": "30"}, peerings.Quantities(rs.Spec.Resources))
 
 	rs, err = checkSliceRequest(artifact.SliceRequest{Name: "s", ProviderID: "p", Class: "gpu"})
 	require.NoError(t, err)
@@ -78,7 +79,7 @@ func TestSliceStatusOf(t *testing.T) {
 	id := &authv1beta1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "resourceslice-s", Namespace: "ns"},
 		Status: authv1beta1.IdentityStatus{KubeconfigSecretRef: &corev1.LocalObjectReference{Name: "kubeconfig-resourceslice-s"}}}
 	assert.Equal(t, SliceStatus{Name: "s", ProviderID: "p", Class: "default", Authentication: "Accepted", Resources: "Denied", Message: "cordoned",
-		Requested: map[string]string{"pods": "3"}, Identity: "ns/resourceslice-s", KubeconfigSecret: "ns/kubeconfig-resourceslice-s"}, sliceStatusOf(rs, id))
+		Requested: map[string]string{"pods": "3"}, Identity: "ns/resourceslice-s", KubeconfigSecret: "ns/kubeconfig-resourceslice-s"}, peerings.SliceStatusOf(rs, id))
 }
 
 // A condition's lastTransitionTime moves only when its status does.

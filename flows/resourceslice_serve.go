@@ -7,6 +7,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -51,7 +52,7 @@ func ServeSlices(ctx context.Context, provider *kube.Cluster, consumerID string,
 	err = kube.Observe(serveCtx, kube.ListWatch(copies.List, copies.Watch, kube.BySelector("")), func(list []*authv1beta1.ResourceSlice) {
 		state.Slices = make([]SliceStatus, 0, len(list))
 		for _, rs := range list {
-			state.Slices = append(state.Slices, sliceStatusOf(rs, nil))
+			state.Slices = append(state.Slices, peerings.SliceStatusOf(rs, nil))
 		}
 		sort.Slice(state.Slices, func(i, j int) bool { return state.Slices[i].Name < state.Slices[j].Name })
 		report(state)

@@ -69,36 +69,6 @@ func UnauthenticationRoute(ctx context.Context, consumer, provider *Cluster, rem
 	return handshake.RouteV1, nil
 }
 
-// Route is how this peering authenticated: how it is undone, and what the
-// overview offers on it (Actions).
-func (r PeeringRow) Route() handshake.Route { return routeIf(r.Generation == GenerationLiqo0x) }
-
-// Actions are what the overview offers on this peering besides verify,
-// diagnose and unauthenticate; the row's Health must be set (as Overview's
-// rows have it).
-func (r PeeringRow) Actions() handshake.PeeringActions {
-	if r.Route() == handshake.RouteV1 {
-		return handshake.PeeringActions{TenantMoves: true, ResourceSlices: true, Authenticate: r.resumable()}
-	}
-	// Liqo 0.x: no Tenant to move; its resources go through liqoctl peer;
-	// its authentication asks for options first (the flow of its own).
-	return handshake.PeeringActions{}
-}
-
-// resumable tells whether authenticate, run from here on both clusters,
-// is the peering's next step: both sides were read and the handshake
-// stopped at a step, is one-sided, or the pair was unauthenticated.
-func (r PeeringRow) resumable() bool {
-	if r.Remote == nil || r.Role == handshake.RoleUnknown {
-		return false
-	}
-	switch r.Health.Verdict {
-	case handshake.VerdictIncomplete, handshake.VerdictUnauthenticated, handshake.VerdictOneSided:
-		return true
-	}
-	return false
-}
-
 func routeIf(isLiqo0x bool) handshake.Route {
 	if isLiqo0x {
 		return handshake.RouteLiqo0x

@@ -12,6 +12,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
@@ -96,7 +97,7 @@ func lastRenewal(ctx context.Context, consumer *kube.Cluster, s *corev1.Secret) 
 	if err != nil {
 		return time.Time{}
 	}
-	return lastRenewalOf(id)
+	return peerings.LastRenewalOf(id)
 }
 
 // VerifyConfig reports who cfg authenticates as on the provider and which

@@ -7,7 +7,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-// OverviewRow is one peering of the overview (flows.PeeringRow as the
+// OverviewRow is one peering of the overview (handshake.Peering as the
 // wizard shows it): one remote cluster in one role.
 type OverviewRow struct {
 	RemoteID, RemoteName string

@@ -11,6 +11,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 )
 
 // BatchOptions run `liqo-auth-tui --batch`: the wizard's decisions without
@@ -135,7 +136,7 @@ func (o *BatchOptions) providerStep(ctx context.Context) error {
 	} else if route == handshake.RouteLiqo0x {
 		return o.liqo0xProviderStep(ctx, provider)
 	}
-	stage, err := flows.ProviderStage(ctx, provider, s.RemoteClusterID)
+	stage, err := peerings.ProviderStage(ctx, provider, s.RemoteClusterID)
 	if err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 	gen := &GenerateTenantOptions{Options: o.Options, ProviderID: s.RemoteClusterID, Nonce: s.Nonce, NonceFile: s.NonceFile, Engine: s.Engine,
 		Proxy: s.Proxy, StepTimeout: o.Timeout}
 	if s.Nonce == "" && s.NonceFile == "" {
-		stage, err := flows.ConsumerStage(ctx, consumer, s.RemoteClusterID)
+		stage, err := peerings.ConsumerStage(ctx, consumer, s.RemoteClusterID)
 		if err != nil {
 			return err
 		}

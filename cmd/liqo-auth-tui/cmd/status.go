@@ -12,6 +12,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 )
 
 // StatusOptions: every peering of a cluster, both roles and generations.
@@ -55,19 +56,19 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var opts flows.OverviewOptions
+	var opts peerings.Options
 	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
 		if opts.Remote, err = o.connectReachable(ctx, o.Remote); err != nil {
 			return flows.Scoped(handshake.Remote, err)
 		}
 	}
-	rows, err := flows.Overview(ctx, local, opts)
+	rows, err := peerings.Read(ctx, local, opts)
 	if err != nil {
 		return err
 	}
 	if o.Output != "table" {
 		if rows == nil {
-			rows = []flows.PeeringRow{} // [] rather than null
+			rows = []handshake.Peering{} // [] rather than null
 		}
 		return o.printObject(o.Output, rows)
 	}
@@ -80,7 +81,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 
 // printStatusTable prints one line per row; withRemote adds the remote's
 // stage.
-func printStatusTable(out io.Writer, rows []flows.PeeringRow, withRemote bool) error {
+func printStatusTable(out io.Writer, rows []handshake.Peering, withRemote bool) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	other := ""
 	if withRemote {
@@ -109,7 +110,7 @@ func expiryCell(notAfter time.Time) string {
 
 // renewalCell is the last renewal a consumer applied ("never"), "-" where
 // the row has no certificate or is a provider's.
-func renewalCell(r flows.PeeringRow) string {
+func renewalCell(r handshake.Peering) string {
 	if r.CertificateNotAfter.IsZero() || r.Role != handshake.RoleConsumer {
 		return "-"
 	}

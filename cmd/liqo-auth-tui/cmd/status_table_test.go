@@ -14,15 +14,15 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-func syntheticRows(n int) []flows.PeeringRow {
+func syntheticRows(n int) []handshake.Peering {
 	notAfter := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
-	rows := make([]flows.PeeringRow, n)
+	rows := make([]handshake.Peering, n)
 	for i := range rows {
-		rows[i] = flows.PeeringRow{RemoteID: fmt.Sprintf("consumer-%04d", i), Role: handshake.RoleProvider, Generation: flows.GenerationV1,
-			MadeBy: flows.MadeByLiqo, Stage: handshake.StageGenerateIdentity, Tenant: flows.StateReady, TenantCondition: "Active",
+		rows[i] = handshake.Peering{RemoteID: fmt.Sprintf("consumer-%04d", i), Role: handshake.RoleProvider, Generation: handshake.GenerationV1,
+			MadeBy: handshake.MadeByLiqo, Stage: handshake.StageGenerateIdentity, Tenant: handshake.StateReady, TenantCondition: "Active",
 			CertificateNotAfter: notAfter, Slices: []flows.SliceStatus{{Name: "s", Authentication: "Accepted", Resources: "Denied"}},
 			Requested: map[string]string{"cpu": "2"}, Granted: map[string]string{"cpu": "2", "memory": "1Gi"},
-			Health: flows.Health{Verdict: handshake.VerdictOK, Reason: "Tenant accepted"}}
+			Health: handshake.Health{Verdict: handshake.VerdictOK, Reason: "Tenant accepted"}}
 	}
 	return rows
 }

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
@@ -28,9 +27,9 @@ func TestStatusCommand(t *testing.T) {
 
 	code, out, errOut := run(consumer.args("status", "-o", "json")...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
-	var rows []flows.PeeringRow
+	var rows []handshake.Peering
 	require.NoError(t, json.Unmarshal([]byte(out), &rows), out)
-	var mine *flows.PeeringRow
+	var mine *handshake.Peering
 	at := 0
 	for i := range rows {
 		if rows[i].RemoteID == provider.id {
@@ -41,7 +40,7 @@ func TestStatusCommand(t *testing.T) {
 	assert.Equal(t, handshake.RoleConsumer, mine.Role)
 	assert.Equal(t, "v1", mine.Generation)
 	assert.Equal(t, handshake.StageAuthenticated, mine.Stage)
-	assert.Equal(t, flows.StateReady, mine.Identity)
+	assert.Equal(t, handshake.StateReady, mine.Identity)
 	assert.Equal(t, handshake.VerdictOK, mine.Health.Verdict)
 	assert.Equal(t, map[string]string{"cpu": "1"}, mine.Requested)
 	assert.Equal(t, "1", mine.Granted["cpu"])

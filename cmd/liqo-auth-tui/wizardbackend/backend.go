@@ -10,6 +10,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -121,7 +122,7 @@ func (b *Backend) Peers(ctx context.Context, ref tui.ClusterRef, role handshake.
 	if err != nil {
 		return nil, err
 	}
-	list, err := flows.Peers(ctx, c, role)
+	list, err := peerings.Peers(ctx, c, role)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -135,7 +136,7 @@ func (b *Backend) Stage(ctx context.Context, ref tui.ClusterRef, role handshake.
 	if err != nil {
 		return handshake.StageCreateNonce, err
 	}
-	st, err := flows.StageOf(ctx, c, role, peerID)
+	st, err := peerings.StageOf(ctx, c, role, peerID)
 	if err != nil {
 		return "", explainErr(err)
 	}

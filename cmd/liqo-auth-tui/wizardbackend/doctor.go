@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -109,7 +110,7 @@ type snapshots struct {
 
 type watchedSnapshot struct {
 	watch int
-	s     *flows.OverviewSnapshot
+	s     *peerings.Snapshot
 }
 
 // watch names a new watch of ref and remote.
@@ -120,7 +121,7 @@ func (s *snapshots) watch(ref tui.ClusterRef, remote *tui.ClusterRef) (snapshotK
 	return snapshotKeyOf(ref, remote), s.next
 }
 
-func (s *snapshots) keep(k snapshotKey, watch int, snap *flows.OverviewSnapshot) {
+func (s *snapshots) keep(k snapshotKey, watch int, snap *peerings.Snapshot) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.byKey == nil {
@@ -138,7 +139,7 @@ func (s *snapshots) drop(k snapshotKey, watch int) {
 }
 
 // latest is what the running watch of k read last (nil: none runs).
-func (s *snapshots) latest(k snapshotKey) *flows.OverviewSnapshot {
+func (s *snapshots) latest(k snapshotKey) *peerings.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.byKey[k].s

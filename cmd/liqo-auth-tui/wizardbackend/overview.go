@@ -6,16 +6,17 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
-// The overview's backend (tui/overview.go): flows.Overview and
-// flows.WatchOverview's rows as the wizard shows them, and the actions on
+// The overview's backend (tui/overview.go): peerings.Read and
+// peerings.Watch's rows as the wizard shows them, and the actions on
 // a peering.
 
 // overviewOf connects ref and, when given, remote.
-func (b *Backend) overviewOf(ref tui.ClusterRef, remote *tui.ClusterRef) (*flows.Cluster, flows.OverviewOptions, error) {
-	var o flows.OverviewOptions
+func (b *Backend) overviewOf(ref tui.ClusterRef, remote *tui.ClusterRef) (*flows.Cluster, peerings.Options, error) {
+	var o peerings.Options
 	c, err := b.connect(ref)
 	if err != nil {
 		return nil, o, explainScoped(handshake.Local, err)
@@ -34,14 +35,14 @@ func (b *Backend) Overview(ctx context.Context, ref tui.ClusterRef, remote *tui.
 	if err != nil {
 		return nil, err
 	}
-	rows, err := flows.Overview(ctx, c, o)
+	rows, err := peerings.Read(ctx, c, o)
 	if err != nil {
 		return nil, explainErr(err)
 	}
 	return overviewRows(rows), nil
 }
 
-// WatchOverview passes flows.WatchOverview's overviews on as the wizard's
+// WatchOverview passes peerings.Watch's overviews on as the wizard's
 // rows, the latest only, until ctx ends; what each read is kept for
 // Diagnose meanwhile.
 func (b *Backend) WatchOverview(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef) (<-chan []tui.OverviewRow, error) {
@@ -50,8 +51,8 @@ func (b *Backend) WatchOverview(ctx context.Context, ref tui.ClusterRef, remote 
 		return nil, err
 	}
 	key, watch := b.snapshots.watch(ref, remote)
-	o.OnSnapshot = func(s *flows.OverviewSnapshot) { b.snapshots.keep(key, watch, s) }
-	in, err := flows.WatchOverview(ctx, c, o)
+	o.OnSnapshot = func(s *peerings.Snapshot) { b.snapshots.keep(key, watch, s) }
+	in, err := peerings.Watch(ctx, c, o)
 	if err != nil {
 		b.snapshots.drop(key, watch)
 		return nil, explainErr(err)
@@ -73,7 +74,7 @@ func (b *Backend) WatchOverview(ctx context.Context, ref tui.ClusterRef, remote 
 	return out, nil
 }
 
-func overviewRows(rows []flows.PeeringRow) []tui.OverviewRow {
+func overviewRows(rows []handshake.Peering) []tui.OverviewRow {
 	out := make([]tui.OverviewRow, 0, len(rows))
 	for _, r := range rows {
 		_, _, condition := r.PairStates()

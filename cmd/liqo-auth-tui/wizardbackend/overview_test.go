@@ -39,7 +39,7 @@ func TestWizardBackendOverview(t *testing.T) {
 	row, ok := rowOf(rows, auth.ConsumerID)
 	require.True(t, ok, "the provider lists consumer %s: %+v", auth.ConsumerID, rows)
 	assert.Equal(t, handshake.RoleProvider, row.Role)
-	assert.Equal(t, flows.GenerationV1, row.Generation)
+	assert.Equal(t, handshake.GenerationV1, row.Generation)
 	assert.Equal(t, handshake.RouteV1, row.Route)
 	assert.Equal(t, handshake.PeeringActions{TenantMoves: true, ResourceSlices: true}, row.Actions, "a v1 peering's Tenant moves and slices")
 	assert.Equal(t, "Active", row.Condition)

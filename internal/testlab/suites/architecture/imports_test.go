@@ -124,6 +124,13 @@ var rules = []rule{{
 	name:      "test infrastructure (internal/testlab) is linked by no product package: only the demo's lab binary and hack/ tools",
 	applies:   func(p string) bool { return !under(p, "internal/testlab", "cmd/liqo-auth-lab", "hack") },
 	forbidden: func(imp string) bool { return own(imp, "internal/testlab") },
+}, {
+	// One way: flows builds on the read model of peerings, never the reverse.
+	name:    "flows/peerings, the read model of peerings, imports no root flows: only flows/handshake, flows/artifact and flows/internal/...",
+	applies: func(p string) bool { return under(p, "flows/peerings") },
+	forbidden: func(imp string) bool {
+		return own(imp, "flows") && !own(imp, "flows/handshake", "flows/artifact", "flows/internal")
+	},
 }}
 
 func TestImportRules(t *testing.T) {
@@ -158,6 +165,7 @@ func TestImportRulesRefuseTheirCase(t *testing.T) {
 		rules[6].name: {"crypto", "kube"},
 		rules[7].name: {"cmd/liqo-auth-tui/wizardbackend", "kube/controller"},
 		rules[8].name: {"flows", "internal/testlab/lab"},
+		rules[9].name: {"flows/peerings", "flows"},
 	}
 	require.Len(t, cases, len(rules))
 	for _, r := range rules {

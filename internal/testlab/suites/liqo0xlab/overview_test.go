@@ -10,6 +10,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 )
 
 // After this tool authenticated as a 0.x consumer with a real Liqo v0.10
@@ -22,9 +23,9 @@ func TestLiqo0xOverview(t *testing.T) {
 	res, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
 	require.NoError(t, err)
 
-	rows, err := flows.Overview(ctx, p.consumer, flows.OverviewOptions{})
+	rows, err := peerings.Read(ctx, p.consumer, peerings.Options{})
 	require.NoError(t, err)
-	var c *flows.PeeringRow
+	var c *handshake.Peering
 	for i := range rows {
 		if rows[i].RemoteID == providerID {
 			c = &rows[i]
@@ -32,15 +33,15 @@ func TestLiqo0xOverview(t *testing.T) {
 	}
 	require.NotNil(t, c, "%+v", rows)
 	assert.Equal(t, handshake.RoleConsumer, c.Role)
-	assert.Equal(t, flows.GenerationLiqo0x, c.Generation)
-	assert.Equal(t, flows.MadeByTool, c.MadeBy)
+	assert.Equal(t, handshake.GenerationLiqo0x, c.Generation)
+	assert.Equal(t, handshake.MadeByTool, c.MadeBy)
 	assert.Equal(t, handshake.StageAuthenticated, c.Stage)
 	assert.Equal(t, res.NotAfter.UTC(), c.CertificateNotAfter)
 	assert.Equal(t, handshake.VerdictOK, c.Health.Verdict, c.Health.Reason)
 
-	rows, err = flows.Overview(ctx, p.provider, flows.OverviewOptions{})
+	rows, err = peerings.Read(ctx, p.provider, peerings.Options{})
 	require.NoError(t, err)
-	var issued *flows.PeeringRow
+	var issued *handshake.Peering
 	for i := range rows {
 		if rows[i].RemoteID == p.consumerID {
 			issued = &rows[i]
@@ -48,13 +49,13 @@ func TestLiqo0xOverview(t *testing.T) {
 	}
 	require.NotNil(t, issued, "%+v", rows)
 	assert.Equal(t, handshake.RoleProvider, issued.Role)
-	assert.Equal(t, flows.GenerationLiqo0x, issued.Generation)
-	assert.Equal(t, flows.MadeByLiqo, issued.MadeBy)
+	assert.Equal(t, handshake.GenerationLiqo0x, issued.Generation)
+	assert.Equal(t, handshake.MadeByLiqo, issued.MadeBy)
 	assert.Equal(t, handshake.StageIdentityIssued, issued.Stage)
 	assert.Equal(t, c.CertificateNotAfter, issued.CertificateNotAfter)
-	assert.Equal(t, flows.Health{Verdict: handshake.VerdictOK, Reason: "identity issued"}, issued.Health)
+	assert.Equal(t, handshake.Health{Verdict: handshake.VerdictOK, Reason: "identity issued"}, issued.Health)
 
-	rows, err = flows.Overview(ctx, p.consumer, flows.OverviewOptions{Remote: p.provider})
+	rows, err = peerings.Read(ctx, p.consumer, peerings.Options{Remote: p.provider})
 	require.NoError(t, err)
 	require.Len(t, rows, 1, "%+v", rows)
 	require.NotNil(t, rows[0].Remote)

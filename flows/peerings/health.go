@@ -1,4 +1,4 @@
-package flows
+package peerings
 
 import (
 	"fmt"
@@ -36,11 +36,11 @@ import (
 // makes the pair one-sided. The reasons say who takes the next step: read
 // with one cluster, the other cluster's admin; with both, authenticate from
 // here.
-func HealthOf(r PeeringRow, now time.Time) Health {
+func HealthOf(r handshake.Peering, now time.Time) handshake.Health {
 	both := r.Remote != nil
 	if both {
 		if consumer, provider := pairSides(r); provider.Stage == handshake.StageUnauthenticated && !unauthenticatedPair(consumer, provider) {
-			return Health{handshake.VerdictOneSided, "the provider has no Tenant for consumer " + provider.RemoteID +
+			return handshake.Health{Verdict: handshake.VerdictOneSided, Reason: "the provider has no Tenant for consumer " + provider.RemoteID +
 				", which still holds its Identity: both clusters are at hand: authenticate peers them again from here"}
 		}
 	}
@@ -62,7 +62,7 @@ const fromHere = "both clusters are at hand: authenticate resumes it from here"
 
 // pairSides are the consumer's and the provider's rows of a row read on
 // both sides.
-func pairSides(r PeeringRow) (consumer, provider PeeringRow) {
+func pairSides(r handshake.Peering) (consumer, provider handshake.Peering) {
 	if r.Role == handshake.RoleProvider {
 		return *r.Remote, r
 	}
@@ -72,15 +72,15 @@ func pairSides(r PeeringRow) (consumer, provider PeeringRow) {
 // unauthenticatedPair tells whether a pair read on both sides was
 // unauthenticated: the provider holds what unauthenticate leaves
 // (StageUnauthenticated), the consumer no Identity, kubeconfig or slice.
-func unauthenticatedPair(consumer, provider PeeringRow) bool {
-	return provider.Stage == handshake.StageUnauthenticated && consumer.Identity == StateAbsent &&
+func unauthenticatedPair(consumer, provider handshake.Peering) bool {
+	return provider.Stage == handshake.StageUnauthenticated && consumer.Identity == handshake.StateAbsent &&
 		consumer.Stage != handshake.StageAuthenticated && len(consumer.Slices) == 0
 }
 
 // markUnauthenticated says, on both sides of a pair read on both that
 // was unauthenticated, that it was: the consumer's side alone reads as a
 // handshake waiting for the Identity.
-func markUnauthenticated(r *PeeringRow) {
+func markUnauthenticated(r *handshake.Peering) {
 	if r.Remote == nil || r.Role == handshake.RoleUnknown {
 		return
 	}
@@ -94,22 +94,22 @@ func markUnauthenticated(r *PeeringRow) {
 
 // sideHealth is the verdict of one side's row; both: the other side was
 // read too.
-func sideHealth(r PeeringRow, now time.Time, both bool) Health {
+func sideHealth(r handshake.Peering, now time.Time, both bool) handshake.Health {
 	if r.Stage == handshake.StageUnauthenticated {
 		if both {
-			return Health{handshake.VerdictUnauthenticated, "the tenant namespaces stay, as Liqo keeps them; both clusters are at hand: authenticate peers them again from here"}
+			return handshake.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "the tenant namespaces stay, as Liqo keeps them; both clusters are at hand: authenticate peers them again from here"}
 		}
-		return Health{handshake.VerdictUnauthenticated, "no Tenant; the tenant namespace stays with the nonce and the consumer's certificate; " +
+		return handshake.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "no Tenant; the tenant namespace stays with the nonce and the consumer's certificate; " +
 			"the consumer's admin authenticates again (generate tenant)"}
 	}
 	notAfter := r.CertificateNotAfter
 	switch {
 	case !notAfter.IsZero() && !now.Before(notAfter):
-		return Health{handshake.VerdictExpired, "certificate expired at " + handshake.TimeText(notAfter)}
+		return handshake.Health{Verdict: handshake.VerdictExpired, Reason: "certificate expired at " + handshake.TimeText(notAfter)}
 	case r.TenantCondition == string(authv1beta1.TenantConditionDrained):
-		return Health{handshake.VerdictDrained, "the provider drained the Tenant: resources neither used nor negotiated"}
+		return handshake.Health{Verdict: handshake.VerdictDrained, Reason: "the provider drained the Tenant: resources neither used nor negotiated"}
 	case r.TenantCondition == string(authv1beta1.TenantConditionCordoned):
-		return Health{handshake.VerdictCordoned, "the provider cordoned the Tenant: no new resources"}
+		return handshake.Health{Verdict: handshake.VerdictCordoned, Reason: "the provider cordoned the Tenant: no new resources"}
 	}
 	if h, ok := deniedHealth(r); ok {
 		return h
@@ -119,49 +119,49 @@ func sideHealth(r PeeringRow, now time.Time, both bool) Health {
 	}
 	if !notAfter.IsZero() && !r.CertificateNotBefore.IsZero() {
 		if due := kube.RenewalTime(r.CertificateNotBefore, notAfter); !now.Before(due) {
-			return Health{handshake.VerdictExpiring, fmt.Sprintf("certificate expires at %s and was due for renewal at %s", handshake.TimeText(notAfter), handshake.TimeText(due))}
+			return handshake.Health{Verdict: handshake.VerdictExpiring, Reason: fmt.Sprintf("certificate expires at %s and was due for renewal at %s", handshake.TimeText(notAfter), handshake.TimeText(due))}
 		}
 	}
-	return Health{Verdict: handshake.VerdictOK, Reason: okReason(r)}
+	return handshake.Health{Verdict: handshake.VerdictOK, Reason: okReason(r)}
 }
 
 // deniedHealth: a refused slice or 0.x identity request.
-func deniedHealth(r PeeringRow) (Health, bool) {
+func deniedHealth(r handshake.Peering) (handshake.Health, bool) {
 	for _, s := range r.Slices {
 		if s.Denied() {
-			return Health{handshake.VerdictDenied, "ResourceSlice " + s.Name + " denied" + orEmpty(": ", s.Message)}, true
+			return handshake.Health{Verdict: handshake.VerdictDenied, Reason: "ResourceSlice " + s.Name + " denied" + orEmpty(": ", s.Message)}, true
 		}
 	}
 	if r.Stage == handshake.StageAuthenticating && liqo0x.AuthRefused(authStatusWord(r.Authentication)) {
-		return Health{handshake.VerdictDenied, "the Liqo 0.x provider refused the identity request: " + r.Authentication}, true
+		return handshake.Health{Verdict: handshake.VerdictDenied, Reason: "the Liqo 0.x provider refused the identity request: " + r.Authentication}, true
 	}
-	return Health{}, false
+	return handshake.Health{}, false
 }
 
 // progressHealth: a handshake that stopped (incomplete) or goes on
 // (pending), on this side or, for a remote's row, missing there. Where it
 // stopped, the next step is the other admin's, or with both clusters read
 // (both) authenticate's from here.
-func progressHealth(r PeeringRow, both bool) (Health, bool) {
-	incomplete := func(what, next string) (Health, bool) {
+func progressHealth(r handshake.Peering, both bool) (handshake.Health, bool) {
+	incomplete := func(what, next string) (handshake.Health, bool) {
 		if both {
 			next = fromHere
 		}
-		return Health{handshake.VerdictIncomplete, what + ": " + next}, true
+		return handshake.Health{Verdict: handshake.VerdictIncomplete, Reason: what + ": " + next}, true
 	}
 	switch {
-	case r.Stage == "" && r.Identity == StateAbsent && r.Tenant == StateAbsent && r.TenantNamespace == "":
-		return Health{handshake.VerdictOneSided, "this cluster has no handshake object about " + r.RemoteID}, true
+	case r.Stage == "" && r.Identity == handshake.StateAbsent && r.Tenant == handshake.StateAbsent && r.TenantNamespace == "":
+		return handshake.Health{Verdict: handshake.VerdictOneSided, Reason: "this cluster has no handshake object about " + r.RemoteID}, true
 	case r.Role == handshake.RoleUnknown:
-		return Health{handshake.VerdictIncomplete, "only the tenant namespace " + r.TenantNamespace + ": no handshake object in it"}, true
-	case r.Tenant == StateDeleting || r.Identity == StateDeleting:
-		return Health{handshake.VerdictPending, "being deleted"}, true
-	case r.Tenant == StatePending:
-		return Health{handshake.VerdictPending, "the Tenant waits for the provider's controller to accept it"}, true
-	case r.Identity == StatePending && r.Stage == handshake.StageAuthenticating:
-		return Health{handshake.VerdictPending, "Liqo 0.x is asking the provider for an identity" + orEmpty(" (", r.Authentication, ")")}, true
-	case r.Identity == StatePending:
-		return Health{handshake.VerdictPending, "the Identity waits for its kubeconfig Secret"}, true
+		return handshake.Health{Verdict: handshake.VerdictIncomplete, Reason: "only the tenant namespace " + r.TenantNamespace + ": no handshake object in it"}, true
+	case r.Tenant == handshake.StateDeleting || r.Identity == handshake.StateDeleting:
+		return handshake.Health{Verdict: handshake.VerdictPending, Reason: "being deleted"}, true
+	case r.Tenant == handshake.StatePending:
+		return handshake.Health{Verdict: handshake.VerdictPending, Reason: "the Tenant waits for the provider's controller to accept it"}, true
+	case r.Identity == handshake.StatePending && r.Stage == handshake.StageAuthenticating:
+		return handshake.Health{Verdict: handshake.VerdictPending, Reason: "Liqo 0.x is asking the provider for an identity" + orEmpty(" (", r.Authentication, ")")}, true
+	case r.Identity == handshake.StatePending:
+		return handshake.Health{Verdict: handshake.VerdictPending, Reason: "the Identity waits for its kubeconfig Secret"}, true
 	case r.Stage == handshake.StageCreateNonce:
 		return incomplete("no nonce for the consumer", "create it (create nonce)")
 	case r.Stage == handshake.StageAwaitTenant:
@@ -173,15 +173,15 @@ func progressHealth(r PeeringRow, both bool) (Health, bool) {
 	}
 	for _, s := range r.Slices {
 		if s.Authentication == "" {
-			return Health{handshake.VerdictPending, "ResourceSlice " + s.Name + " waits for the provider's answer"}, true
+			return handshake.Health{Verdict: handshake.VerdictPending, Reason: "ResourceSlice " + s.Name + " waits for the provider's answer"}, true
 		}
 	}
-	return Health{}, false
+	return handshake.Health{}, false
 }
 
-func okReason(r PeeringRow) string {
+func okReason(r handshake.Peering) string {
 	switch {
-	case r.Role == handshake.RoleProvider && r.Generation == GenerationLiqo0x:
+	case r.Role == handshake.RoleProvider && r.Generation == handshake.GenerationLiqo0x:
 		return "identity issued"
 	case r.Role == handshake.RoleProvider:
 		return "Tenant accepted"

@@ -1,4 +1,4 @@
-package flows
+package peerings
 
 import (
 	"context"
@@ -21,17 +21,17 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
-// DefaultOverviewDebounce gathers a burst of changes (a handshake writes
+// DefaultDebounce gathers a burst of changes (a handshake writes
 // several objects in a row) into one new overview.
-const DefaultOverviewDebounce = 100 * time.Millisecond
+const DefaultDebounce = 100 * time.Millisecond
 
-// WatchOverview keeps the overview of c (and of o.Remote) up to date from
-// watches, not a timer: informers on every kind Overview lists; each change,
-// after o.Debounce (0: DefaultOverviewDebounce) without another, makes a new
-// []PeeringRow. The first comes once every informer has listed. The channel
+// Watch keeps the overview of c (and of o.Remote) up to date from
+// watches, not a timer: informers on every kind Read lists; each change,
+// after o.Debounce (0: DefaultDebounce) without another, makes a new
+// []handshake.Peering. The first comes once every informer has listed. The channel
 // holds only the latest overview (a slow reader skips stale ones) and is
 // closed when ctx ends. The error is what made the first lists fail.
-func WatchOverview(ctx context.Context, c *Cluster, o OverviewOptions) (<-chan []PeeringRow, error) {
+func Watch(ctx context.Context, c *kube.Cluster, o Options) (<-chan []handshake.Peering, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	changed := make(chan struct{}, 1)
 	local, err := startPeeringInformers(ctx, c, changed)
@@ -48,17 +48,17 @@ func WatchOverview(ctx context.Context, c *Cluster, o OverviewOptions) (<-chan [
 	}
 	debounce := o.Debounce
 	if debounce <= 0 {
-		debounce = DefaultOverviewDebounce
+		debounce = DefaultDebounce
 	}
-	out := make(chan []PeeringRow, 1)
+	out := make(chan []handshake.Peering, 1)
 	emit := func() {
-		var other *peeringObjects
+		var other *Objects
 		if remote != nil {
 			other = remote.snapshot()
 		}
 		mine := local.snapshot()
 		o.tell(mine, other)
-		latestOnly(out, overviewOf(mine, other, o.now()))
+		latestOnly(out, RowsOf(mine, other, o.Time()))
 	}
 	emit()
 	go func() {
@@ -87,7 +87,7 @@ func WatchOverview(ctx context.Context, c *Cluster, o OverviewOptions) (<-chan [
 }
 
 // latestOnly replaces what out holds with rows.
-func latestOnly(out chan []PeeringRow, rows []PeeringRow) {
+func latestOnly(out chan []handshake.Peering, rows []handshake.Peering) {
 	for {
 		select {
 		case out <- rows:
@@ -101,7 +101,7 @@ func latestOnly(out chan []PeeringRow, rows []PeeringRow) {
 	}
 }
 
-// peeringInformers are one cluster's informers, one per kind Overview lists.
+// peeringInformers are one cluster's informers, one per kind Read lists.
 type peeringInformers struct {
 	localID                                                                                  string
 	release                                                                                  kube.LiqoRelease
@@ -110,7 +110,7 @@ type peeringInformers struct {
 
 // startPeeringInformers starts c's informers, each change signalled on
 // changed, and waits until all have listed.
-func startPeeringInformers(ctx context.Context, c *Cluster, changed chan struct{}) (*peeringInformers, error) {
+func startPeeringInformers(ctx context.Context, c *kube.Cluster, changed chan struct{}) (*peeringInformers, error) {
 	p := &peeringInformers{}
 	c, err := c.WithProtobuf()
 	if err != nil {
@@ -151,7 +151,7 @@ func startPeeringInformers(ctx context.Context, c *Cluster, changed chan struct{
 
 // runInformers starts the informers and waits for their first lists; a
 // list error before then (forbidden, unreachable) is returned.
-func runInformers(ctx context.Context, c *Cluster, informers []cache.SharedIndexInformer, changed chan struct{}) error {
+func runInformers(ctx context.Context, c *kube.Cluster, informers []cache.SharedIndexInformer, changed chan struct{}) error {
 	syncCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var once sync.Once
@@ -206,17 +206,17 @@ func newOverviewInformer(lw cache.ListerWatcher, obj runtime.Object) cache.Share
 	return inf
 }
 
-// snapshot reads the informers' stores as Overview's lists.
-func (p *peeringInformers) snapshot() *peeringObjects {
-	o := &peeringObjects{localID: p.localID, release: p.release}
-	o.namespaces = storeItems[corev1.Namespace](p.namespaces, isTenantNamespace)
-	o.secrets = storeItems[corev1.Secret](p.secrets, nil)
-	o.liqo0xSecrets = storeItems[corev1.Secret](p.liqo0xSecrets, nil)
-	o.tenants = storeItems[authv1beta1.Tenant](p.tenants, nil)
-	o.identities = storeItems[authv1beta1.Identity](p.identities, nil)
-	o.slices = storeItems[authv1beta1.ResourceSlice](p.slices, nil)
-	o.renews = storeItems[authv1beta1.Renew](p.renews, nil)
-	o.foreignClusters = storeItems[unstructured.Unstructured](p.foreignClusters, nil)
+// snapshot reads the informers' stores as Read's lists.
+func (p *peeringInformers) snapshot() *Objects {
+	o := &Objects{LocalID: p.localID, Release: p.release}
+	o.Namespaces = storeItems[corev1.Namespace](p.namespaces, isTenantNamespace)
+	o.Secrets = storeItems[corev1.Secret](p.secrets, nil)
+	o.Liqo0xSecrets = storeItems[corev1.Secret](p.liqo0xSecrets, nil)
+	o.Tenants = storeItems[authv1beta1.Tenant](p.tenants, nil)
+	o.Identities = storeItems[authv1beta1.Identity](p.identities, nil)
+	o.Slices = storeItems[authv1beta1.ResourceSlice](p.slices, nil)
+	o.Renews = storeItems[authv1beta1.Renew](p.renews, nil)
+	o.ForeignClusters = storeItems[unstructured.Unstructured](p.foreignClusters, nil)
 	return o
 }
 

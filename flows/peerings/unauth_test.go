@@ -1,6 +1,6 @@
 //go:build cluster
 
-package flows_test
+package peerings_test
 
 import (
 	"testing"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 )
 
@@ -28,29 +29,29 @@ func TestOverviewReadsAnUnauthenticatedPair(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res.Kept, 2, "both tenant namespaces kept: %+v", res)
 
-	var snapshot *flows.OverviewSnapshot
-	rows, err := flows.Overview(ctx, consumer, flows.OverviewOptions{Remote: provider, OnSnapshot: func(s *flows.OverviewSnapshot) { snapshot = s }})
+	var snapshot *peerings.Snapshot
+	rows, err := peerings.Read(ctx, consumer, peerings.Options{Remote: provider, OnSnapshot: func(s *peerings.Snapshot) { snapshot = s }})
 	require.NoError(t, err)
 	require.NotNil(t, snapshot, "the overview hands on what it read")
-	both := rowFor(t, rows, "ovu-provider", handshake.RoleConsumer, flows.GenerationV1)
+	both := rowFor(t, rows, "ovu-provider", handshake.RoleConsumer, handshake.GenerationV1)
 	assert.Equal(t, handshake.StageUnauthenticated, both.Stage)
 	require.NotNil(t, both.Remote)
 	assert.Equal(t, handshake.StageUnauthenticated, both.Remote.Stage)
-	assert.Equal(t, flows.Health{Verdict: handshake.VerdictUnauthenticated,
+	assert.Equal(t, handshake.Health{Verdict: handshake.VerdictUnauthenticated,
 		Reason: "the tenant namespaces stay, as Liqo keeps them; both clusters are at hand: authenticate peers them again from here"}, both.Health)
 	assert.True(t, both.Actions().Authenticate, "both clusters at hand: authenticate is the next step")
 
-	rows, err = flows.Overview(ctx, provider, flows.OverviewOptions{})
+	rows, err = peerings.Read(ctx, provider, peerings.Options{})
 	require.NoError(t, err)
-	alone := rowFor(t, rows, "ovu-consumer", handshake.RoleProvider, flows.GenerationV1)
+	alone := rowFor(t, rows, "ovu-consumer", handshake.RoleProvider, handshake.GenerationV1)
 	assert.Equal(t, handshake.StageUnauthenticated, alone.Stage)
 	assert.Equal(t, handshake.VerdictUnauthenticated, alone.Health.Verdict)
 	assert.Contains(t, alone.Health.Reason, "the consumer's admin authenticates again")
 	assert.False(t, alone.Actions().Authenticate, "one cluster: the other admin acts")
 
-	rows, err = flows.Overview(ctx, consumer, flows.OverviewOptions{})
+	rows, err = peerings.Read(ctx, consumer, peerings.Options{})
 	require.NoError(t, err)
-	assert.Equal(t, handshake.StageAwaitIdentity, rowFor(t, rows, "ovu-provider", handshake.RoleConsumer, flows.GenerationV1).Stage)
+	assert.Equal(t, handshake.StageAwaitIdentity, rowFor(t, rows, "ovu-provider", handshake.RoleConsumer, handshake.GenerationV1).Stage)
 
 	d, err := flows.Doctor(ctx, consumer, flows.DoctorOptions{RemoteID: "ovu-provider", Remote: provider})
 	require.NoError(t, err)
@@ -67,9 +68,9 @@ func TestOverviewReadsAnUnauthenticatedPair(t *testing.T) {
 
 	_, err = flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 	require.NoError(t, err)
-	rows, err = flows.Overview(ctx, consumer, flows.OverviewOptions{Remote: provider})
+	rows, err = peerings.Read(ctx, consumer, peerings.Options{Remote: provider})
 	require.NoError(t, err)
-	again := rowFor(t, rows, "ovu-provider", handshake.RoleConsumer, flows.GenerationV1)
+	again := rowFor(t, rows, "ovu-provider", handshake.RoleConsumer, handshake.GenerationV1)
 	assert.Equal(t, handshake.StageAuthenticated, again.Stage)
 	assert.Equal(t, handshake.VerdictOK, again.Health.Verdict, "%+v", again.Health)
 

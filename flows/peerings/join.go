@@ -1,4 +1,4 @@
-package flows
+package peerings
 
 import "github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 
@@ -8,7 +8,7 @@ import "github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 // with no row for the pair gets one with nothing in it, so that the
 // health says the peering is one-sided. Without both cluster IDs there is
 // nothing to join on: the local rows stay as they are.
-func join(local []PeeringRow, localID string, remote []PeeringRow, remoteID string) []PeeringRow {
+func join(local []handshake.Peering, localID string, remote []handshake.Peering, remoteID string) []handshake.Peering {
 	if localID == "" || remoteID == "" {
 		return local
 	}
@@ -16,13 +16,13 @@ func join(local []PeeringRow, localID string, remote []PeeringRow, remoteID stri
 		role       handshake.Role
 		generation string
 	}
-	theirs := map[key]*PeeringRow{}
+	theirs := map[key]*handshake.Peering{}
 	for i := range remote {
 		if r := &remote[i]; r.RemoteID == localID {
 			theirs[key{r.Role.Other(), r.Generation}] = r
 		}
 	}
-	var out []PeeringRow
+	var out []handshake.Peering
 	for _, r := range local {
 		if r.RemoteID != remoteID {
 			continue
@@ -31,14 +31,14 @@ func join(local []PeeringRow, localID string, remote []PeeringRow, remoteID stri
 		other := theirs[k]
 		delete(theirs, k)
 		if other == nil {
-			other = &PeeringRow{RemoteID: localID, Role: r.Role.Other(), Generation: r.Generation}
+			other = &handshake.Peering{RemoteID: localID, Role: r.Role.Other(), Generation: r.Generation}
 		}
 		r.Remote = other
 		out = append(out, r)
 	}
 	// The remote's rows about this cluster that this cluster has nothing for.
 	for k, other := range theirs {
-		out = append(out, PeeringRow{RemoteID: remoteID, Role: k.role, Generation: k.generation, Remote: other})
+		out = append(out, handshake.Peering{RemoteID: remoteID, Role: k.role, Generation: k.generation, Remote: other})
 	}
 	sortRows(out)
 	return out

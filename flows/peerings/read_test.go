@@ -1,6 +1,6 @@
 //go:build cluster
 
-package flows_test
+package peerings_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -23,7 +24,7 @@ import (
 
 // rowFor finds the row of remote in role among rows (the lab's clusters
 // hold other tests' peerings too).
-func rowFor(t *testing.T, rows []flows.PeeringRow, remote string, role handshake.Role, generation string) flows.PeeringRow {
+func rowFor(t *testing.T, rows []handshake.Peering, remote string, role handshake.Role, generation string) handshake.Peering {
 	t.Helper()
 	for _, r := range rows {
 		if r.RemoteID == remote && r.Role == role && r.Generation == generation {
@@ -31,7 +32,7 @@ func rowFor(t *testing.T, rows []flows.PeeringRow, remote string, role handshake
 		}
 	}
 	require.Failf(t, "no row", "no %s %s row for %s in %+v", generation, role, remote, rows)
-	return flows.PeeringRow{}
+	return handshake.Peering{}
 }
 
 // setTenantCondition is the provider admin cordoning or draining a Tenant.
@@ -75,48 +76,48 @@ func TestOverviewShowsEveryPeeringWithItsHealth(t *testing.T) {
 	createLiqo0xIdentity(t, ctx, consumer, "ov-legacy", expired)
 
 	// The provider's side.
-	rows, err := flows.Overview(ctx, provider, flows.OverviewOptions{})
+	rows, err := peerings.Read(ctx, provider, peerings.Options{})
 	require.NoError(t, err)
-	p := rowFor(t, rows, "ov-consumer", handshake.RoleProvider, flows.GenerationV1)
+	p := rowFor(t, rows, "ov-consumer", handshake.RoleProvider, handshake.GenerationV1)
 	assert.Equal(t, handshake.StageGenerateIdentity, p.Stage)
-	assert.Equal(t, flows.StateReady, p.Tenant)
+	assert.Equal(t, handshake.StateReady, p.Tenant)
 	assert.Equal(t, "Cordoned", p.TenantCondition)
-	assert.Equal(t, flows.MadeByTool, p.MadeBy)
+	assert.Equal(t, handshake.MadeByTool, p.MadeBy)
 	assert.Equal(t, "liqo-tenant-ov-consumer", p.TenantNamespace)
 	assert.False(t, p.CertificateNotAfter.IsZero())
 	require.Len(t, p.Slices, 1)
 	assert.Equal(t, "ov-slice", p.Slices[0].Name)
 	assert.Equal(t, map[string]string{"cpu": "2", "memory": "1Gi"}, p.Requested)
 	assert.Equal(t, "2", p.Granted["cpu"])
-	assert.Equal(t, flows.Health{Verdict: handshake.VerdictCordoned, Reason: "the provider cordoned the Tenant: no new resources"}, p.Health)
+	assert.Equal(t, handshake.Health{Verdict: handshake.VerdictCordoned, Reason: "the provider cordoned the Tenant: no new resources"}, p.Health)
 
-	stray := rowFor(t, rows, "ov-stray", handshake.RoleProvider, flows.GenerationV1)
+	stray := rowFor(t, rows, "ov-stray", handshake.RoleProvider, handshake.GenerationV1)
 	assert.Equal(t, handshake.StageAwaitTenant, stray.Stage)
-	assert.Equal(t, flows.StateAbsent, stray.Tenant)
+	assert.Equal(t, handshake.StateAbsent, stray.Tenant)
 	assert.Equal(t, handshake.VerdictIncomplete, stray.Health.Verdict)
 	assert.Contains(t, stray.Health.Reason, "generate tenant")
 
 	// The consumer's side: v1 complete, 0.x expired.
-	rows, err = flows.Overview(ctx, consumer, flows.OverviewOptions{})
+	rows, err = peerings.Read(ctx, consumer, peerings.Options{})
 	require.NoError(t, err)
-	c := rowFor(t, rows, "ov-provider", handshake.RoleConsumer, flows.GenerationV1)
+	c := rowFor(t, rows, "ov-provider", handshake.RoleConsumer, handshake.GenerationV1)
 	assert.Equal(t, handshake.StageAuthenticated, c.Stage)
-	assert.Equal(t, flows.StateReady, c.Identity)
-	assert.Equal(t, flows.IdentityNotAfter(ctx, consumer, "ov-provider"), c.CertificateNotAfter)
+	assert.Equal(t, handshake.StateReady, c.Identity)
+	assert.Equal(t, identityNotAfter(t, consumer, "ov-provider"), c.CertificateNotAfter)
 	assert.True(t, c.LastRenewal.IsZero())
 	require.Len(t, c.Slices, 1)
 	assert.Equal(t, "Accepted", c.Slices[0].Authentication)
 	assert.Equal(t, "liqo-tenant-ov-provider/kubeconfig-resourceslice-ov-slice", c.Slices[0].KubeconfigSecret)
-	assert.Equal(t, flows.Health{Verdict: handshake.VerdictOK, Reason: "authenticated"}, c.Health, "alone, the consumer cannot see the cordon")
+	assert.Equal(t, handshake.Health{Verdict: handshake.VerdictOK, Reason: "authenticated"}, c.Health, "alone, the consumer cannot see the cordon")
 
-	legacy := rowFor(t, rows, "ov-legacy", handshake.RoleConsumer, flows.GenerationLiqo0x)
+	legacy := rowFor(t, rows, "ov-legacy", handshake.RoleConsumer, handshake.GenerationLiqo0x)
 	assert.Equal(t, handshake.StageAuthenticated, legacy.Stage)
-	assert.Equal(t, flows.MadeByLiqo, legacy.MadeBy)
+	assert.Equal(t, handshake.MadeByLiqo, legacy.MadeBy)
 	assert.Equal(t, expired, legacy.CertificateNotAfter)
 	assert.Equal(t, handshake.VerdictExpired, legacy.Health.Verdict)
 
 	// Both sides: only the pair, joined.
-	rows, err = flows.Overview(ctx, consumer, flows.OverviewOptions{Remote: provider})
+	rows, err = peerings.Read(ctx, consumer, peerings.Options{Remote: provider})
 	require.NoError(t, err)
 	require.Len(t, rows, 1, "%+v", rows)
 	j := rows[0]
@@ -126,7 +127,7 @@ func TestOverviewShowsEveryPeeringWithItsHealth(t *testing.T) {
 	assert.Equal(t, handshake.RoleProvider, j.Remote.Role)
 	identity, tenant, condition := j.PairStates()
 	assert.Equal(t, []string{"ready", "ready", "Cordoned"}, []string{string(identity), string(tenant), condition})
-	assert.Equal(t, flows.Health{Verdict: handshake.VerdictCordoned, Reason: "remote: the provider cordoned the Tenant: no new resources"}, j.Health)
+	assert.Equal(t, handshake.Health{Verdict: handshake.VerdictCordoned, Reason: "remote: the provider cordoned the Tenant: no new resources"}, j.Health)
 }
 
 // createLiqo0xIdentity stores on consumer what Liqo 0.x stores once a
@@ -145,7 +146,7 @@ func createLiqo0xIdentity(t *testing.T, ctx context.Context, consumer *kube.Clus
 	require.NoError(t, err)
 }
 
-// WatchOverview sends a new overview when the cluster changes (the
+// Watch sends a new overview when the cluster changes (the
 // provider drains a Tenant, a nonce appears), without polling; read with
 // the remote, its rows carry the remote's side from the first.
 func TestWatchOverviewFollowsTheClusters(t *testing.T) {
@@ -155,35 +156,35 @@ func TestWatchOverviewFollowsTheClusters(t *testing.T) {
 	require.NoError(t, err)
 
 	watchCtx, stop := context.WithCancel(ctx)
-	updates, err := flows.WatchOverview(watchCtx, provider, flows.OverviewOptions{Debounce: 20 * time.Millisecond})
+	updates, err := peerings.Watch(watchCtx, provider, peerings.Options{Debounce: 20 * time.Millisecond})
 	require.NoError(t, err)
 	first := <-updates
-	assert.Equal(t, handshake.VerdictOK, rowFor(t, first, "ovw-consumer", handshake.RoleProvider, flows.GenerationV1).Health.Verdict)
+	assert.Equal(t, handshake.VerdictOK, rowFor(t, first, "ovw-consumer", handshake.RoleProvider, handshake.GenerationV1).Health.Verdict)
 
 	setTenantCondition(t, ctx, provider, "ovw-consumer", authv1beta1.TenantConditionDrained)
-	next := awaitOverview(t, ctx, updates, func(rows []flows.PeeringRow) bool {
+	next := awaitOverview(t, ctx, updates, func(rows []handshake.Peering) bool {
 		r := findRow(rows, "ovw-consumer", handshake.RoleProvider)
 		return r != nil && r.Health.Verdict == handshake.VerdictDrained
 	})
-	assert.Equal(t, "Drained", rowFor(t, next, "ovw-consumer", handshake.RoleProvider, flows.GenerationV1).TenantCondition)
+	assert.Equal(t, "Drained", rowFor(t, next, "ovw-consumer", handshake.RoleProvider, handshake.GenerationV1).TenantCondition)
 
 	createStrayNonce(t, ctx, provider, "ovw-stray")
-	next = awaitOverview(t, ctx, updates, func(rows []flows.PeeringRow) bool { return findRow(rows, "ovw-stray", handshake.RoleProvider) != nil })
-	assert.Equal(t, handshake.VerdictIncomplete, rowFor(t, next, "ovw-stray", handshake.RoleProvider, flows.GenerationV1).Health.Verdict)
+	next = awaitOverview(t, ctx, updates, func(rows []handshake.Peering) bool { return findRow(rows, "ovw-stray", handshake.RoleProvider) != nil })
+	assert.Equal(t, handshake.VerdictIncomplete, rowFor(t, next, "ovw-stray", handshake.RoleProvider, handshake.GenerationV1).Health.Verdict)
 
 	stop()
 	for range updates { // closed once the watch stops
 	}
 
-	joined, err := flows.WatchOverview(ctx, consumer, flows.OverviewOptions{Remote: provider})
+	joined, err := peerings.Watch(ctx, consumer, peerings.Options{Remote: provider})
 	require.NoError(t, err)
 	rows := <-joined
 	require.Len(t, rows, 1, "%+v", rows)
 	require.NotNil(t, rows[0].Remote)
-	assert.Equal(t, flows.Health{Verdict: handshake.VerdictDrained, Reason: "remote: the provider drained the Tenant: resources neither used nor negotiated"}, rows[0].Health)
+	assert.Equal(t, handshake.Health{Verdict: handshake.VerdictDrained, Reason: "remote: the provider drained the Tenant: resources neither used nor negotiated"}, rows[0].Health)
 }
 
-func findRow(rows []flows.PeeringRow, remote string, role handshake.Role) *flows.PeeringRow {
+func findRow(rows []handshake.Peering, remote string, role handshake.Role) *handshake.Peering {
 	for i := range rows {
 		if rows[i].RemoteID == remote && rows[i].Role == role {
 			return &rows[i]
@@ -193,7 +194,7 @@ func findRow(rows []flows.PeeringRow, remote string, role handshake.Role) *flows
 }
 
 // awaitOverview reads overviews until one satisfies ok.
-func awaitOverview(t *testing.T, ctx context.Context, updates <-chan []flows.PeeringRow, ok func([]flows.PeeringRow) bool) []flows.PeeringRow {
+func awaitOverview(t *testing.T, ctx context.Context, updates <-chan []handshake.Peering, ok func([]handshake.Peering) bool) []handshake.Peering {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -208,4 +209,12 @@ func awaitOverview(t *testing.T, ctx context.Context, updates <-chan []flows.Pee
 			require.FailNow(t, "no such overview within 30s")
 		}
 	}
+}
+
+// identityNotAfter is the expiry of the consumer's Identity for providerID.
+func identityNotAfter(t *testing.T, consumer *kube.Cluster, providerID string) time.Time {
+	t.Helper()
+	id, err := consumer.ControlPlaneIdentityFor(labtest.Context(t), providerID)
+	require.NoError(t, err)
+	return artifact.CertificateNotAfter(id)
 }

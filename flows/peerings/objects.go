@@ -1,4 +1,4 @@
-package flows
+package peerings
 
 import (
 	"context"
@@ -19,27 +19,27 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
-// peeringObjects are what an overview reads of one cluster: one list per
+// Objects are what an overview reads of one cluster: one list per
 // kind, or an informer's store per kind.
-type peeringObjects struct {
-	localID string
-	release kube.LiqoRelease
-	// namespaces are the tenant namespaces, v1 and 0.x.
-	namespaces []*corev1.Namespace
-	// secrets are labelled liqo.io/remote-cluster-id (nonces, signed
-	// nonces, kubeconfigs, certificate caches); liqo0xSecrets
+type Objects struct {
+	LocalID string
+	Release kube.LiqoRelease
+	// Namespaces are the tenant namespaces, v1 and 0.x.
+	Namespaces []*corev1.Namespace
+	// Secrets are labelled liqo.io/remote-cluster-id (nonces, signed
+	// nonces, kubeconfigs, certificate caches); Liqo0xSecrets
 	// discovery.liqo.io/cluster-id (0.x identities, issued certificates).
-	secrets, liqo0xSecrets []*corev1.Secret
-	tenants                []*authv1beta1.Tenant
-	identities             []*authv1beta1.Identity
-	slices                 []*authv1beta1.ResourceSlice
-	renews                 []*authv1beta1.Renew
-	foreignClusters        []*unstructured.Unstructured // Liqo 0.x's
-	// restricted are the lists the kubeconfig may not make, even in the
+	Secrets, Liqo0xSecrets []*corev1.Secret
+	Tenants                []*authv1beta1.Tenant
+	Identities             []*authv1beta1.Identity
+	Slices                 []*authv1beta1.ResourceSlice
+	Renews                 []*authv1beta1.Renew
+	ForeignClusters        []*unstructured.Unstructured // Liqo 0.x's
+	// Restricted are the lists the kubeconfig may not make, even in the
 	// fallback namespace (a peering user's): they count as empty.
-	restricted []string
-	// narrowedTo is the fallback namespace when a list was made there.
-	narrowedTo string
+	Restricted []string
+	// NarrowedTo is the fallback namespace when a list was made there.
+	NarrowedTo string
 }
 
 // The label selectors of the Secret lists.
@@ -54,10 +54,10 @@ func isTenantNamespace(ns *corev1.Namespace) bool {
 	return v1 || ns.Labels[liqo0x.TenantNamespaceLabel] == "true"
 }
 
-// listBoth lists c and, when given, remote, at once. A remote kubeconfig
+// ListBoth lists c and, when given, remote, at once. A remote kubeconfig
 // that may not list cluster-wide (a peering user's) is read in the tenant
 // namespace Liqo names after this cluster: what it may see there.
-func listBoth(ctx context.Context, c, remote *Cluster) (local, other *peeringObjects, err error) {
+func ListBoth(ctx context.Context, c, remote *kube.Cluster) (local, other *Objects, err error) {
 	var g errgroup.Group
 	g.Go(func() (err error) {
 		local, err = listPeeringObjects(ctx, c, "")
@@ -82,12 +82,12 @@ func listBoth(ctx context.Context, c, remote *Cluster) (local, other *peeringObj
 // With a fallback namespace, a list the kubeconfig may not make
 // cluster-wide is made in that namespace, and one it may not make there
 // either counts as empty (recorded in restricted).
-func listPeeringObjects(ctx context.Context, c *Cluster, fallback string) (*peeringObjects, error) {
+func listPeeringObjects(ctx context.Context, c *kube.Cluster, fallback string) (*Objects, error) {
 	c, err := c.WithProtobuf()
 	if err != nil {
 		return nil, err
 	}
-	o := &peeringObjects{}
+	o := &Objects{}
 	var mu sync.Mutex
 	var g errgroup.Group
 	list := func(what string, f func(namespace string) error) {
@@ -96,9 +96,9 @@ func listPeeringObjects(ctx context.Context, c *Cluster, fallback string) (*peer
 			if apierrors.IsForbidden(err) && fallback != "" {
 				err = f(fallback)
 				mu.Lock()
-				o.narrowedTo = fallback
+				o.NarrowedTo = fallback
 				if apierrors.IsForbidden(err) {
-					o.restricted = append(o.restricted, what)
+					o.Restricted = append(o.Restricted, what)
 					err = nil
 				}
 				mu.Unlock()
@@ -114,35 +114,35 @@ func listPeeringObjects(ctx context.Context, c *Cluster, fallback string) (*peer
 		if err != nil && !kube.IsNotFoundOrNoID(err) && !apierrors.IsForbidden(err) {
 			return err
 		}
-		o.localID = id
-		o.release, err = c.DetectRelease(ctx)
+		o.LocalID = id
+		o.Release, err = c.DetectRelease(ctx)
 		return err
 	})
 	list("namespaces", func(ns string) error {
 		if ns != metav1.NamespaceAll {
 			n, err := c.Kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 			if err == nil {
-				o.namespaces = filterPtrs([]corev1.Namespace{*n}, isTenantNamespace)
+				o.Namespaces = filterPtrs([]corev1.Namespace{*n}, isTenantNamespace)
 			}
 			return ignoreNotServed(err)
 		}
 		l, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 		if err == nil {
-			o.namespaces = filterPtrs(l.Items, isTenantNamespace)
+			o.Namespaces = filterPtrs(l.Items, isTenantNamespace)
 		}
 		return err
 	})
 	list("Secrets labelled "+peeringSecretSelector, func(ns string) error {
 		l, err := c.Kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: peeringSecretSelector})
 		if err == nil {
-			o.secrets = filterPtrs(l.Items, nil)
+			o.Secrets = filterPtrs(l.Items, nil)
 		}
 		return err
 	})
 	list("Secrets labelled "+liqo0xSecretSelector, func(ns string) error {
 		l, err := c.Kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: liqo0xSecretSelector})
 		if err == nil {
-			o.liqo0xSecrets = filterPtrs(l.Items, nil)
+			o.Liqo0xSecrets = filterPtrs(l.Items, nil)
 		}
 		return err
 	})
@@ -150,28 +150,28 @@ func listPeeringObjects(ctx context.Context, c *Cluster, fallback string) (*peer
 	list("Tenants", func(ns string) error {
 		l, err := c.Liqo.Tenants(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
-			o.tenants = filterPtrs(l.Items, nil)
+			o.Tenants = filterPtrs(l.Items, nil)
 		}
 		return ignoreNotServed(err)
 	})
 	list("Identities", func(ns string) error {
 		l, err := c.Liqo.Identities(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
-			o.identities = filterPtrs(l.Items, nil)
+			o.Identities = filterPtrs(l.Items, nil)
 		}
 		return ignoreNotServed(err)
 	})
 	list("ResourceSlices", func(ns string) error {
 		l, err := c.Liqo.ResourceSlices(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
-			o.slices = filterPtrs(l.Items, nil)
+			o.Slices = filterPtrs(l.Items, nil)
 		}
 		return ignoreNotServed(err)
 	})
 	list("Renews", func(ns string) error {
 		l, err := c.Liqo.Renews(ns).List(ctx, metav1.ListOptions{})
 		if err == nil {
-			o.renews = filterPtrs(l.Items, nil)
+			o.Renews = filterPtrs(l.Items, nil)
 		}
 		return ignoreNotServed(err)
 	})
@@ -180,13 +180,13 @@ func listPeeringObjects(ctx context.Context, c *Cluster, fallback string) (*peer
 			return nil // cluster-scoped: a peering user reads none
 		}
 		l, err := liqo0x.On(c).ListForeignClusters(ctx)
-		o.foreignClusters = filterPtrs(l, nil)
+		o.ForeignClusters = filterPtrs(l, nil)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	sort.Strings(o.restricted)
+	sort.Strings(o.Restricted)
 	return o, nil
 }
 

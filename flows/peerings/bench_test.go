@@ -1,4 +1,4 @@
-package flows_test
+package peerings_test
 
 import (
 	"context"
@@ -21,7 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -30,7 +31,7 @@ import (
 // 1,000 consumers: each with its tenant namespace, nonce, accepted Tenant
 // (a real certificate in its status), certificate cache Secret, and every
 // tenth a replicated ResourceSlice, all created directly on the lab's
-// provider API server. It prints the milliseconds per Overview (the bound
+// provider API server. It prints the milliseconds per Read (the bound
 // is 1 s) and the rows it returned.
 func BenchmarkOverview1000Consumers(b *testing.B) {
 	const n = 1000
@@ -48,11 +49,11 @@ func BenchmarkOverview1000Consumers(b *testing.B) {
 	})
 	b.Logf("created %d consumers in %v", n, time.Since(start).Round(time.Millisecond))
 
-	var rows []flows.PeeringRow
+	var rows []handshake.Peering
 	var took []time.Duration
 	for b.Loop() {
 		t := time.Now()
-		rows, err = flows.Overview(ctx, provider, flows.OverviewOptions{})
+		rows, err = peerings.Read(ctx, provider, peerings.Options{})
 		took = append(took, time.Since(t))
 		require.NoError(b, err)
 	}

@@ -1,17 +1,15 @@
-package flows
+package handshake
 
-import (
-	"context"
-	"time"
+import "time"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-)
+// What the read model of peerings (flows/peerings) makes of a cluster's
+// handshake objects, client-free so that the wizard shows it as it is.
 
-// PeeringRow is one peering this cluster takes part in: one remote cluster
+// Peering is one peering this cluster takes part in: one remote cluster
 // in one role, as `status` prints it (-o json|yaml keeps these field names)
 // and the wizard's overview shows it. A remote this cluster both consumes
 // from and provides to has two rows, one per role.
-type PeeringRow struct {
+type Peering struct {
 	RemoteID string `json:"remoteClusterID"`
 	// RemoteName is the remote's cluster name where the objects carry one
 	// (Liqo 0.x); Liqo v1 names clusters by ID only.
@@ -19,16 +17,16 @@ type PeeringRow struct {
 	// Role is the role THIS cluster plays: consumer (it holds an identity
 	// for the remote) or provider (it issued one); "" when only a tenant
 	// namespace says the remote is known.
-	Role handshake.Role `json:"role"`
+	Role Role `json:"role"`
 	// Generation is "v1" (authentication.liqo.io) or "0.x" (Liqo 0.x's
 	// token authentication).
 	Generation string `json:"generation"`
 	// MadeBy is whose controllers made this side: "liqo" (Liqo v1 or 0.x
 	// installed here) or "liqo-auth-tui" (this tool's controller on a
 	// cluster prepared by init, or this tool as a Liqo 0.x consumer).
-	MadeBy          string          `json:"madeBy"`
-	Stage           handshake.Stage `json:"stage,omitempty"`
-	TenantNamespace string          `json:"tenantNamespace,omitempty"`
+	MadeBy          string `json:"madeBy"`
+	Stage           Stage  `json:"stage,omitempty"`
+	TenantNamespace string `json:"tenantNamespace,omitempty"`
 	// Identity is the consumer's identity for the remote (consumer rows):
 	// pending until its kubeconfig is written, then ready.
 	Identity ObjectState `json:"identity,omitempty"`
@@ -59,7 +57,7 @@ type PeeringRow struct {
 	// Remote is the remote's own row about this cluster, when both sides
 	// were read (its Remote is nil). Its zero Stage and states mean the
 	// remote has nothing for this cluster.
-	Remote *PeeringRow `json:"remote,omitempty"`
+	Remote *Peering `json:"remote,omitempty"`
 }
 
 // ObjectState is where one handshake object stands on its cluster.
@@ -74,8 +72,8 @@ const (
 
 // Health is a verdict and the reason for it, in one line.
 type Health struct {
-	Verdict handshake.Verdict `json:"verdict"`
-	Reason  string            `json:"reason,omitempty"`
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason,omitempty"`
 }
 
 // Generations of a row.
@@ -90,68 +88,81 @@ const (
 	MadeByTool = "liqo-auth-tui"
 )
 
-// OverviewOptions tune Overview and WatchOverview.
-type OverviewOptions struct {
-	// Remote, when set, is read too: the rows with it carry its own row
-	// about this cluster (Remote), and the health covers both sides.
-	Remote *Cluster
-	// Now is the clock of the health verdicts (nil: time.Now).
-	Now func() time.Time
-	// Debounce is WatchOverview's quiet time before a new overview (0:
-	// DefaultOverviewDebounce).
-	Debounce time.Duration
-	// OnSnapshot, when set, is handed what each overview read, before its
-	// rows are returned or sent (by WatchOverview from its goroutine):
-	// doctor checks it instead of listing the clusters again
-	// (DoctorOptions.Snapshot).
-	OnSnapshot func(*OverviewSnapshot)
-}
-
-func (o OverviewOptions) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
-	}
-	return time.Now()
-}
-
-// Overview lists every peering c takes part in, as consumer and provider,
-// Liqo v1 and 0.x, whoever made it: one list per kind (never a read per
-// peer), so that a provider with thousands of consumers answers at once.
-// With o.Remote, the remote is read the same way and joined by cluster ID.
-func Overview(ctx context.Context, c *Cluster, o OverviewOptions) ([]PeeringRow, error) {
-	local, remote, err := listBoth(ctx, c, o.Remote)
-	if err != nil {
-		return nil, err
-	}
-	o.tell(local, remote)
-	return overviewOf(local, remote, o.now()), nil
-}
-
-// overviewOf builds the rows of local's objects, joined with remote's
-// (nil: only local), with their health at now.
-func overviewOf(local, remote *peeringObjects, now time.Time) []PeeringRow {
-	rows := rowsOf(local)
-	if remote != nil {
-		rows = join(rows, local.localID, rowsOf(remote), remote.localID)
-	}
-	for i := range rows {
-		markUnauthenticated(&rows[i])
-		rows[i].Health = HealthOf(rows[i], now)
-	}
-	return rows
-}
-
 // PairStates are the Identity (consumer side), Tenant and Tenant condition
 // (provider side) of a peering, each from the side that holds it: this
 // row, or its Remote when both sides were read.
-func (r PeeringRow) PairStates() (identity, tenant ObjectState, condition string) {
+func (r Peering) PairStates() (identity, tenant ObjectState, condition string) {
 	identity, tenant, condition = r.Identity, r.Tenant, r.TenantCondition
 	if o := r.Remote; o != nil {
-		if r.Role == handshake.RoleProvider {
+		if r.Role == RoleProvider {
 			identity = o.Identity
 		} else {
 			tenant, condition = o.Tenant, o.TenantCondition
 		}
 	}
 	return identity, tenant, condition
+}
+
+// Route is how this peering authenticated: how it is undone, and what the
+// overview offers on it (Actions).
+func (r Peering) Route() Route { return routeOf(r.Generation == GenerationLiqo0x) }
+
+// Actions are what the overview offers on this peering besides verify,
+// diagnose and unauthenticate; the row's Health must be set (as Overview's
+// rows have it).
+func (r Peering) Actions() PeeringActions {
+	if r.Route() == RouteV1 {
+		return PeeringActions{TenantMoves: true, ResourceSlices: true, Authenticate: r.resumable()}
+	}
+	// Liqo 0.x: no Tenant to move; its resources go through liqoctl peer;
+	// its authentication asks for options first (the flow of its own).
+	return PeeringActions{}
+}
+
+// resumable tells whether authenticate, run from here on both clusters,
+// is the peering's next step: both sides were read and the handshake
+// stopped at a step, is one-sided, or the pair was unauthenticated.
+func (r Peering) resumable() bool {
+	if r.Remote == nil || r.Role == RoleUnknown {
+		return false
+	}
+	switch r.Health.Verdict {
+	case VerdictIncomplete, VerdictUnauthenticated, VerdictOneSided:
+		return true
+	}
+	return false
+}
+
+// routeOf is RouteLiqo0x for Liqo 0.x, else RouteV1.
+func routeOf(isLiqo0x bool) Route {
+	if isLiqo0x {
+		return RouteLiqo0x
+	}
+	return RouteV1
+}
+
+// SliceStatus is what a consumer knows of one of its ResourceSlices.
+type SliceStatus struct {
+	Name           string            `json:"name"`
+	ProviderID     string            `json:"providerClusterID"`
+	Class          string            `json:"class,omitempty"`
+	Authentication string            `json:"authentication,omitempty"` // "Accepted" | "Denied" | ""
+	Resources      string            `json:"resources,omitempty"`      // "Accepted" | "Denied" | ""
+	Message        string            `json:"message,omitempty"`
+	Requested      map[string]string `json:"requested,omitempty"`
+	Granted        map[string]string `json:"granted,omitempty"`
+	// Identity and KubeconfigSecret are namespace/name on the consumer, "" = none yet.
+	Identity         string    `json:"identity,omitempty"`
+	KubeconfigSecret string    `json:"kubeconfigSecret,omitempty"`
+	NotAfter         time.Time `json:"notAfter,omitzero"` // of the slice's certificate, zero = none
+}
+
+// SliceDenied is a slice condition's status when the provider refused it
+// (Liqo's ResourceSliceConditionDenied).
+const SliceDenied = "Denied"
+
+// Denied tells whether the provider refused the slice's authentication or
+// its resources.
+func (s SliceStatus) Denied() bool {
+	return s.Authentication == SliceDenied || s.Resources == SliceDenied
 }

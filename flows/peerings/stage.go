@@ -1,4 +1,4 @@
-package flows
+package peerings
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func ProviderStage(ctx context.Context, provider *kube.Cluster, consumerID strin
 	if err != nil {
 		return "", err
 	}
-	if t != nil && tenantAccepted(t) {
+	if t != nil && TenantAccepted(t) {
 		return handshake.StageGenerateIdentity, nil
 	}
 	s, err := provider.NonceSecret(ctx, ns.Name, consumerID)
@@ -37,16 +37,16 @@ func ProviderStage(ctx context.Context, provider *kube.Cluster, consumerID strin
 	if err != nil {
 		return "", err
 	}
-	return providerStageOf(true, t, s), nil
+	return ProviderStageOf(true, t, s), nil
 }
 
-// providerStageOf is the provider's stage from what it holds for the
+// ProviderStageOf is the provider's stage from what it holds for the
 // consumer: its tenant namespace, Tenant and nonce Secret (nil: none).
-func providerStageOf(namespace bool, t *authv1beta1.Tenant, nonce *corev1.Secret) handshake.Stage {
+func ProviderStageOf(namespace bool, t *authv1beta1.Tenant, nonce *corev1.Secret) handshake.Stage {
 	switch {
 	case !namespace:
 		return handshake.StageCreateNonce
-	case t != nil && tenantAccepted(t):
+	case t != nil && TenantAccepted(t):
 		return handshake.StageGenerateIdentity
 	case nonce == nil:
 		return handshake.StageCreateNonce
