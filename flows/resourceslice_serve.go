@@ -14,10 +14,7 @@ import (
 
 // ProviderSlices is what serves a provider, and the copies of one
 // consumer's ResourceSlices it holds, with its answers.
-type ProviderSlices struct {
-	Engine Engine
-	Slices []SliceStatus // by name
-}
+type ProviderSlices = handshake.ProviderSlices
 
 // ServeSlices keeps the provider's side served while ctx lives: when
 // nothing else serves it (no Liqo, no liqo-auth-controller), this

@@ -341,31 +341,11 @@ type SliceRequest struct {
 
 // SliceInfo is one of the consumer's ResourceSlices and the provider's
 // answer to it.
-type SliceInfo struct {
-	Name, ProviderID, Class string
-	// Authentication and Resources are the provider's conditions:
-	// "Accepted", "Denied" or "" (no answer yet).
-	Authentication, Resources string
-	// Message is the provider's reason, when it gave one.
-	Message string
-	// Requested and Granted map resource names (cpu, memory, pods) to
-	// quantities.
-	Requested, Granted map[string]string
-	// Identity and KubeconfigSecret are what the consumer made from the
-	// slice's certificate ("" until the provider signed it).
-	Identity, KubeconfigSecret string
-	// NotAfter is when the slice's certificate expires (zero if unknown).
-	NotAfter time.Time
-}
+type SliceInfo = handshake.SliceStatus
 
 // ProviderSlices is what serves a provider and the copies of one
 // consumer's ResourceSlices it holds, with its answers.
-type ProviderSlices struct {
-	// Engine names what serves the provider; InProcess: this wizard does.
-	Engine    string
-	InProcess bool
-	Slices    []SliceInfo
-}
+type ProviderSlices = handshake.ProviderSlices
 
 // Failure is an error the backend explained: the reason in one line and
 // what the admin can do about it (flows.Explain's).

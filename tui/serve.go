@@ -158,11 +158,11 @@ func (m *summaryScreen) servedSection(b *strings.Builder, width int) {
 	case ps == nil:
 		b.WriteString("  " + styleSubtle.Render("starting to serve them…") + "\n")
 		return
-	case ps.InProcess:
+	case ps.InProcess():
 		b.WriteString(wrap("This wizard answers them in-process while this summary is open: enter ends it. "+
 			styleSubtle.Render("`liqo-auth-tui install controller` answers them for good."), w) + "\n")
 	default:
-		b.WriteString(wrap(ps.Engine+" answers them.", w) + "\n")
+		b.WriteString(wrap(string(ps.Engine)+" answers them.", w) + "\n")
 	}
 	if len(m.served.Slices) == 0 {
 		b.WriteString("  none yet" + styleSubtle.Render(": they appear here when the consumer requests resources") + "\n")
@@ -212,8 +212,8 @@ func (m *summaryScreen) serveLines(u *lineUI) {
 func servedLines(before *ProviderSlices, now ProviderSlices, consumerID string) []string {
 	var out []string
 	if before == nil {
-		who := now.Engine + " answers consumer " + consumerID + "'s ResourceSlices"
-		if now.InProcess {
+		who := string(now.Engine) + " answers consumer " + consumerID + "'s ResourceSlices"
+		if now.InProcess() {
 			who = "This wizard answers consumer " + consumerID + "'s ResourceSlices in-process until it ends"
 		}
 		out = append(out, who)

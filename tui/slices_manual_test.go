@@ -167,7 +167,7 @@ func providerSummary(t *testing.T, f *fakeBackend) *harness {
 	return h
 }
 
-var inProcess = ProviderSlices{Engine: "in-process controller", InProcess: true}
+var inProcess = ProviderSlices{Engine: handshake.EngineInProcess}
 
 // The manual provider's summary serves the provider and shows the
 // consumer's requests as they come and are answered.
@@ -249,7 +249,7 @@ func TestStopServingWaitsForTheEnd(t *testing.T) {
 	}
 	select {
 	case msg := <-sv.updates:
-		if m, ok := msg.(servedMsg); !ok || !m.ps.InProcess {
+		if m, ok := msg.(servedMsg); !ok || !m.ps.InProcess() {
 			t.Fatalf("first update %#v", msg)
 		}
 	case <-time.After(5 * time.Second):

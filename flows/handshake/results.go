@@ -42,3 +42,14 @@ type ControllerInstall struct {
 	Changed   []string `json:"changed"`
 	Unchanged []string `json:"unchanged"`
 }
+
+// ProviderSlices is what serves a provider, and the copies of one
+// consumer's ResourceSlices it holds, with its answers.
+type ProviderSlices struct {
+	Engine Engine
+	Slices []SliceStatus // by name
+}
+
+// InProcess tells whether this process's controllers serve the provider
+// (they stop when it does).
+func (p ProviderSlices) InProcess() bool { return p.Engine == EngineInProcess }

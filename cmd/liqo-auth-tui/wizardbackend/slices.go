@@ -36,8 +36,7 @@ func (b *Backend) RequestResources(ctx context.Context, consumer tui.ClusterRef,
 		return nil, explainErr(err)
 	}
 	// The provider answered: a denial is shown as the slice's status.
-	info := sliceInfo(*st)
-	return &info, nil
+	return st, nil
 }
 
 // ResourceSlices lists the consumer's ResourceSlices with providerID.
@@ -50,17 +49,7 @@ func (b *Backend) ResourceSlices(ctx context.Context, consumer tui.ClusterRef, p
 	if err != nil {
 		return nil, explainErr(flows.Reached(c, err)) // names the server and what failed on the way
 	}
-	out := make([]tui.SliceInfo, 0, len(list))
-	for _, st := range list {
-		out = append(out, sliceInfo(st))
-	}
-	return out, nil
-}
-
-func sliceInfo(st flows.SliceStatus) tui.SliceInfo {
-	return tui.SliceInfo{Name: st.Name, ProviderID: st.ProviderID, Class: st.Class,
-		Authentication: st.Authentication, Resources: st.Resources, Message: st.Message,
-		Requested: st.Requested, Granted: st.Granted, Identity: st.Identity, KubeconfigSecret: st.KubeconfigSecret, NotAfter: st.NotAfter}
+	return list, nil
 }
 
 // SliceAnswerer says who answers the consumer's ResourceSlices on
@@ -89,13 +78,7 @@ func (b *Backend) ServeSlices(ctx context.Context, provider tui.ClusterRef, cons
 	if err != nil {
 		return explainErr(err)
 	}
-	err = flows.ServeSlices(ctx, c, consumerID, b.engine, func(ps flows.ProviderSlices) {
-		out := tui.ProviderSlices{Engine: string(ps.Engine), InProcess: ps.Engine == flows.EngineInProcess}
-		for _, st := range ps.Slices {
-			out.Slices = append(out.Slices, sliceInfo(st))
-		}
-		report(out)
-	})
+	err = flows.ServeSlices(ctx, c, consumerID, b.engine, report)
 	if err != nil {
 		return explainErr(err)
 	}

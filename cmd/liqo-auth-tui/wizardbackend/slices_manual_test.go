@@ -74,7 +74,7 @@ func TestWizardBackendManualRequestNeedsTheProviderServed(t *testing.T) {
 		served <- b.ServeSlices(serveCtx, provider, consumerID, func(ps tui.ProviderSlices) { states <- ps })
 	}()
 	first := nextState(t, states)
-	assert.True(t, first.InProcess, "served in-process: %+v", first)
+	assert.True(t, first.InProcess(), "served in-process: %+v", first)
 	got, err := b.RequestResources(ctx, consumer, req, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "Accepted", got.Authentication)
