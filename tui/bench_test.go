@@ -199,10 +199,10 @@ const frameBudget = 16 * time.Millisecond
 func thousandConsumers() []OverviewRow {
 	rows := make([]OverviewRow, 1000)
 	for i := range rows {
-		rows[i] = OverviewRow{RemoteID: fmt.Sprintf("consumer-%04d", i), Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, MadeBy: "liqo",
-			Stage: handshake.StageGenerateIdentity, Condition: "Active", NotAfter: fakeExpiry, Verdict: handshake.VerdictOK}
+		rows[i] = OverviewRow{RemoteID: fmt.Sprintf("consumer-%04d", i), Role: handshake.RoleProvider, Generation: "v1", MadeBy: "liqo",
+			Stage: handshake.StageGenerateIdentity, TenantCondition: "Active", CertificateNotAfter: fakeExpiry, Health: handshake.Health{Verdict: handshake.VerdictOK}}
 		if i%10 == 0 {
-			rows[i].Condition, rows[i].Verdict, rows[i].Reason = "Cordoned", handshake.VerdictCordoned, "the provider cordoned the Tenant: no new resources"
+			rows[i].TenantCondition, rows[i].Health = "Cordoned", handshake.Health{Verdict: handshake.VerdictCordoned, Reason: "the provider cordoned the Tenant: no new resources"}
 		}
 	}
 	return rows

@@ -199,13 +199,13 @@ func (o *overviewScreen) setRows(rows []OverviewRow) {
 	o.cols = columnsOf(rows)
 	o.attention = 0
 	for i := range rows {
-		if rows[i].Verdict.NeedsAttention() {
+		if rows[i].Health.Verdict.NeedsAttention() {
 			o.attention++
 		}
 	}
 	if had {
 		for i := range rows {
-			if rows[i].RemoteID == selected.RemoteID && rows[i].Role == selected.Role && rows[i].Route == selected.Route {
+			if rows[i].RemoteID == selected.RemoteID && rows[i].Role == selected.Role && rows[i].Route() == selected.Route() {
 				o.cursor = i
 				return
 			}
@@ -290,7 +290,7 @@ func columnsOf(rows []OverviewRow) overviewColumns {
 	for i := range rows {
 		c.remote = max(c.remote, len(rows[i].RemoteID))
 		c.stage = max(c.stage, len(rows[i].Stage))
-		c.health = max(c.health, len(rows[i].Verdict))
+		c.health = max(c.health, len(rows[i].Health.Verdict))
 	}
 	c.remote, c.stage = min(c.remote, 40), min(c.stage, 24)
 	return c
@@ -305,18 +305,18 @@ const colRole, colGen, colCondition, colExpires, colHealth = 8, 3, 9, 10, 10
 // conditions), so their width is their length: no width measured per row.
 func (o *overviewScreen) rowLine(r OverviewRow, marker string, width int) string {
 	expires := "-"
-	if !r.NotAfter.IsZero() {
-		expires = r.NotAfter.UTC().Format("2006-01-02")
+	if !r.CertificateNotAfter.IsZero() {
+		expires = r.CertificateNotAfter.UTC().Format("2006-01-02")
 	}
 	cells := " " + o.cells(width, r.RemoteID, orDefault(string(r.Role), "-"), r.Generation, orDefault(string(r.Stage), "-"),
-		orDefault(r.Condition, "-"), expires)
-	health := fmt.Sprintf("%-*s", o.cols.health, r.Verdict)
+		orDefault(r.Condition(), "-"), expires)
+	health := fmt.Sprintf("%-*s", o.cols.health, r.Health.Verdict)
 	used := ansi.StringWidth(marker) + len(cells) + o.cols.health + 2
-	line := marker + cells + verdictStyle(r.Verdict).Render(health)
-	if width <= used || r.Reason == "" {
+	line := marker + cells + verdictStyle(r.Health.Verdict).Render(health)
+	if width <= used || r.Health.Reason == "" {
 		return line
 	}
-	return line + "  " + styleSubtle.Render(truncate(r.Reason, width-used))
+	return line + "  " + styleSubtle.Render(truncate(r.Health.Reason, width-used))
 }
 
 func (o *overviewScreen) headerLine(width int) string {

@@ -92,9 +92,9 @@ func (o *overviewScreen) menuKeys(k *overviewKeys) {
 	a := &o.act
 	t, ok := o.target()
 	menu := a.mode == actMenu && a.busy == "" && ok
-	can := t.row.Actions
+	can := t.row.Actions()
 	tenant := menu && t.provider != nil && can.TenantMoves
-	cond := t.row.Condition
+	cond := t.row.Condition()
 	k.Authenticate.SetEnabled(menu && can.Authenticate && t.consumer != nil && t.provider != nil)
 	k.Verify.SetEnabled(menu && t.consumer != nil)
 	k.Diagnose.SetEnabled(menu)
@@ -122,7 +122,7 @@ func (o *overviewScreen) menuActions(k overviewKeys) []action {
 	return []action{
 		{k.Yes, func() tea.Cmd { return o.act.then() }},
 		{k.No, func() tea.Cmd { o.act = overviewAction{mode: actMenu}; return nil }},
-		{k.Pick, func() tea.Cmd { t, _ := o.target(); return o.confirmDeleteSlice(t, t.row.Slices[o.act.slice]) }},
+		{k.Pick, func() tea.Cmd { t, _ := o.target(); return o.confirmDeleteSlice(t, t.row.Slices[o.act.slice].Name) }},
 		{k.Authenticate, o.authenticate},
 		{k.Verify, o.verify},
 		{k.Diagnose, o.diagnose},
@@ -260,14 +260,14 @@ func (o *overviewScreen) moveTenant(move TenantMove) func() tea.Cmd {
 func (o *overviewScreen) requestSlice() tea.Cmd {
 	t, _ := o.target()
 	o.s.sliceTarget = &sliceTarget{consumer: *t.consumer, providerID: t.providerID, provider: t.provider}
-	return navigate(gotoSlicesMsg{taken: t.row.Slices})
+	return navigate(gotoSlicesMsg{taken: t.row.SliceNames()})
 }
 
 // deleteSlice asks which slice when the row has several.
 func (o *overviewScreen) deleteSlice() tea.Cmd {
 	t, _ := o.target()
 	if len(t.row.Slices) == 1 {
-		return o.confirmDeleteSlice(t, t.row.Slices[0])
+		return o.confirmDeleteSlice(t, t.row.Slices[0].Name)
 	}
 	o.act = overviewAction{mode: actPickSlice}
 	return nil
@@ -291,7 +291,7 @@ func (o *overviewScreen) unauthenticate() tea.Cmd {
 	t, _ := o.target()
 	backend := o.s.backend
 	req := UnauthRequest{Consumer: t.consumer, Provider: t.provider, ConsumerID: t.consumerID, ProviderID: t.providerID,
-		Route: t.row.Route}
+		Route: t.row.Route()}
 	q := fmt.Sprintf("Unauthenticate consumer %s from provider %s? The consumer's identity and the provider's Tenant are deleted: "+
 		"whatever uses them stops working.", t.consumerID, t.providerID)
 	if t.consumer == nil || t.provider == nil {

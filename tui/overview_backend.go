@@ -2,36 +2,15 @@ package tui
 
 import (
 	"context"
-	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-// OverviewRow is one peering of the overview (handshake.Peering as the
-// wizard shows it): one remote cluster in one role.
-type OverviewRow struct {
-	RemoteID, RemoteName string
-	// Role is the role the listed cluster plays ("" when only a tenant
-	// namespace knows the remote).
-	Role handshake.Role
-	// Generation is "v1" or "0.x", only shown; MadeBy "liqo" or
-	// "liqo-auth-tui".
-	Generation, MadeBy string
-	// Route is how the peering authenticated, Actions what it offers
-	// besides verify, diagnose and unauthenticate: both flows'.
-	Route   handshake.Route
-	Actions handshake.PeeringActions
-	Stage   handshake.Stage
-	// Condition is the Tenant's: Active, Cordoned or Drained ("" unknown).
-	Condition string
-	// NotAfter is the current certificate's expiry, LastRenewal the
-	// consumer's last renewal (zero: none, never or unknown).
-	NotAfter, LastRenewal time.Time
-	// Slices are the names of the consumer's ResourceSlices with the remote.
-	Slices  []string
-	Verdict handshake.Verdict
-	Reason  string
-}
+// OverviewRow is one peering of the overview, as flows' read model of
+// peerings makes it (handshake.Peering): one remote cluster in one role.
+// Its Route and Actions (what it offers besides verify, diagnose and
+// unauthenticate) are flows' too.
+type OverviewRow = handshake.Peering
 
 // TenantMove is a liqoctl verb that changes a provider's Tenant condition.
 type TenantMove string
@@ -60,7 +39,7 @@ type DoctorCheck struct {
 type UnauthRequest struct {
 	Consumer, Provider     *ClusterRef
 	ConsumerID, ProviderID string
-	// Route is the peering's (OverviewRow.Route).
+	// Route is the peering's (OverviewRow.Route()).
 	Route handshake.Route
 }
 

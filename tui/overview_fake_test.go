@@ -8,9 +8,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-// v1Actions are what flows offers on a v1 peering.
-var v1Actions = handshake.PeeringActions{TenantMoves: true, ResourceSlices: true}
-
 // overviewFake scripts the overview's backend methods.
 type overviewFake struct {
 	// lists are the overviews in order: Overview answers the first,

@@ -75,7 +75,7 @@ func (o *overviewScreen) menuLoop(u *lineUI) (tea.Msg, error) {
 		}
 		if o.act.mode == actPickSlice {
 			t, _ := o.target()
-			for i, name := range t.row.Slices {
+			for i, name := range t.row.SliceNames() {
 				u.printf("  %d  %s", i+1, name)
 			}
 			u.println("Type the number of the ResourceSlice to delete, then Return:")
@@ -89,7 +89,7 @@ func (o *overviewScreen) menuLoop(u *lineUI) (tea.Msg, error) {
 				o.act = overviewAction{mode: actMenu}
 				continue
 			}
-			cmd = o.confirmDeleteSlice(t, t.row.Slices[n-1])
+			cmd = o.confirmDeleteSlice(t, t.row.Slices[n-1].Name)
 		}
 		if o.act.mode == actConfirm {
 			yes, err := u.confirm(plain(o.act.question), bullets(o.act.details))

@@ -34,7 +34,7 @@ func (o *overviewScreen) panel(width, maxLines int) string {
 		lines = append(lines, styleKey.Render("y")+" confirm   "+styleKey.Render("n")+" cancel")
 	case a.mode == actPickSlice:
 		lines = []string{styleHeader.Render("Which ResourceSlice of " + t.consumerID + " with " + t.providerID + "?")}
-		for i, name := range t.row.Slices {
+		for i, name := range t.row.SliceNames() {
 			marker := "  "
 			if i == a.slice {
 				marker = styleKey.Render("› ")
@@ -53,10 +53,10 @@ func (o *overviewScreen) panel(width, maxLines int) string {
 
 func (o *overviewScreen) menuLines(t peeringTarget, width int) []string {
 	lines := []string{styleHeader.Render(fmt.Sprintf("Peering with %s (this cluster: %s, %s):", t.row.RemoteID, orDefault(string(t.row.Role), "role unknown"), t.row.Generation))}
-	if t.row.Verdict.NeedsAttention() || t.row.Actions.Authenticate {
+	if t.row.Health.Verdict.NeedsAttention() || t.row.Actions().Authenticate {
 		// What stopped, and who takes the next step (the other admin, or
 		// with both clusters this wizard: A).
-		lines = append(lines, hang("  ", verdictStyle(t.row.Verdict).Render(string(t.row.Verdict))+": "+t.row.Reason, width)...)
+		lines = append(lines, hang("  ", verdictStyle(t.row.Health.Verdict).Render(string(t.row.Health.Verdict))+": "+t.row.Health.Reason, width)...)
 	}
 	k := o.Keys().(overviewKeys)
 	for _, b := range k.FullHelp()[1] {
@@ -64,7 +64,7 @@ func (o *overviewScreen) menuLines(t peeringTarget, width int) []string {
 			lines = append(lines, fmt.Sprintf("  %s  %s", styleKey.Render(b.Help().Key), b.Help().Desc))
 		}
 	}
-	if t.row.Role == handshake.RoleConsumer && t.provider == nil && t.row.Actions.TenantMoves {
+	if t.row.Role == handshake.RoleConsumer && t.provider == nil && t.row.Actions().TenantMoves {
 		lines = append(lines, styleSubtle.Render("  cordon, uncordon and drain run on the provider: liqo-auth-tui cordon tenant "+t.consumerID+" there"))
 	}
 	return lines
@@ -72,17 +72,17 @@ func (o *overviewScreen) menuLines(t peeringTarget, width int) []string {
 
 // detailLines say what the row's columns cannot.
 func detailLines(r OverviewRow, width int) []string {
-	health := string(r.Verdict)
-	if r.Reason != "" {
-		health += ": " + r.Reason
+	health := string(r.Health.Verdict)
+	if r.Health.Reason != "" {
+		health += ": " + r.Health.Reason
 	}
 	var facts []string
 	if r.RemoteName != "" {
 		facts = append(facts, "name "+r.RemoteName)
 	}
 	facts = append(facts, "made by "+orDefault(r.MadeBy, "?"))
-	if !r.NotAfter.IsZero() {
-		facts = append(facts, "certificate until "+r.NotAfter.UTC().Format("2006-01-02 15:04 MST"))
+	if !r.CertificateNotAfter.IsZero() {
+		facts = append(facts, "certificate until "+r.CertificateNotAfter.UTC().Format("2006-01-02 15:04 MST"))
 		if r.Role == handshake.RoleConsumer {
 			last := "never"
 			if !r.LastRenewal.IsZero() {
@@ -92,9 +92,9 @@ func detailLines(r OverviewRow, width int) []string {
 		}
 	}
 	if len(r.Slices) > 0 {
-		facts = append(facts, "slices "+strings.Join(r.Slices, ", "))
+		facts = append(facts, "slices "+strings.Join(r.SliceNames(), ", "))
 	}
-	lines := strings.Split(wrapWords(styleBold.Render(r.RemoteID)+" · "+verdictStyle(r.Verdict).Render(health), width), "\n")
+	lines := strings.Split(wrapWords(styleBold.Render(r.RemoteID)+" · "+verdictStyle(r.Health.Verdict).Render(health), width), "\n")
 	return append(lines, strings.Split(wrapWords(styleSubtle.Render(strings.Join(facts, " · ")), width), "\n")...)
 }
 

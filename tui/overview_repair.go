@@ -13,7 +13,7 @@ import (
 // makes itself, shown with their plans after a diagnosis and applied on a
 // yes (f, `doctor --fix`'s, through Backend.ApplyRepair), and, with both
 // clusters at hand, the handshake run from where it stands (A) on a
-// peering the backend says it resumes (OverviewRow.Actions.Authenticate).
+// peering the backend says it resumes (OverviewRow.Actions().Authenticate).
 
 // diagnosis is the last of doctor's diagnoses the overview showed.
 type diagnosis struct {

@@ -107,10 +107,9 @@ func TestAccessibleOverviewFix(t *testing.T) {
 // unauthenticatedRow is a pair read on both sides after unauthenticate,
 // as flows says it: its next step is authenticate, from here.
 func unauthenticatedRow() OverviewRow {
-	return OverviewRow{RemoteID: "provider-1", Role: handshake.RoleConsumer, Generation: "v1", Route: handshake.RouteV1,
-		Actions: handshake.PeeringActions{TenantMoves: true, ResourceSlices: true, Authenticate: true}, Stage: handshake.StageUnauthenticated,
-		Verdict: handshake.VerdictUnauthenticated,
-		Reason:  "the tenant namespaces stay, as Liqo keeps them; both clusters are at hand: authenticate peers them again from here"}
+	return OverviewRow{RemoteID: "provider-1", Role: handshake.RoleConsumer, Generation: "v1",
+		Stage: handshake.StageUnauthenticated, Remote: &handshake.Peering{Generation: "v1", Stage: handshake.StageUnauthenticated},
+		Health: handshake.Health{Verdict: handshake.VerdictUnauthenticated, Reason: "the tenant namespaces stay, as Liqo keeps them; both clusters are at hand: authenticate peers them again from here"}}
 }
 
 // With both clusters, Enter on a pair that was unauthenticated offers to
@@ -161,7 +160,7 @@ func TestOverviewAuthenticateFollowsTheRow(t *testing.T) {
 	}
 
 	f = newFake()
-	row.Actions.Authenticate = false
+	row.Remote = nil // one cluster read: flows gives no authenticate
 	f.overview.lists = [][]OverviewRow{{row}}
 	h = newHarness(t, f, o)
 	h.send(wideWindow)

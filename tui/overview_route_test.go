@@ -6,14 +6,14 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
-// The overview's menu is what the backend said a row offers, not what its
-// generation reads: a Liqo 0.x peering (no Tenant moves, no slices) offers
-// neither cordon nor resources even in an Active state with slices, and
-// its unauthenticate carries the row's route.
+// The overview's menu is what flows says a row offers (its Actions), not
+// what its states read: a Liqo 0.x peering (no Tenant moves, no slices)
+// offers neither cordon nor resources even in an Active state with slices,
+// and its unauthenticate carries the row's route.
 func TestOverviewActionsAreTheRows(t *testing.T) {
 	f := newFake()
-	rows := []OverviewRow{{RemoteID: "consumer-7", Role: handshake.RoleProvider, Generation: "0.x", Route: handshake.RouteLiqo0x,
-		Stage: handshake.StageIdentityIssued, Condition: "Active", Slices: []string{"gpu"}, Verdict: handshake.VerdictOK}}
+	rows := []OverviewRow{{RemoteID: "consumer-7", Role: handshake.RoleProvider, Generation: "0.x",
+		Stage: handshake.StageIdentityIssued, TenantCondition: "Active", Slices: []SliceInfo{{Name: "gpu"}}, Health: handshake.Health{Verdict: handshake.VerdictOK}}}
 	h := overviewOf(t, f, rows)
 	h.key("enter")
 	k := h.m.cur.(*overviewScreen).Keys().(overviewKeys)
@@ -28,9 +28,10 @@ func TestOverviewActionsAreTheRows(t *testing.T) {
 		t.Fatalf("requests %+v", f.overview.unauths)
 	}
 
-	// The same row with the Tenant moves the backend grants: cordon.
+	// The same row in v1, which has Tenant moves: cordon (no request on
+	// the provider's row).
 	f = newFake()
-	rows[0].Actions = handshake.PeeringActions{TenantMoves: true}
+	rows[0].Generation = handshake.GenerationV1
 	h = overviewOf(t, f, rows)
 	h.key("enter")
 	if k := h.m.cur.(*overviewScreen).Keys().(overviewKeys); !k.Cordon.Enabled() || k.RequestSlice.Enabled() {

@@ -15,12 +15,12 @@ import (
 // one fine, one cordoned, and a peering where it is the consumer.
 func providerPeerings() []OverviewRow {
 	return []OverviewRow{
-		{RemoteID: "consumer-7", Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, MadeBy: "liqo-auth-tui", Stage: handshake.StageGenerateIdentity,
-			Condition: "Active", NotAfter: fakeExpiry, Verdict: handshake.VerdictOK},
-		{RemoteID: "consumer-9", Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, MadeBy: "liqo-auth-tui", Stage: handshake.StageGenerateIdentity,
-			Condition: "Cordoned", NotAfter: fakeExpiry, Verdict: handshake.VerdictCordoned, Reason: "the provider cordoned the Tenant: no new resources"},
-		{RemoteID: "provider-5", Role: handshake.RoleConsumer, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, MadeBy: "liqo-auth-tui", Stage: handshake.StageAuthenticated,
-			NotAfter: fixedNow.Add(-24 * time.Hour), Slices: []string{"gpu", "batch"}, Verdict: handshake.VerdictExpired, Reason: "the certificate expired on 2025-12-31"},
+		{RemoteID: "consumer-7", Role: handshake.RoleProvider, Generation: "v1", MadeBy: "liqo-auth-tui", Stage: handshake.StageGenerateIdentity,
+			TenantCondition: "Active", CertificateNotAfter: fakeExpiry, Health: handshake.Health{Verdict: handshake.VerdictOK}},
+		{RemoteID: "consumer-9", Role: handshake.RoleProvider, Generation: "v1", MadeBy: "liqo-auth-tui", Stage: handshake.StageGenerateIdentity,
+			TenantCondition: "Cordoned", CertificateNotAfter: fakeExpiry, Health: handshake.Health{Verdict: handshake.VerdictCordoned, Reason: "the provider cordoned the Tenant: no new resources"}},
+		{RemoteID: "provider-5", Role: handshake.RoleConsumer, Generation: "v1", MadeBy: "liqo-auth-tui", Stage: handshake.StageAuthenticated,
+			CertificateNotAfter: fixedNow.Add(-24 * time.Hour), Slices: []SliceInfo{{Name: "gpu"}, {Name: "batch"}}, Health: handshake.Health{Verdict: handshake.VerdictExpired, Reason: "the certificate expired on 2025-12-31"}},
 	}
 }
 
@@ -101,8 +101,8 @@ func TestNoPeeringsNoOverview(t *testing.T) {
 func TestOverviewNavigation(t *testing.T) {
 	var rows []OverviewRow
 	for i := range 40 {
-		rows = append(rows, OverviewRow{RemoteID: fmt.Sprintf("consumer-%02d", i), Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions,
-			Condition: "Active", Verdict: handshake.VerdictOK})
+		rows = append(rows, OverviewRow{RemoteID: fmt.Sprintf("consumer-%02d", i), Role: handshake.RoleProvider, Generation: "v1",
+			TenantCondition: "Active", Health: handshake.Health{Verdict: handshake.VerdictOK}})
 	}
 	h := overviewOf(t, newFake(), rows)
 	o := h.m.cur.(*overviewScreen)
@@ -148,16 +148,15 @@ func TestOverviewRefreshesFromTheWatch(t *testing.T) {
 	// The watch sends a change: consumer-9 uncordoned, a new consumer
 	// listed first.
 	after := providerPeerings()
-	after[1].Condition, after[1].Verdict, after[1].Reason = "Active", handshake.VerdictOK, ""
-	after = append([]OverviewRow{{RemoteID: "consumer-1", Role: handshake.RoleProvider, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, Verdict: handshake.VerdictPending,
-		Reason: "waiting for the Tenant's status"}}, after...)
+	after[1].TenantCondition, after[1].Health = "Active", handshake.Health{Verdict: handshake.VerdictOK}
+	after = append([]OverviewRow{{RemoteID: "consumer-1", Role: handshake.RoleProvider, Generation: "v1", Health: handshake.Health{Verdict: handshake.VerdictPending, Reason: "waiting for the Tenant's status"}}}, after...)
 	last := append([]OverviewRow(nil), after...)
 	ch := make(chan []OverviewRow, 1)
 	ch <- last
 	close(ch)
 	h.send(overviewMsg{gen: o.gen, rows: after, ch: ch})
 	h.mustSee("4 peering(s), 2 need(s) attention", "consumer-1", "waiting for the Tenant's status", "› consumer-9")
-	if o.cursor != 2 || o.rows[2].Condition != "Active" {
+	if o.cursor != 2 || o.rows[2].Condition() != "Active" {
 		t.Fatalf("cursor %d on %+v", o.cursor, o.rows[o.cursor])
 	}
 	// A message of a watch that ended changes nothing.
@@ -238,8 +237,8 @@ func TestOverviewConfirmsBeforeDrain(t *testing.T) {
 func TestOverviewConsumerActions(t *testing.T) {
 	f := newFake()
 	f.overview.left = []string{"left on the provider: Tenant consumer-1; remove it there with: kubectl delete tenant consumer-1 -n liqo-tenant-consumer-1"}
-	rows := []OverviewRow{{RemoteID: "provider-5", Role: handshake.RoleConsumer, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions, Stage: handshake.StageAuthenticated,
-		Slices: []string{"gpu", "batch"}, Verdict: handshake.VerdictOK}}
+	rows := []OverviewRow{{RemoteID: "provider-5", Role: handshake.RoleConsumer, Generation: "v1", Stage: handshake.StageAuthenticated,
+		Slices: []SliceInfo{{Name: "gpu"}, {Name: "batch"}}, Health: handshake.Health{Verdict: handshake.VerdictOK}}}
 	f.overview.lists = [][]OverviewRow{rows}
 	h := newHarness(t, f, Options{Local: ClusterRef{Context: "consumer"}, Role: handshake.RoleConsumer})
 	h.key("enter")
@@ -340,8 +339,9 @@ func TestGoldenOverviewDiagnosis(t *testing.T) {
 // Tenant is cordoned on the remote, and unauthenticate gets both clusters.
 func TestOverviewAutomatedReachesBothSides(t *testing.T) {
 	f := newFake()
-	f.overview.lists = [][]OverviewRow{{{RemoteID: "provider-1", Role: handshake.RoleConsumer, Generation: "v1", Route: handshake.RouteV1, Actions: v1Actions,
-		Stage: handshake.StageAuthenticated, Condition: "Active", Verdict: handshake.VerdictOK}}}
+	f.overview.lists = [][]OverviewRow{{{RemoteID: "provider-1", Role: handshake.RoleConsumer, Generation: "v1",
+		Stage: handshake.StageAuthenticated, Health: handshake.Health{Verdict: handshake.VerdictOK},
+		Remote: &handshake.Peering{Role: handshake.RoleProvider, Generation: "v1", Stage: handshake.StageAuthenticated, TenantCondition: "Active"}}}}
 	h := newHarness(t, f, both())
 	h.send(wideWindow)
 	h.key("enter")

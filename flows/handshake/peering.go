@@ -103,6 +103,22 @@ func (r Peering) PairStates() (identity, tenant ObjectState, condition string) {
 	return identity, tenant, condition
 }
 
+// Condition is the Tenant's condition (Active, Cordoned or Drained; ""
+// unknown), from the side that holds it (PairStates).
+func (r Peering) Condition() string {
+	_, _, condition := r.PairStates()
+	return condition
+}
+
+// SliceNames are the names of the consumer's ResourceSlices with the remote.
+func (r Peering) SliceNames() []string {
+	var names []string
+	for _, s := range r.Slices {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
 // Route is how this peering authenticated: how it is undone, and what the
 // overview offers on it (Actions).
 func (r Peering) Route() Route { return routeOf(r.Generation == GenerationLiqo0x) }

@@ -11,8 +11,8 @@ import (
 )
 
 // The overview's backend (tui/overview.go): peerings.Read and
-// peerings.Watch's rows as the wizard shows them, and the actions on
-// a peering.
+// peerings.Watch's rows, which the wizard shows as they are, and the
+// actions on a peering.
 
 // overviewOf connects ref and, when given, remote.
 func (b *Backend) overviewOf(ref tui.ClusterRef, remote *tui.ClusterRef) (*flows.Cluster, peerings.Options, error) {
@@ -39,12 +39,11 @@ func (b *Backend) Overview(ctx context.Context, ref tui.ClusterRef, remote *tui.
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	return overviewRows(rows), nil
+	return rows, nil
 }
 
-// WatchOverview passes peerings.Watch's overviews on as the wizard's
-// rows, the latest only, until ctx ends; what each read is kept for
-// Diagnose meanwhile.
+// WatchOverview passes peerings.Watch's overviews on, the latest only,
+// until ctx ends; what each read is kept for Diagnose meanwhile.
 func (b *Backend) WatchOverview(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef) (<-chan []tui.OverviewRow, error) {
 	c, o, err := b.overviewOf(ref, remote)
 	if err != nil {
@@ -68,25 +67,10 @@ func (b *Backend) WatchOverview(ctx context.Context, ref tui.ClusterRef, remote 
 			case <-out:
 			default:
 			}
-			out <- overviewRows(rows)
+			out <- rows
 		}
 	}()
 	return out, nil
-}
-
-func overviewRows(rows []handshake.Peering) []tui.OverviewRow {
-	out := make([]tui.OverviewRow, 0, len(rows))
-	for _, r := range rows {
-		_, _, condition := r.PairStates()
-		row := tui.OverviewRow{RemoteID: r.RemoteID, RemoteName: r.RemoteName, Role: r.Role, Generation: r.Generation, MadeBy: r.MadeBy,
-			Route: r.Route(), Actions: r.Actions(), Stage: r.Stage, Condition: condition, NotAfter: r.CertificateNotAfter, LastRenewal: r.LastRenewal,
-			Verdict: r.Health.Verdict, Reason: r.Health.Reason}
-		for _, s := range r.Slices {
-			row.Slices = append(row.Slices, s.Name)
-		}
-		out = append(out, row)
-	}
-	return out
 }
 
 // MoveQuestion is liqoctl's question before the move.

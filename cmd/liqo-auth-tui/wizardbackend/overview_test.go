@@ -40,10 +40,10 @@ func TestWizardBackendOverview(t *testing.T) {
 	require.True(t, ok, "the provider lists consumer %s: %+v", auth.ConsumerID, rows)
 	assert.Equal(t, handshake.RoleProvider, row.Role)
 	assert.Equal(t, handshake.GenerationV1, row.Generation)
-	assert.Equal(t, handshake.RouteV1, row.Route)
-	assert.Equal(t, handshake.PeeringActions{TenantMoves: true, ResourceSlices: true}, row.Actions, "a v1 peering's Tenant moves and slices")
-	assert.Equal(t, "Active", row.Condition)
-	assert.False(t, row.NotAfter.IsZero(), "the certificate's expiry")
+	assert.Equal(t, handshake.RouteV1, row.Route())
+	assert.Equal(t, handshake.PeeringActions{TenantMoves: true, ResourceSlices: true}, row.Actions(), "a v1 peering's Tenant moves and slices")
+	assert.Equal(t, "Active", row.Condition())
+	assert.False(t, row.CertificateNotAfter.IsZero(), "the certificate's expiry")
 
 	updates, err := b.WatchOverview(ctx, consumer, &provider)
 	require.NoError(t, err)
@@ -52,11 +52,11 @@ func TestWizardBackendOverview(t *testing.T) {
 	require.True(t, ok, "the consumer lists provider %s: %+v", auth.ProviderID, first)
 	assert.Equal(t, handshake.RoleConsumer, row.Role)
 	assert.Equal(t, handshake.StageAuthenticated, row.Stage)
-	assert.Equal(t, "Active", row.Condition, "the Tenant's condition, read on the provider")
+	assert.Equal(t, "Active", row.Condition(), "the Tenant's condition, read on the provider")
 
 	assert.NotEmpty(t, b.MoveQuestion(tui.MoveCordon, auth.ConsumerID), "liqoctl asks before a cordon")
 	require.NoError(t, b.MoveTenant(ctx, provider, auth.ConsumerID, tui.MoveCordon, noSink))
-	for row.Condition != "Cordoned" {
+	for row.Condition() != "Cordoned" {
 		select {
 		case rows, open := <-updates:
 			require.True(t, open, "the watch ended before the cordon showed")
@@ -66,7 +66,7 @@ func TestWizardBackendOverview(t *testing.T) {
 			t.Fatalf("no overview with the Tenant cordoned: %v", ctx.Err())
 		}
 	}
-	assert.Equal(t, handshake.VerdictCordoned, row.Verdict)
+	assert.Equal(t, handshake.VerdictCordoned, row.Health.Verdict)
 
 	checks, err := b.Diagnose(ctx, consumer, &provider, auth.ProviderID)
 	require.NoError(t, err)

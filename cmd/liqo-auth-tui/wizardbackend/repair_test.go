@@ -45,8 +45,8 @@ func TestWizardBackendAppliesDoctorsFix(t *testing.T) {
 	require.NoError(t, err)
 	row, ok := rowOf(<-updates, c.ClusterID)
 	require.True(t, ok)
-	assert.Equal(t, handshake.VerdictIncomplete, row.Verdict, "%+v", row)
-	assert.True(t, row.Actions.Authenticate, "both clusters: authenticate from here")
+	assert.Equal(t, handshake.VerdictIncomplete, row.Health.Verdict, "%+v", row)
+	assert.True(t, row.Actions().Authenticate, "both clusters: authenticate from here")
 
 	checks, err := b.Diagnose(ctx, provider, &consumer, c.ClusterID)
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestWizardBackendAppliesDoctorsFix(t *testing.T) {
 	_, ok = checkWithPlan(after)
 	assert.False(t, ok, "nothing left to fix: %+v", after)
 
-	for row.Verdict != handshake.VerdictOK {
+	for row.Health.Verdict != handshake.VerdictOK {
 		select {
 		case rows, open := <-updates:
 			require.True(t, open, "the watch ended before the fix showed")
@@ -113,16 +113,16 @@ func TestWizardBackendOverviewAfterUnauthenticate(t *testing.T) {
 	row, ok := rowOf(rows, auth.ProviderID)
 	require.True(t, ok, "%+v", rows)
 	assert.Equal(t, handshake.StageUnauthenticated, row.Stage)
-	assert.Equal(t, handshake.VerdictUnauthenticated, row.Verdict)
-	assert.False(t, row.Verdict.NeedsAttention())
-	assert.True(t, row.Actions.Authenticate, "both clusters: authenticate from here")
+	assert.Equal(t, handshake.VerdictUnauthenticated, row.Health.Verdict)
+	assert.False(t, row.Health.Verdict.NeedsAttention())
+	assert.True(t, row.Actions().Authenticate, "both clusters: authenticate from here")
 
 	rows, err = b.Overview(ctx, provider, nil)
 	require.NoError(t, err)
 	row, ok = rowOf(rows, auth.ConsumerID)
 	require.True(t, ok, "%+v", rows)
-	assert.Equal(t, handshake.VerdictUnauthenticated, row.Verdict)
-	assert.False(t, row.Actions.Authenticate, "one cluster: the consumer's admin acts")
+	assert.Equal(t, handshake.VerdictUnauthenticated, row.Health.Verdict)
+	assert.False(t, row.Actions().Authenticate, "one cluster: the consumer's admin acts")
 }
 
 // initedPair is a backend and the lab's two clusters, each initialised in
