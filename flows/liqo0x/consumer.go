@@ -107,7 +107,7 @@ func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.I
 			if release, err = consumer.DetectRelease(ctx); err != nil {
 				return err
 			}
-			res.ConsumerID, err = checkLiqo0xConsumer(ctx, consumer, release, info)
+			res.ConsumerID, err = checkConsumer(ctx, consumer, release, info)
 			return err
 		},
 		Outcome: func() string {
@@ -143,9 +143,9 @@ func Authenticate(ctx context.Context, consumer, provider *kube.Cluster, authURL
 	return ApplyPeerInfo(ctx, consumer, info, o, sink)
 }
 
-// checkLiqo0xConsumer refuses, before anything is written, a consumer that
+// checkConsumer refuses, before anything is written, a consumer that
 // cannot use the peer info, and returns its cluster ID.
-func checkLiqo0xConsumer(ctx context.Context, consumer *kube.Cluster, release kube.LiqoRelease, info *peerinfo.Info) (string, error) {
+func checkConsumer(ctx context.Context, consumer *kube.Cluster, release kube.LiqoRelease, info *peerinfo.Info) (string, error) {
 	provider := kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Version: info.Version, Line: info.Line}
 	switch release.Flavor {
 	case kube.FlavorUnknown:
@@ -243,8 +243,8 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinf
 	if err := step.Run(ctx, sink, steps); err != nil {
 		return err
 	}
-	if err := step.One(ctx, sink, waitLiqo0xAuthStep(consumer, info, o, res, sink)); err != nil {
-		undoLiqo0xPeer(ctx, consumer, providerID, applied, sink)
+	if err := step.One(ctx, sink, waitAuthStep(consumer, info, o, res, sink)); err != nil {
+		undoPeer(ctx, consumer, providerID, applied, sink)
 		return err
 	}
 	id, err := kliqo0x.On(consumer).IdentityFor(ctx, providerID)
@@ -254,12 +254,12 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinf
 	return describeIdentity(ctx, id, res, sink)
 }
 
-// undoLiqo0xPeer removes, once the authentication failed, what this run
+// undoPeer removes, once the authentication failed, what this run
 // created on the consumer, so that a failed run leaves nothing behind; a
 // ForeignCluster that existed before stays. Said in one note either way.
-func undoLiqo0xPeer(ctx context.Context, consumer *kube.Cluster, providerID string, applied []kube.Change, sink handshake.Sink) {
+func undoPeer(ctx context.Context, consumer *kube.Cluster, providerID string, applied []kube.Change, sink handshake.Sink) {
 	// Also after an interrupt or the step's deadline.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), liqo0xUndoTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
 	changes, err := kliqo0x.On(consumer).UndoPeer(ctx, providerID, applied)
 	var removed []string
@@ -278,14 +278,14 @@ func undoLiqo0xPeer(ctx context.Context, consumer *kube.Cluster, providerID stri
 	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: msg})
 }
 
-// liqo0xUndoTimeout bounds the removal after a failed authentication
+// undoTimeout bounds the removal after a failed authentication
 // (Liqo's controller-manager lets the ForeignCluster go within a second).
-const liqo0xUndoTimeout = 30 * time.Second
+const undoTimeout = 30 * time.Second
 
-// waitLiqo0xAuthStep waits for the ForeignCluster's AuthenticationStatus;
+// waitAuthStep waits for the ForeignCluster's AuthenticationStatus;
 // an identity the provider already issued is deleted there when the admin
 // agreed (Reissue with Provider), then the wait starts again.
-func waitLiqo0xAuthStep(consumer *kube.Cluster, info *peerinfo.Info, o Options, res *Result, sink handshake.Sink) step.Step {
+func waitAuthStep(consumer *kube.Cluster, info *peerinfo.Info, o Options, res *Result, sink handshake.Sink) step.Step {
 	return step.Step{ID: "wait-authenticated", Scope: handshake.Local, Timeout: o.StepTimeout,
 		Title: "Waiting for the provider to issue the identity", Success: "Identity issued by the provider (AuthenticationStatus Established)",
 		Failure: "Authentication failed", Command: "kubectl get foreignclusters.discovery.liqo.io -l discovery.liqo.io/cluster-id=" + info.ClusterID + " -w",

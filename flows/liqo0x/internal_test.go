@@ -18,12 +18,12 @@ import (
 
 // Only a Liqo 0.x provider from v0.3 on makes peer info; a restricted user
 // is let through for the lookup itself to explain.
-func TestRequireLiqo0xProvider(t *testing.T) {
-	assert.NoError(t, requireLiqo0xProvider(kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Line: peerinfo.V04}))
-	assert.NoError(t, requireLiqo0xProvider(kube.LiqoRelease{Flavor: kube.FlavorUnknown}))
-	assert.ErrorContains(t, requireLiqo0xProvider(kube.LiqoRelease{Flavor: kube.FlavorV1}), "create nonce")
-	assert.ErrorContains(t, requireLiqo0xProvider(kube.LiqoRelease{Flavor: kube.FlavorNone}), "not Liqo 0.x")
-	assert.ErrorContains(t, requireLiqo0xProvider(kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Line: peerinfo.V02}), "upgrade")
+func TestRequireProvider(t *testing.T) {
+	assert.NoError(t, requireProvider(kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Line: peerinfo.V04}))
+	assert.NoError(t, requireProvider(kube.LiqoRelease{Flavor: kube.FlavorUnknown}))
+	assert.ErrorContains(t, requireProvider(kube.LiqoRelease{Flavor: kube.FlavorV1}), "create nonce")
+	assert.ErrorContains(t, requireProvider(kube.LiqoRelease{Flavor: kube.FlavorNone}), "not Liqo 0.x")
+	assert.ErrorContains(t, requireProvider(kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Line: peerinfo.V02}), "upgrade")
 }
 
 // A wrong token is a classified refusal; authentication disabled is a
@@ -74,13 +74,13 @@ func TestIsUnreachable(t *testing.T) {
 
 // One-sided needs the other side's ID; nothing is asked of a cluster
 // before that.
-func TestUnauthenticateLiqo0xNeedsASide(t *testing.T) {
+func TestUnauthenticateNeedsASide(t *testing.T) {
 	_, err := Unauthenticate(context.Background(), UnauthOptions{ConsumerID: "c1", ProviderID: "p1"}, nil)
 	assert.ErrorContains(t, err, "give the consumer, the provider or both")
 	res := &UnauthResult{ConsumerRemove: []kliqo0x.Object{{Kind: "Secret", Namespace: "liqo", Name: "remote-token-p1"}},
 		ProviderRemove: []kliqo0x.Object{{Kind: "Namespace", Name: "liqo-tenant-c1"}}}
-	assert.Equal(t, []string{"(local) Secret liqo/remote-token-p1", "(remote) Namespace liqo-tenant-c1"}, liqo0xTargets(res))
-	left := liqo0xLeftOnMissingSide(UnauthOptions{}, &UnauthResult{ConsumerID: "c1", ProviderID: "p1"})
+	assert.Equal(t, []string{"(local) Secret liqo/remote-token-p1", "(remote) Namespace liqo-tenant-c1"}, deleteTargets(res))
+	left := leftOnMissingSide(UnauthOptions{}, &UnauthResult{ConsumerID: "c1", ProviderID: "p1"})
 	assert.Equal(t, append(ProviderCleanup("c1"), ConsumerCleanup("p1")...), left)
 }
 

@@ -36,7 +36,7 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 			if err != nil {
 				return err
 			}
-			if err := requireLiqo0xProvider(release); err != nil {
+			if err := requireProvider(release); err != nil {
 				return err
 			}
 			if info, err = kliqo0x.On(provider).PeerInfo(ctx, authURLOverride); err != nil {
@@ -82,9 +82,9 @@ func probeAuthenticationDisabled(ctx context.Context, info *peerinfo.Info, scope
 // the 30 s signing wait of a real request.
 const authProbeTimeout = 5 * time.Second
 
-// requireLiqo0xProvider refuses a provider that does not run Liqo 0.x, or
+// requireProvider refuses a provider that does not run Liqo 0.x, or
 // runs v0.2 (ServiceAccount identities, not supported).
-func requireLiqo0xProvider(r kube.LiqoRelease) error {
+func requireProvider(r kube.LiqoRelease) error {
 	switch {
 	case r.Flavor == kube.FlavorUnknown:
 		// A restricted user: the peer info lookup itself says what is missing.

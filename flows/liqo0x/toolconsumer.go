@@ -21,9 +21,9 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
-// liqo0xRemoteCertificateSecret is where a 0.x provider keeps the one
+// remoteCertificateSecret is where a 0.x provider keeps the one
 // certificate it issued to a consumer (§2.4).
-const liqo0xRemoteCertificateSecret = "liqo-remote-certificate"
+const remoteCertificateSecret = "liqo-remote-certificate"
 
 // applyAsTool makes this tool the Liqo 0.x consumer (§8(1)): the provider's
 // auth server is asked for an identity with a key whose CSR is kept until
@@ -115,7 +115,7 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 		{ID: "pending-request", Scope: handshake.Local, Title: "Preparing the key and CSR (kept until the identity is stored)",
 			Failure: "Unable to prepare the identity request", Command: "kubectl get secret -n liqo-tenant-" + providerID + " " + kliqo0x.PendingSecretPrefix + providerID,
 			Run: func(ctx context.Context) (err error) {
-				if consumerName, err = liqo0xConsumerName(ctx, consumer, consumerID, o.ConsumerName); err != nil {
+				if consumerName, err = toolConsumerName(ctx, consumer, consumerID, o.ConsumerName); err != nil {
 					return err
 				}
 				keyPEM, csrPEM, err = kliqo0x.On(consumer).PendingRequest(ctx, providerID, consumerID)
@@ -184,7 +184,7 @@ func requestLiqo0xIdentity(ctx context.Context, client *kliqo0x.AuthClient, req 
 	}
 	ns, issuedCSR, certPEM, err := kliqo0x.On(o.Provider).IssuedCertificate(ctx, req.ConsumerID)
 	if kube.IsNotFound(err) {
-		return nil, fmt.Errorf("the provider refused the request as already issued, but holds no %s for cluster %s: %v", liqo0xRemoteCertificateSecret, req.ConsumerID, authErr)
+		return nil, fmt.Errorf("the provider refused the request as already issued, but holds no %s for cluster %s: %v", remoteCertificateSecret, req.ConsumerID, authErr)
 	}
 	if err != nil {
 		return nil, step.Scoped(handshake.Remote, err)
@@ -197,7 +197,7 @@ func requestLiqo0xIdentity(ctx context.Context, client *kliqo0x.AuthClient, req 
 		}
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: fmt.Sprintf(
 			"The provider had already issued the certificate for this cluster's pending CSR (Secret %s/%s): completing with it, "+
-				"API server %s (from %s), CA from %s", ns, liqo0xRemoteCertificateSecret, adv.URL, adv.URLFrom, adv.CAFrom)})
+				"API server %s (from %s), CA from %s", ns, remoteCertificateSecret, adv.URL, adv.URLFrom, adv.CAFrom)})
 		return &kliqo0x.IdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: adv.URL, APIServerCA: adv.CA}, nil
 	}
 	if !o.Reissue {
@@ -273,7 +273,7 @@ func alreadyIssuedError(ctx context.Context, o Options, consumerID string) error
 	}
 	return &RefusedError{Refusal: kliqo0x.AlreadyIssued, Err: fmt.Errorf(
 		"the provider already issued the one identity of cluster %s (Liqo 0.x never issues it twice): on the provider, `kubectl %s delete secret %s`, %s",
-		consumerID, where, liqo0xRemoteCertificateSecret, how)}
+		consumerID, where, remoteCertificateSecret, how)}
 }
 
 // whoIs asks the provider who cfg is; when the provider's API server does
@@ -321,10 +321,10 @@ func ValidateClusterName(name string) error {
 	return nil
 }
 
-// liqo0xConsumerName is the name this tool gives its cluster on the
+// toolConsumerName is the name this tool gives its cluster on the
 // provider: the one given, else the cluster-ID ConfigMap's CLUSTER_NAME when
 // it fits, else the ID cut to the length a 0.x provider takes.
-func liqo0xConsumerName(ctx context.Context, consumer *kube.Cluster, consumerID, given string) (string, error) {
+func toolConsumerName(ctx context.Context, consumer *kube.Cluster, consumerID, given string) (string, error) {
 	if given != "" {
 		return given, ValidateClusterName(given)
 	}

@@ -53,7 +53,7 @@ func Unauthenticate(ctx context.Context, o UnauthOptions, sink handshake.Sink) (
 	res := &UnauthResult{ConsumerID: o.ConsumerID, ProviderID: o.ProviderID}
 	steps := []step.Step{
 		{ID: "cluster-ids", Title: "Retrieving cluster IDs", Success: "Cluster IDs retrieved", Failure: "an error occurred while retrieving cluster id",
-			Run: func(ctx context.Context) error { return liqo0xUnauthIDs(ctx, o, res) }},
+			Run: func(ctx context.Context) error { return unauthIDs(ctx, o, res) }},
 		{ID: "peering-active", Scope: handshake.Local, Title: "Checking that the consumer no longer peers", Success: "No active peering",
 			Failure: "Unable to unauthenticate", Command: "kubectl get foreignclusters.discovery.liqo.io -l discovery.liqo.io/cluster-id=<provider>",
 			Run: func(ctx context.Context) error {
@@ -93,13 +93,13 @@ func Unauthenticate(ctx context.Context, o UnauthOptions, sink handshake.Sink) (
 	if err := step.Run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
-	res.Left = liqo0xLeftOnMissingSide(o, res)
+	res.Left = leftOnMissingSide(o, res)
 	defer func() {
 		for _, line := range res.Left {
 			sink(handshake.Event{Kind: handshake.Note, Message: line})
 		}
 	}()
-	targets := liqo0xTargets(res)
+	targets := deleteTargets(res)
 	if len(targets) == 0 {
 		sink(handshake.Event{Kind: handshake.Note, Message: "Nothing left by authentication: nothing to delete"})
 		return res, nil
@@ -113,8 +113,8 @@ func Unauthenticate(ctx context.Context, o UnauthOptions, sink handshake.Sink) (
 		}
 	}
 	err := step.Run(ctx, sink, []step.Step{
-		deleteLiqo0xStep(handshake.Local, o.Consumer, res.ConsumerRemove, sink),
-		deleteLiqo0xStep(handshake.Remote, o.Provider, res.ProviderRemove, sink),
+		deleteStep(handshake.Local, o.Consumer, res.ConsumerRemove, sink),
+		deleteStep(handshake.Remote, o.Provider, res.ProviderRemove, sink),
 	})
 	if err != nil {
 		return res, err
@@ -123,7 +123,7 @@ func Unauthenticate(ctx context.Context, o UnauthOptions, sink handshake.Sink) (
 	return res, nil
 }
 
-func liqo0xUnauthIDs(ctx context.Context, o UnauthOptions, res *UnauthResult) error {
+func unauthIDs(ctx context.Context, o UnauthOptions, res *UnauthResult) error {
 	var err error
 	if o.Consumer != nil {
 		if res.ConsumerID, err = o.Consumer.ClusterID(ctx); err != nil {
@@ -146,7 +146,7 @@ func liqo0xUnauthIDs(ctx context.Context, o UnauthOptions, res *UnauthResult) er
 	return nil
 }
 
-func liqo0xTargets(res *UnauthResult) []string {
+func deleteTargets(res *UnauthResult) []string {
 	var out []string
 	for _, obj := range res.ConsumerRemove {
 		out = append(out, handshake.Local.Prefix()+obj.String())
@@ -157,7 +157,7 @@ func liqo0xTargets(res *UnauthResult) []string {
 	return out
 }
 
-func deleteLiqo0xStep(scope handshake.Scope, c *kube.Cluster, objs []kliqo0x.Object, sink handshake.Sink) step.Step {
+func deleteStep(scope handshake.Scope, c *kube.Cluster, objs []kliqo0x.Object, sink handshake.Sink) step.Step {
 	side := "consumer"
 	if scope == handshake.Remote {
 		side = "provider"
@@ -176,9 +176,9 @@ func deleteLiqo0xStep(scope handshake.Scope, c *kube.Cluster, objs []kliqo0x.Obj
 		}}
 }
 
-// liqo0xLeftOnMissingSide says, for a side not given, what authentication
+// leftOnMissingSide says, for a side not given, what authentication
 // left there and how its admin removes it.
-func liqo0xLeftOnMissingSide(o UnauthOptions, res *UnauthResult) []string {
+func leftOnMissingSide(o UnauthOptions, res *UnauthResult) []string {
 	var left []string
 	if o.Provider == nil {
 		left = append(left, ProviderCleanup(res.ConsumerID)...)
