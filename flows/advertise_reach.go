@@ -2,53 +2,22 @@ package flows
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // AdvertisedUnreachableError is a provider's advertised API server that
-// does not answer from this machine: one line with what failed and what to
-// do.
-type AdvertisedUnreachableError struct {
-	Reach *kube.ReachError
-}
-
-func (e *AdvertisedUnreachableError) Error() string {
-	via := ""
-	if e.Reach.Proxy != "" {
-		via = " through the proxy " + e.Reach.Proxy
-	}
-	return fmt.Sprintf("the provider's advertised API server %s does not answer from this machine%s: %s: %s "+
-		"(ask the provider's admin to advertise an address consumers reach: --api-server-override, or e on the wizard's advertise screen)",
-		e.Reach.Server, via, e.Reach.Class, rootMessage(e.Reach))
-}
-
-func (e *AdvertisedUnreachableError) Unwrap() error { return e.Reach }
-
-// rootMessage is the ReachError's cause without its own "cannot use" prefix.
-func rootMessage(r *kube.ReachError) string {
-	msg := r.Error()
-	if i := strings.LastIndex(msg, string(r.Class)+": "); i >= 0 {
-		msg = msg[i+len(r.Class)+2:]
-	}
-	return msg
-}
+// does not answer from this machine (flows/internal/access makes it, as
+// verify of both generations does).
+type AdvertisedUnreachableError = access.AdvertisedUnreachableError
 
 // AdvertisedUnreachable turns the failure to reach a provider's advertised
-// API server (a *kube.ReachError, as from verify) into the one line that
-// says so; other errors come back unchanged.
-func AdvertisedUnreachable(err error) error {
-	var reach *kube.ReachError
-	if !errors.As(err, &reach) || reach.Class == kube.FailureUnauthorized || reach.Class == kube.FailureForbidden {
-		return err
-	}
-	return &AdvertisedUnreachableError{Reach: reach}
-}
+// API server into the one line that says so; other errors come back
+// unchanged.
+func AdvertisedUnreachable(err error) error { return access.AdvertisedUnreachable(err) }
 
 // CheckAdvertisedReachable dials the API server of authParams from this
 // machine (kube.CheckAdvertisedAPIServer): nil when it answers, else an

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -202,6 +203,6 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 	res.Action, res.Tenant, res.Identity = ActionAuthenticated, tenant, identity
 	res.TenantName, res.IdentityName = tenant.Namespace+"/"+tenant.Name, identity.Namespace+"/"+identity.Name
 	res.KubeconfigSecret = identity.Namespace + "/" + identity.Status.KubeconfigSecretRef.Name
-	_, res.CertificateNotAfter = certificateTimes(identity.Spec.AuthParams.SignedCRT)
+	res.CertificateNotAfter = artifact.CertificateNotAfter(identity)
 	return res, nil
 }

@@ -2,7 +2,6 @@ package flows
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -16,7 +15,7 @@ import (
 
 // ErrNotConfirmed: the admin did not confirm a change (a deletion, a
 // cordon, a drain); nothing was changed.
-var ErrNotConfirmed = errors.New("not confirmed: nothing changed")
+var ErrNotConfirmed = handshake.ErrNotConfirmed
 
 // ConfirmOptions say how a change liqoctl asks about is confirmed.
 type ConfirmOptions struct {

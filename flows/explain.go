@@ -6,8 +6,9 @@ import (
 	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // waitTimeoutHint is the advice after a wait ran out of time.
@@ -15,12 +16,12 @@ const waitTimeoutHint = "a wait ran into its timeout: check that the controllers
 	"and the events above, then retry; raise --timeout for slow clusters"
 
 // liqo0xHints say what to do about each refusal of a 0.x provider.
-var liqo0xHints = map[liqo0x.Refusal]string{
-	liqo0x.WrongToken: "copy the peer info again on the provider (it changes when Secret auth-token is re-created); nothing was written",
-	liqo0x.AlreadyIssued: "a Liqo 0.x provider issues one identity per cluster ID: choose to reissue (with the provider's kubeconfig) " +
+var liqo0xHints = map[kliqo0x.Refusal]string{
+	kliqo0x.WrongToken: "copy the peer info again on the provider (it changes when Secret auth-token is re-created); nothing was written",
+	kliqo0x.AlreadyIssued: "a Liqo 0.x provider issues one identity per cluster ID: choose to reissue (with the provider's kubeconfig) " +
 		"or ask its admin to delete Secret liqo-remote-certificate in this consumer's tenant namespace there",
-	liqo0x.Unreachable:  "the consumer must reach the provider's auth URL: check the address and firewalls, or give the provider's auth URL (--auth-url)",
-	liqo0x.Incompatible: handshake.Liqo03And04Incompatible,
+	kliqo0x.Unreachable:  "the consumer must reach the provider's auth URL: check the address and firewalls, or give the provider's auth URL (--auth-url)",
+	kliqo0x.Incompatible: handshake.Liqo03And04Incompatible,
 }
 
 // Explain turns any error of a flow into the Failure an admin reads (nil
@@ -63,7 +64,7 @@ func Explain(err error) *handshake.Failure {
 		e.Hint = waitTimeoutHint
 	}
 	if r := liqo0xRefusal(err); r != "" {
-		e.AlreadyIssued = r == liqo0x.AlreadyIssued
+		e.AlreadyIssued = r == kliqo0x.AlreadyIssued
 		if hint := liqo0xHints[r]; hint != "" {
 			e.Hint = hint
 		}
@@ -83,10 +84,10 @@ func waitTimedOut(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kube.ErrWaitTimeout)
 }
 
-func liqo0xRefusal(err error) liqo0x.Refusal {
-	var refused *Liqo0xRefusedError
-	var authErr *liqo0x.AuthError
-	var failure *liqo0x.AuthFailure
+func liqo0xRefusal(err error) kliqo0x.Refusal {
+	var refused *liqo0x.RefusedError
+	var authErr *kliqo0x.AuthError
+	var failure *kliqo0x.AuthFailure
 	switch {
 	case errors.As(err, &refused):
 		return refused.Refusal

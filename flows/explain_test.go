@@ -11,8 +11,9 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // A controller Warning behind a failed step: the step's line is the
@@ -58,11 +59,11 @@ func TestExplainLiqo0xRefusals(t *testing.T) {
 		alreadyIssued bool
 		hint          string
 	}{
-		{step(&flows.Liqo0xRefusedError{Refusal: liqo0x.WrongToken, Err: errors.New("refused the token")}), false, "copy the peer info again"},
-		{step(&liqo0x.AuthError{Status: 403, Refusal: liqo0x.AlreadyIssued}), true, "reissue"},
-		{fmt.Errorf("wait: %w", &liqo0x.AuthFailure{Refusal: liqo0x.Unreachable}), false, "auth URL"},
-		{step(&liqo0x.AuthFailure{Refusal: liqo0x.Incompatible}), false, handshake.Liqo03And04Incompatible},
-		{step(&liqo0x.AuthFailure{Refusal: liqo0x.OtherRefusal}), false, ""},
+		{step(&liqo0x.RefusedError{Refusal: kliqo0x.WrongToken, Err: errors.New("refused the token")}), false, "copy the peer info again"},
+		{step(&kliqo0x.AuthError{Status: 403, Refusal: kliqo0x.AlreadyIssued}), true, "reissue"},
+		{fmt.Errorf("wait: %w", &kliqo0x.AuthFailure{Refusal: kliqo0x.Unreachable}), false, "auth URL"},
+		{step(&kliqo0x.AuthFailure{Refusal: kliqo0x.Incompatible}), false, handshake.Liqo03And04Incompatible},
+		{step(&kliqo0x.AuthFailure{Refusal: kliqo0x.OtherRefusal}), false, ""},
 	}
 	for _, c := range cases {
 		e := flows.Explain(c.err)
@@ -79,7 +80,7 @@ func TestExplainLiqo0xRefusals(t *testing.T) {
 // kube words the v0.3/v0.4+ advice in its errors without importing
 // flows/handshake: the same sentence the hints use.
 func TestOneAdviceForV03AndV04(t *testing.T) {
-	assert.Equal(t, handshake.Liqo03And04Incompatible, liqo0x.IncompatibleAdvice)
-	assert.Contains(t, (&liqo0x.AuthFailure{ProviderID: "p", Refusal: liqo0x.Incompatible}).Error(), handshake.Liqo03And04Incompatible)
-	assert.Contains(t, (&liqo0x.AuthError{URL: "https://a", Refusal: liqo0x.Incompatible}).Error(), handshake.Liqo03And04Incompatible)
+	assert.Equal(t, handshake.Liqo03And04Incompatible, kliqo0x.IncompatibleAdvice)
+	assert.Contains(t, (&kliqo0x.AuthFailure{ProviderID: "p", Refusal: kliqo0x.Incompatible}).Error(), handshake.Liqo03And04Incompatible)
+	assert.Contains(t, (&kliqo0x.AuthError{URL: "https://a", Refusal: kliqo0x.Incompatible}).Error(), handshake.Liqo03And04Incompatible)
 }

@@ -2,21 +2,12 @@ package flows
 
 import (
 	"context"
-	"crypto/tls"
-	"encoding/pem"
-	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"time"
 
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
-
-// pinDialTimeout bounds reading a server's certificate for a pin.
-const pinDialTimeout = 5 * time.Second
 
 // checkIdentityPin refuses an Identity that is not the pinned provider's
 // (pin "" = no pin): its CA, or, without one (a publicly trusted API
@@ -33,45 +24,9 @@ func checkIdentityPin(ctx context.Context, id *authv1beta1.Identity, pin string)
 	return artifact.CheckServerPin("this Identity points at an API server ("+server+") whose certificate is not the provider's", pin, got)
 }
 
-// checkAuthServerPin refuses a Liqo 0.x peer info whose auth server does
-// not present the pinned certificate (pin "" = no pin).
-func checkAuthServerPin(ctx context.Context, authURL, pin string) error {
-	if pin == "" {
-		return nil
-	}
-	got, err := ServerCertificateFingerprint(ctx, authURL)
-	if err != nil {
-		return fmt.Errorf("--provider-fingerprint: the certificate of the auth server %s could not be read from here (%w): run the command where it is reachable", authURL, err)
-	}
-	return artifact.CheckServerPin("this peer info points at an auth server ("+authURL+") whose certificate is not the provider's", pin, got)
-}
-
 // ServerCertificateFingerprint is the fingerprint of the certificate an
-// https server presents (its leaf, not verified: the pin is the check).
-func ServerCertificateFingerprint(ctx context.Context, serverURL string) (string, error) {
-	u, err := url.Parse(serverURL)
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%q is not a URL", serverURL)
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "443")
-	}
-	ctx, cancel := context.WithTimeout(ctx, pinDialTimeout)
-	defer cancel()
-	// Verification is off on purpose: the fingerprint is compared instead.
-	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true, ServerName: u.Hostname()}} //nolint:gosec
-	conn, err := d.DialContext(ctx, "tcp", host)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	certs := conn.(*tls.Conn).ConnectionState().PeerCertificates
-	if len(certs) == 0 {
-		return "", errors.New("the server presented no certificate")
-	}
-	return authcrypto.CertificateFingerprint(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: certs[0].Raw}))
-}
+// https server presents (kube's, for the front-ends, which import no kube).
+var ServerCertificateFingerprint = kube.ServerCertificateFingerprint
 
 // IdentityPin is what pins the provider of an Identity, as the consumer's
 // --provider-fingerprint checks it: its CA, or without one its API
@@ -89,7 +44,7 @@ func IdentityPin(ctx context.Context, id *authv1beta1.Identity) (pin, what strin
 // provider, the --provider-fingerprint that checkIdentityPin checks: the CA
 // its Identities carry, else its API server's certificate. A Liqo 0.x
 // provider is pinned by its auth server's certificate instead, which
-// `generate peer-info` prints (checkAuthServerPin). "" when it cannot be
+// `generate peer-info` prints (flows/liqo0x checks it). "" when it cannot be
 // told.
 func ProviderPin(ctx context.Context, c *Cluster, info *ClusterInfo) string {
 	if info.ClusterID == "" || info.Restricted || RunsLiqo0x(info.LiqoRelease) {

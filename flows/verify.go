@@ -13,9 +13,10 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // Verification is what a consumer's credentials can do on the provider.
@@ -61,7 +62,7 @@ func verifyAccess(ctx context.Context, consumer *kube.Cluster, providerID string
 	s, err := access.KubeconfigSecretFor(ctx, consumer, providerID)
 	if kube.IsNotFound(err) {
 		// A consumer running Liqo 0.x keeps its identity in liqo-identity-*.
-		if v, lerr := verifyLiqo0xIdentity(ctx, consumer, providerID); !kube.IsNotFound(lerr) {
+		if v, lerr := liqo0x.VerifyIdentity(ctx, consumer, providerID); !kube.IsNotFound(lerr) {
 			return v, lerr
 		}
 		return nil, &NotAuthenticatedError{ProviderID: providerID}
@@ -74,7 +75,7 @@ func verifyAccess(ctx context.Context, consumer *kube.Cluster, providerID string
 		return nil, err
 	}
 	cs := access.ControlPlane
-	if _, ok := s.Labels[liqo0x.ClientLabel]; ok {
+	if _, ok := s.Labels[kliqo0x.ClientLabel]; ok {
 		// This tool's identity from a Liqo 0.x provider.
 		cs = access.Liqo0x
 	}

@@ -63,7 +63,7 @@ func (o *AuthenticateOptions) Run(ctx context.Context) error {
 }
 
 // authenticate runs the handshake and returns its result: a
-// *flows.Result, or a *flows.Liqo0xResult with a Liqo 0.x provider.
+// *flows.Result, or a *liqo0x.Result with a Liqo 0.x provider.
 func (o *AuthenticateOptions) authenticate(ctx context.Context) (any, error) {
 	if err := o.Liqo0x.check(); err != nil {
 		return nil, err

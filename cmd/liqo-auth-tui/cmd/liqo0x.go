@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/spf13/cobra"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 )
 
 // Liqo0xFlags are the choices of a Liqo 0.x authentication, shared by
@@ -29,7 +31,7 @@ func addLiqo0xFlags(fs interface {
 }, f *Liqo0xFlags, automated bool) {
 	fs.BoolVar(&f.Peer, "peer", false, "Liqo 0.x consumer: also turn outgoing peering on in its ForeignCluster (default: authentication only)")
 	fs.StringVar(&f.KubeconfigOut, "kubeconfig-out", "", "Liqo 0.x provider, consumer without Liqo: also write the identity's kubeconfig to this file (mode 0600)")
-	fs.BoolVar(&f.InsecureSkipTLSVerify, "insecure-skip-tls-verify", flows.DefaultInsecureSkipTLSVerify, "Liqo 0.x provider: accept its auth server's certificate when it cannot be verified (Liqo's default: the chart's is self-signed); it is verified whenever it can be")
+	fs.BoolVar(&f.InsecureSkipTLSVerify, "insecure-skip-tls-verify", liqo0x.DefaultInsecureSkipTLSVerify, "Liqo 0.x provider: accept its auth server's certificate when it cannot be verified (Liqo's default: the chart's is self-signed); it is verified whenever it can be")
 	fs.StringVar(&f.ClusterName, "cluster-name", "", "Liqo 0.x provider, consumer without Liqo: this cluster's name there (default: CLUSTER_NAME of the cluster-ID ConfigMap, else from the ID; at most 44 characters)")
 	fs.StringVar(&f.ForeignClusterName, "foreign-cluster-name", "", "Liqo 0.x consumer: name of the ForeignCluster to create (default: the provider's cluster name)")
 	if automated {
@@ -41,7 +43,7 @@ func addLiqo0xFlags(fs interface {
 // check refuses bad flags before any cluster is dialed.
 func (f Liqo0xFlags) check() error {
 	if f.ClusterName != "" {
-		if err := flows.ValidateLiqo0xClusterName(f.ClusterName); err != nil {
+		if err := liqo0x.ValidateClusterName(f.ClusterName); err != nil {
 			return usagef("--cluster-name: %v", err)
 		}
 	}
@@ -58,8 +60,8 @@ func (f Liqo0xFlags) check() error {
 	return nil
 }
 
-func (f Liqo0xFlags) options(stepTimeout time.Duration) flows.Liqo0xOptions {
-	return flows.Liqo0xOptions{Peer: f.Peer, ForeignClusterName: f.ForeignClusterName, InsecureSkipTLSVerify: f.InsecureSkipTLSVerify,
+func (f Liqo0xFlags) options(stepTimeout time.Duration) liqo0x.Options {
+	return liqo0x.Options{Peer: f.Peer, ForeignClusterName: f.ForeignClusterName, InsecureSkipTLSVerify: f.InsecureSkipTLSVerify,
 		ConsumerName: f.ClusterName, Reissue: f.Reissue, StepTimeout: stepTimeout}
 }
 
@@ -127,7 +129,7 @@ func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *flows.
 	if err := o.check(); err != nil {
 		return err
 	}
-	info, err := flows.GeneratePeerInfo(ctx, provider, o.AuthURL, o.Printer.sink)
+	info, err := liqo0x.GeneratePeerInfo(ctx, provider, o.AuthURL, o.Printer.sink)
 	if err != nil {
 		return err
 	}
@@ -137,17 +139,17 @@ func (o *GeneratePeerInfoOptions) generate(ctx context.Context, provider *flows.
 	}
 	data := []byte(line + "\n")
 	if o.Output == "json" {
-		if data, err = artifact.PeerInfoJSON(info, flows.LiqoctlPeerCommand(info)); err != nil {
+		if data, err = artifact.PeerInfoJSON(info, liqo0x.LiqoctlPeerCommand(info)); err != nil {
 			return err
 		}
 	}
 	if err := o.writeSecret(o.OutputFile, data); err != nil {
 		return err
 	}
-	masked := flows.LiqoctlPeerCommand(flows.MaskedPeerInfo(info))
+	masked := liqo0x.LiqoctlPeerCommand(liqo0x.MaskedPeerInfo(info))
 	equivalent := masked
 	if o.ShowToken {
-		equivalent = flows.LiqoctlPeerCommand(info)
+		equivalent = liqo0x.LiqoctlPeerCommand(info)
 	}
 	release := info.Version
 	if release == "" {
@@ -218,7 +220,7 @@ func (o *ApplyPeerInfoOptions) Run(ctx context.Context) error {
 
 // read checks the flags and reads the peer info, before any cluster is
 // dialed.
-func (o *ApplyPeerInfoOptions) read() (*flows.PeerInfo, error) {
+func (o *ApplyPeerInfoOptions) read() (*liqo0x.PeerInfo, error) {
 	if err := o.Liqo0x.check(); err != nil {
 		return nil, err
 	}
@@ -239,10 +241,10 @@ func (o *ApplyPeerInfoOptions) read() (*flows.PeerInfo, error) {
 	return info, nil
 }
 
-func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *flows.Cluster, info *flows.PeerInfo) error {
+func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *flows.Cluster, info *liqo0x.PeerInfo) error {
 	opts := o.Liqo0x.options(o.StepTimeout)
 	opts.AuthServerFingerprint, _ = parsePin(providerPinFlag, o.ProviderFingerprint) // checked by read
-	res, err := flows.ApplyPeerInfo(ctx, consumer, info, opts, o.Printer.sink)
+	res, err := liqo0x.ApplyPeerInfo(ctx, consumer, info, opts, o.Printer.sink)
 	if err != nil {
 		return err
 	}
@@ -251,7 +253,7 @@ func (o *ApplyPeerInfoOptions) apply(ctx context.Context, consumer *flows.Cluste
 
 // reportLiqo0x prints a Liqo 0.x authentication's result and writes
 // --kubeconfig-out.
-func (o *Options) reportLiqo0x(res *flows.Liqo0xResult, f Liqo0xFlags) error {
+func (o *Options) reportLiqo0x(res *liqo0x.Result, f Liqo0xFlags) error {
 	if f.KubeconfigOut != "" {
 		if len(res.Kubeconfig) == 0 {
 			o.Printer.Warn(handshake.Local, "--kubeconfig-out: the consumer's Liqo 0.x holds the identity (Secret %s): nothing written to %s", res.IdentitySecret, f.KubeconfigOut)

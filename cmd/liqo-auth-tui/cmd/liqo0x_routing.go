@@ -10,6 +10,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 )
 
 // Liqo0xSessionFlags are the root's Liqo 0.x flags for --batch.
@@ -24,11 +25,11 @@ func addLiqo0xSessionFlags(root *cobra.Command, f *Liqo0xSessionFlags) {
 }
 
 // runLiqo0x is authenticate against a provider running Liqo 0.x.
-func (o *AuthenticateOptions) runLiqo0x(ctx context.Context, consumer, provider *flows.Cluster) (*flows.Liqo0xResult, error) {
+func (o *AuthenticateOptions) runLiqo0x(ctx context.Context, consumer, provider *flows.Cluster) (*liqo0x.Result, error) {
 	if err := o.Liqo0x.check(); err != nil {
 		return nil, err
 	}
-	res, err := flows.AuthenticateLiqo0x(ctx, consumer, provider, o.Liqo0x.AuthURL, o.Liqo0x.options(o.StepTimeout), o.Printer.sink)
+	res, err := liqo0x.Authenticate(ctx, consumer, provider, o.Liqo0x.AuthURL, o.Liqo0x.options(o.StepTimeout), o.Printer.sink)
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +62,8 @@ func (f Liqo0xUnauthFlags) check() error {
 
 // runLiqo0xUnauth removes what a Liqo 0.x authentication left; consumer or
 // provider is nil when one-sided.
-func (o *UnauthenticateOptions) runLiqo0xUnauth(ctx context.Context, consumer, provider *flows.Cluster) (*flows.Liqo0xUnauthResult, error) {
-	opts := flows.Liqo0xUnauthOptions{Consumer: consumer, Provider: provider, Yes: o.Liqo0xUnauth.Yes}
+func (o *UnauthenticateOptions) runLiqo0xUnauth(ctx context.Context, consumer, provider *flows.Cluster) (*liqo0x.UnauthResult, error) {
+	opts := liqo0x.UnauthOptions{Consumer: consumer, Provider: provider, Yes: o.Liqo0xUnauth.Yes}
 	if consumer == nil {
 		opts.ConsumerID = o.Liqo0xUnauth.RemoteClusterID
 	}
@@ -72,7 +73,7 @@ func (o *UnauthenticateOptions) runLiqo0xUnauth(ctx context.Context, consumer, p
 	if !opts.Yes && isTerminal(o.Options) {
 		opts.Confirm = o.confirm
 	}
-	res, err := flows.UnauthenticateLiqo0x(ctx, opts, o.Printer.sink)
+	res, err := liqo0x.Unauthenticate(ctx, opts, o.Printer.sink)
 	if errors.Is(err, flows.ErrNotConfirmed) {
 		return nil, fmt.Errorf("nothing deleted: run again with --yes to delete the objects listed above")
 	}
@@ -85,7 +86,7 @@ func (o *UnauthenticateOptions) runLiqo0xUnauth(ctx context.Context, consumer, p
 
 // reportLiqo0xUnauth ends unauthenticate with what the old certificate may
 // still do: only the provider's side decides it.
-func (o *UnauthenticateOptions) reportLiqo0xUnauth(res *flows.Liqo0xUnauthResult, providerCleaned bool) {
+func (o *UnauthenticateOptions) reportLiqo0xUnauth(res *liqo0x.UnauthResult, providerCleaned bool) {
 	switch {
 	case !res.Deleted:
 	case providerCleaned:

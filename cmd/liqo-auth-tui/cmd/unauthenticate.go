@@ -51,7 +51,7 @@ func (o *UnauthenticateOptions) Run(ctx context.Context) error {
 }
 
 // unauthenticate returns the result: a *flows.UnauthenticateResult, or a
-// *flows.Liqo0xUnauthResult for a Liqo 0.x pair.
+// *liqo0x.UnauthResult for a Liqo 0.x pair.
 func (o *UnauthenticateOptions) unauthenticate(ctx context.Context) (any, error) {
 	if err := o.Liqo0xUnauth.check(); err != nil {
 		return nil, err

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -17,7 +17,7 @@ func (b *Backend) PeerInfo(ctx context.Context, provider tui.ClusterRef, sink ha
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	info, err := flows.GeneratePeerInfo(ctx, c, "", sink)
+	info, err := liqo0x.GeneratePeerInfo(ctx, c, "", sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -37,7 +37,7 @@ func (b *Backend) CheckPeerInfo(ctx context.Context, consumer tui.ClusterRef, da
 		}
 		return peerInfoArtifact(info, "")
 	}
-	info, forID, err := flows.CheckPeerInfo(ctx, c, data)
+	info, forID, err := liqo0x.CheckPeerInfo(ctx, c, data)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -54,7 +54,7 @@ func (b *Backend) ApplyPeerInfo(ctx context.Context, consumer tui.ClusterRef, da
 	if err != nil {
 		return nil, explainScoped(handshake.Local, err)
 	}
-	res, err := flows.ApplyPeerInfo(ctx, c, info, b.liqo0xOptions(o), sink)
+	res, err := liqo0x.ApplyPeerInfo(ctx, c, info, b.liqo0xOptions(o), sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -67,7 +67,7 @@ func (b *Backend) AuthenticateLiqo0x(ctx context.Context, consumer, provider tui
 	if err != nil {
 		return nil, err
 	}
-	res, err := flows.AuthenticateLiqo0x(ctx, c, p, "", b.liqo0xOptions(o), sink)
+	res, err := liqo0x.Authenticate(ctx, c, p, "", b.liqo0xOptions(o), sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -77,26 +77,26 @@ func (b *Backend) AuthenticateLiqo0x(ctx context.Context, consumer, provider tui
 // liqo0xOptions: the wizard keeps the default TLS policy, the commands'
 // (Liqo's: the auth server's self-signed certificate is accepted; it is
 // verified when it can be).
-func (b *Backend) liqo0xOptions(o tui.Liqo0xOptions) flows.Liqo0xOptions {
-	return flows.Liqo0xOptions{Peer: o.Peer, Reissue: o.Reissue, InsecureSkipTLSVerify: flows.DefaultInsecureSkipTLSVerify, StepTimeout: b.stepTimeout}
+func (b *Backend) liqo0xOptions(o tui.Liqo0xOptions) liqo0x.Options {
+	return liqo0x.Options{Peer: o.Peer, Reissue: o.Reissue, InsecureSkipTLSVerify: liqo0x.DefaultInsecureSkipTLSVerify, StepTimeout: b.stepTimeout}
 }
 
-func peerInfoArtifact(info *flows.PeerInfo, forID string) (*tui.Artifact, error) {
+func peerInfoArtifact(info *liqo0x.PeerInfo, forID string) (*tui.Artifact, error) {
 	line, err := artifact.EncodePeerInfo(info)
 	if err != nil {
 		return nil, explainErr(err)
 	}
 	a := &tui.Artifact{Kind: handshake.KindPeerInfo, Data: []byte(line), Masked: true,
 		Preview: fmt.Sprintf("cluster %s (%s), auth URL %s, token %s", info.ClusterName, info.ClusterID, info.AuthURL, info.MaskedToken()),
-		FromID:  info.ClusterID, ForID: forID, Equivalent: flows.LiqoctlPeerCommand(info),
-		MaskedEquivalent: flows.LiqoctlPeerCommand(flows.MaskedPeerInfo(info))}
+		FromID:  info.ClusterID, ForID: forID, Equivalent: liqo0x.LiqoctlPeerCommand(info),
+		MaskedEquivalent: liqo0x.LiqoctlPeerCommand(liqo0x.MaskedPeerInfo(info))}
 	if info.AuthenticationDisabled {
 		a.Warning = handshake.AuthenticationDisabledWarning(info.AuthURL)
 	}
 	return a, nil
 }
 
-func liqo0xResult(r *flows.Liqo0xResult) *tui.Liqo0xResult {
+func liqo0xResult(r *liqo0x.Result) *tui.Liqo0xResult {
 	return &tui.Liqo0xResult{ConsumerID: r.ConsumerID, ProviderID: r.ProviderID, ByTool: r.ByTool, AlreadyAuthenticated: r.AlreadyAuthenticated,
 		IdentitySecret: r.IdentitySecret, User: r.User, Groups: r.Groups, Issued: r.Issued, NotAfter: r.NotAfter,
 		TLSVerified: r.TLSVerified, AuthenticationDisabled: r.AuthenticationDisabled}

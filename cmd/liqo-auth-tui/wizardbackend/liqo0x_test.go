@@ -13,6 +13,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
@@ -40,7 +41,7 @@ func TestPeerInfoArtifact(t *testing.T) {
 	assert.NotContains(t, a.Preview, liqo0xToken)
 	assert.Contains(t, a.Preview, peerinfo.MaskToken(liqo0xToken))
 	assert.Equal(t, a.Preview, a.Shown())
-	assert.Equal(t, flows.LiqoctlPeerCommand(info), a.Equivalent)
+	assert.Equal(t, liqo0x.LiqoctlPeerCommand(info), a.Equivalent)
 	assert.NotContains(t, a.MaskedEquivalent, liqo0xToken)
 	assert.Contains(t, a.MaskedEquivalent, peerinfo.MaskToken(liqo0xToken))
 	assert.Equal(t, "p1", a.FromID)
@@ -55,7 +56,7 @@ func TestPeerInfoArtifact(t *testing.T) {
 
 func TestLiqo0xResultMapping(t *testing.T) {
 	now := time.Now()
-	r := &flows.Liqo0xResult{ConsumerID: "c1", ProviderID: "p1", ByTool: true, AlreadyAuthenticated: true, IdentitySecret: "ns/s",
+	r := &liqo0x.Result{ConsumerID: "c1", ProviderID: "p1", ByTool: true, AlreadyAuthenticated: true, IdentitySecret: "ns/s",
 		User: "c1", Groups: []string{"liqo.io"}, Issued: now, NotAfter: now.Add(time.Hour), TLSVerified: true, AuthenticationDisabled: true,
 		Kubeconfig: []byte("secret")}
 	assert.Equal(t, &tui.Liqo0xResult{ConsumerID: "c1", ProviderID: "p1", ByTool: true, AlreadyAuthenticated: true, IdentitySecret: "ns/s",

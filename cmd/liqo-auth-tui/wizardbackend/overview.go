@@ -7,6 +7,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 
@@ -126,7 +127,7 @@ func (b *Backend) Unauthenticate(ctx context.Context, req tui.UnauthRequest, sin
 		}
 	}
 	if req.Route == handshake.RouteLiqo0x {
-		res, err := flows.UnauthenticateLiqo0x(ctx, flows.Liqo0xUnauthOptions{Consumer: consumer, Provider: provider,
+		res, err := liqo0x.Unauthenticate(ctx, liqo0x.UnauthOptions{Consumer: consumer, Provider: provider,
 			ConsumerID: req.ConsumerID, ProviderID: req.ProviderID, Yes: true}, sink)
 		if err != nil {
 			return nil, explainErr(err)

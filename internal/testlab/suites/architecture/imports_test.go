@@ -81,7 +81,7 @@ type rule struct {
 }
 
 var rules = []rule{{
-	name:      "the front-ends (the commands, the wizard's adapter) import no kube/... and no client-go: they call flows",
+	name:      "the front-ends (the commands, the wizard's adapter) import no kube/... and no client-go: they call flows, flows/peerings and flows/liqo0x",
 	applies:   func(p string) bool { return under(p, "cmd/liqo-auth-tui") },
 	forbidden: func(imp string) bool { return own(imp, "kube") || under(imp, "k8s.io/client-go") },
 }, {
@@ -106,6 +106,16 @@ var rules = []rule{{
 	forbidden: func(imp string) bool {
 		return under(imp, "k8s.io/client-go") || (own(imp, "flows", "kube") && !own(imp, "flows/handshake", "kube/apis", "kube/liqo0x/peerinfo"))
 	},
+}, {
+	name:    "flows/liqo0x is below flows: of flows' packages it imports only flows/handshake, flows/artifact and flows/internal/...",
+	applies: func(p string) bool { return under(p, "flows/liqo0x") },
+	forbidden: func(imp string) bool {
+		return own(imp, "flows") && !own(imp, "flows/handshake", "flows/artifact", "flows/internal")
+	},
+}, {
+	name:      "flows/internal/... (the runner, the access reviews) is imported only by flows' own packages",
+	applies:   func(p string) bool { return !under(p, "flows") },
+	forbidden: func(imp string) bool { return own(imp, "flows/internal") },
 }, {
 	name:      "kube is below flows: it imports no flows, tui or cmd",
 	applies:   func(p string) bool { return under(p, "kube") },
@@ -156,16 +166,18 @@ func TestImportRules(t *testing.T) {
 // says so (a rule whose forbidden never matches would pass on any tree).
 func TestImportRulesRefuseTheirCase(t *testing.T) {
 	cases := map[string][2]string{
-		rules[0].name: {"cmd/liqo-auth-tui/cmd", "k8s.io/client-go/kubernetes"},
-		rules[1].name: {"tui", "flows"},
-		rules[2].name: {"flows", "tui"},
-		rules[3].name: {"flows/handshake", "k8s.io/api/core/v1"},
-		rules[4].name: {"flows/artifact", "kube"},
-		rules[5].name: {"kube/liqo0x", "flows/handshake"},
-		rules[6].name: {"crypto", "kube"},
-		rules[7].name: {"cmd/liqo-auth-tui/wizardbackend", "kube/controller"},
-		rules[8].name: {"flows", "internal/testlab/lab"},
-		rules[9].name: {"flows/peerings", "flows"},
+		rules[0].name:  {"cmd/liqo-auth-tui/cmd", "k8s.io/client-go/kubernetes"},
+		rules[1].name:  {"tui", "flows"},
+		rules[2].name:  {"flows", "tui"},
+		rules[3].name:  {"flows/handshake", "k8s.io/api/core/v1"},
+		rules[4].name:  {"flows/artifact", "kube"},
+		rules[5].name:  {"flows/liqo0x", "flows"},
+		rules[6].name:  {"cmd/liqo-auth-tui/cmd", "flows/internal/step"},
+		rules[7].name:  {"kube/liqo0x", "flows/handshake"},
+		rules[8].name:  {"crypto", "kube"},
+		rules[9].name:  {"cmd/liqo-auth-tui/wizardbackend", "kube/controller"},
+		rules[10].name: {"flows", "internal/testlab/lab"},
+		rules[11].name: {"flows/peerings", "flows"},
 	}
 	require.Len(t, cases, len(rules))
 	for _, r := range rules {

@@ -22,13 +22,13 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	watchtools "k8s.io/client-go/tools/watch"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
@@ -44,7 +44,7 @@ func TestLiqo0xIdentityOutsideV1Replicator(t *testing.T) {
 	p := startToolPair(t, ctx)
 	res, _ := authenticateTimed(t, ctx, p.consumer, p.provider, "this tool as the consumer")
 	require.True(t, res.ByTool)
-	secret, err := liqo0x.On(p.consumer).KubeconfigSecret(ctx, providerID)
+	secret, err := kliqo0x.On(p.consumer).KubeconfigSecret(ctx, providerID)
 	require.NoError(t, err)
 	assert.NotContains(t, secret.Labels, kube.IdentityTypeLabel)
 
@@ -100,10 +100,10 @@ func TestLiqo0xResumedRequestUsesAnswer(t *testing.T) {
 	o := liqo0xOptions()
 	o.Provider = admin
 	rec := &recorder{}
-	res, err := flows.ApplyPeerInfo(ctx, p.consumer, info, o, rec.sink)
+	res, err := liqo0x.ApplyPeerInfo(ctx, p.consumer, info, o, rec.sink)
 	require.NoError(t, err)
 	assert.True(t, rec.has("completing with it"), "%q", rec.texts())
-	stored, err := liqo0x.On(p.consumer).KubeconfigSecret(ctx, providerID)
+	stored, err := kliqo0x.On(p.consumer).KubeconfigSecret(ctx, providerID)
 	require.NoError(t, err)
 	cfg, err := clientcmd.Load(stored.Data[kube.KubeconfigField])
 	require.NoError(t, err)
@@ -118,16 +118,16 @@ func TestLiqo0xResumedRequestUsesAnswer(t *testing.T) {
 
 // loseAnswer sends the consumer's pending CSR as an earlier run did, whose
 // answer (returned) was lost.
-func loseAnswer(t *testing.T, ctx context.Context, p *toolPair) (*peerinfo.Info, *liqo0x.IdentityResponse) {
+func loseAnswer(t *testing.T, ctx context.Context, p *toolPair) (*peerinfo.Info, *kliqo0x.IdentityResponse) {
 	t.Helper()
-	info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
+	info, err := liqo0x.GeneratePeerInfo(ctx, p.provider, "", nil)
 	require.NoError(t, err)
-	_, csrPEM, err := liqo0x.On(p.consumer).PendingRequest(ctx, providerID, p.consumerID)
+	_, csrPEM, err := kliqo0x.On(p.consumer).PendingRequest(ctx, providerID, p.consumerID)
 	require.NoError(t, err)
-	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true})
+	client, err := kliqo0x.NewAuthClient(kliqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true})
 	require.NoError(t, err)
-	lost, err := client.RequestIdentity(ctx, liqo0x.IdentityRequest{ConsumerID: p.consumerID,
-		ConsumerName: flows.DefaultLiqo0xClusterName(p.consumerID), Token: info.Token, CSR: csrPEM})
+	lost, err := client.RequestIdentity(ctx, kliqo0x.IdentityRequest{ConsumerID: p.consumerID,
+		ConsumerName: liqo0x.DefaultClusterName(p.consumerID), Token: info.Token, CSR: csrPEM})
 	require.NoError(t, err)
 	return info, lost
 }

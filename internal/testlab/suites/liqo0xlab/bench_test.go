@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -61,7 +61,7 @@ func BenchmarkLiqo0xAuthenticate(b *testing.B) {
 // its leftovers, timer stopped, before the next; it reports p50 and max.
 func benchAuthenticate(b *testing.B, consumer, provider *kube.Cluster) []time.Duration {
 	unauth := func(ctx context.Context) {
-		_, err := flows.UnauthenticateLiqo0x(ctx, flows.Liqo0xUnauthOptions{Consumer: consumer, Provider: provider, Yes: true}, nil)
+		_, err := liqo0x.Unauthenticate(ctx, liqo0x.UnauthOptions{Consumer: consumer, Provider: provider, Yes: true}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -77,7 +77,7 @@ func benchAuthenticate(b *testing.B, consumer, provider *kube.Cluster) []time.Du
 	for b.Loop() {
 		ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
 		start := time.Now()
-		res, err := flows.AuthenticateLiqo0x(ctx, consumer, provider, "", flows.Liqo0xOptions{InsecureSkipTLSVerify: true}, nil)
+		res, err := liqo0x.Authenticate(ctx, consumer, provider, "", liqo0x.Options{InsecureSkipTLSVerify: true}, nil)
 		elapsed := time.Since(start)
 		b.StopTimer()
 		if err != nil {

@@ -16,9 +16,10 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // doctor's Liqo 0.x traps, each provoked for real on a Liqo v0.10 pair:
@@ -80,14 +81,14 @@ func TestDoctorLiqo0xIdentityLostWhileEstablished(t *testing.T) {
 	ctx := liqo0xContext(t)
 	p := startLiqo0xPair(t, ctx)
 	o := liqo0xOptions()
-	_, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", o, nil)
+	_, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", o, nil)
 	require.NoError(t, err)
 	both := flows.DoctorOptions{RemoteID: providerID, Remote: p.provider}
 	requireAllPassed(t, liqo0xChecks(t, ctx, p.consumer, both),
 		"liqo0x-authentication-enabled", "liqo0x-identity", "liqo0x-token", "liqo0x-one-identity")
 	checkOf(t, liqo0xChecks(t, ctx, p.consumer, both), "liqo0x-issued-certificate", handshake.Remote)
 
-	id, err := liqo0x.On(p.consumer).IdentityFor(ctx, providerID)
+	id, err := kliqo0x.On(p.consumer).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
 	require.NoError(t, p.consumer.Kube.CoreV1().Secrets(id.Namespace).Delete(ctx, id.Name, metav1.DeleteOptions{}))
 
@@ -114,13 +115,13 @@ func TestDoctorLiqo0xIdentityLostWhileEstablished(t *testing.T) {
 
 	// The fix: `authenticate --remote-kubeconfig … --reissue` is this flow.
 	o.Reissue = true
-	_, err = flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", o, nil)
+	_, err = liqo0x.Authenticate(ctx, p.consumer, p.provider, "", o, nil)
 	require.NoError(t, err)
 	checks = liqo0xChecks(t, ctx, p.consumer, both)
 	requireAllPassed(t, checks, "liqo0x-identity", "liqo0x-token", "liqo0x-one-identity")
 	assert.True(t, checkOf(t, checks, "liqo0x-issued-certificate", handshake.Remote).OK)
 
-	again, err := liqo0x.On(p.consumer).IdentityFor(ctx, providerID)
+	again, err := kliqo0x.On(p.consumer).IdentityFor(ctx, providerID)
 	require.NoError(t, err)
 	deleteFix := "kubectl -n " + again.Namespace + " delete secret " + again.Name + " && " + reissueFix
 	for _, at := range []struct {
@@ -153,12 +154,12 @@ func TestDoctorLiqo0xTokenChanged(t *testing.T) {
 	require.NotEqual(t, stale, fresh)
 
 	// What `liqoctl peer out-of-band` writes with the copied token.
-	_, err := liqo0x.On(p.consumer).ApplyPeer(ctx, p.info, liqo0x.PeerOptions{})
+	_, err := kliqo0x.On(p.consumer).ApplyPeer(ctx, p.info, kliqo0x.PeerOptions{})
 	require.NoError(t, err)
-	_, err = liqo0x.On(p.consumer).WaitAuthenticated(ctx, providerID)
-	var failure *liqo0x.AuthFailure
+	_, err = kliqo0x.On(p.consumer).WaitAuthenticated(ctx, providerID)
+	var failure *kliqo0x.AuthFailure
 	require.True(t, errors.As(err, &failure), "a refusal: %v", err)
-	require.Equal(t, liqo0x.WrongToken, failure.Refusal)
+	require.Equal(t, kliqo0x.WrongToken, failure.Refusal)
 
 	checks := liqo0xChecks(t, ctx, p.consumer, flows.DoctorOptions{RemoteID: providerID})
 	c := checkOf(t, checks, "liqo0x-token", handshake.Local)
@@ -171,10 +172,10 @@ func TestDoctorLiqo0xTokenChanged(t *testing.T) {
 	assert.True(t, checkOf(t, checks, "liqo0x-one-identity", handshake.Local).OK)
 
 	// The fix: generate peer-info on the provider, apply it here.
-	info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
+	info, err := liqo0x.GeneratePeerInfo(ctx, p.provider, "", nil)
 	require.NoError(t, err)
 	require.Equal(t, fresh, info.Token)
-	_, err = flows.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), nil)
+	_, err = liqo0x.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), nil)
 	require.NoError(t, err)
 	requireAllPassed(t, liqo0xChecks(t, ctx, p.consumer, flows.DoctorOptions{RemoteID: providerID}), "liqo0x-token", "liqo0x-identity")
 }
@@ -184,14 +185,14 @@ func TestDoctorLiqo0xTokenChanged(t *testing.T) {
 func recreateAuthToken(t *testing.T, ctx context.Context, provider *kube.Cluster, old string) string {
 	t.Helper()
 	secrets := provider.Kube.CoreV1().Secrets(realliqo0x.Namespace)
-	require.NoError(t, secrets.Delete(ctx, liqo0x.AuthTokenSecretName, metav1.DeleteOptions{}))
-	s, err := kube.WaitFor(ctx, kube.ListWatch(secrets.List, secrets.Watch, kube.ByName(liqo0x.AuthTokenSecretName)), "a new auth-token",
+	require.NoError(t, secrets.Delete(ctx, kliqo0x.AuthTokenSecretName, metav1.DeleteOptions{}))
+	s, err := kube.WaitFor(ctx, kube.ListWatch(secrets.List, secrets.Watch, kube.ByName(kliqo0x.AuthTokenSecretName)), "a new auth-token",
 		func(s *corev1.Secret) (bool, error) {
-			token := string(s.Data[liqo0x.AuthTokenField])
+			token := string(s.Data[kliqo0x.AuthTokenField])
 			return token != "" && token != old, nil
 		})
 	require.NoError(t, err)
-	return string(s.Data[liqo0x.AuthTokenField])
+	return string(s.Data[kliqo0x.AuthTokenField])
 }
 
 // A consumer re-installed with the same cluster ID (its ForeignCluster and
@@ -202,19 +203,19 @@ func TestDoctorLiqo0xOneIdentityPerClusterID(t *testing.T) {
 	ctx := liqo0xContext(t)
 	p := startLiqo0xPair(t, ctx)
 	o := liqo0xOptions()
-	_, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", o, nil)
+	_, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", o, nil)
 	require.NoError(t, err)
 
-	remove, _, err := liqo0x.On(p.consumer).ConsumerLeftovers(ctx, providerID)
+	remove, _, err := kliqo0x.On(p.consumer).ConsumerLeftovers(ctx, providerID)
 	require.NoError(t, err)
-	_, err = liqo0x.On(p.consumer).DeleteObjects(ctx, remove)
+	_, err = kliqo0x.On(p.consumer).DeleteObjects(ctx, remove)
 	require.NoError(t, err)
-	_, err = liqo0x.On(p.consumer).ApplyPeer(ctx, p.info, liqo0x.PeerOptions{})
+	_, err = kliqo0x.On(p.consumer).ApplyPeer(ctx, p.info, kliqo0x.PeerOptions{})
 	require.NoError(t, err)
-	_, err = liqo0x.On(p.consumer).WaitAuthenticated(ctx, providerID)
-	var failure *liqo0x.AuthFailure
+	_, err = kliqo0x.On(p.consumer).WaitAuthenticated(ctx, providerID)
+	var failure *kliqo0x.AuthFailure
 	require.True(t, errors.As(err, &failure), "a refusal: %v", err)
-	require.Equal(t, liqo0x.AlreadyIssued, failure.Refusal)
+	require.Equal(t, kliqo0x.AlreadyIssued, failure.Refusal)
 
 	both := flows.DoctorOptions{RemoteID: providerID, Remote: p.provider}
 	checks := liqo0xChecks(t, ctx, p.consumer, both)
@@ -231,7 +232,7 @@ func TestDoctorLiqo0xOneIdentityPerClusterID(t *testing.T) {
 	}
 
 	o.Reissue = true
-	_, err = flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", o, nil)
+	_, err = liqo0x.Authenticate(ctx, p.consumer, p.provider, "", o, nil)
 	require.NoError(t, err)
 	checks = liqo0xChecks(t, ctx, p.consumer, both)
 	requireAllPassed(t, checks, "liqo0x-one-identity", "liqo0x-identity", "liqo0x-token")
@@ -246,7 +247,7 @@ func TestDoctorLiqo0xOneIdentityPerClusterID(t *testing.T) {
 func TestDoctorLiqo0xIssuedButNotHeld(t *testing.T) {
 	ctx := liqo0xContext(t)
 	p := startToolPair(t, ctx)
-	res, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
+	res, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
 	require.NoError(t, err)
 	fromProvider := flows.DoctorOptions{RemoteID: p.consumerID, Remote: p.consumer}
 	checks := liqo0xChecks(t, ctx, p.provider, fromProvider)
@@ -264,7 +265,7 @@ func TestDoctorLiqo0xIssuedButNotHeld(t *testing.T) {
 
 	o := liqo0xOptions()
 	o.Reissue = true
-	_, err = flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", o, nil)
+	_, err = liqo0x.Authenticate(ctx, p.consumer, p.provider, "", o, nil)
 	require.NoError(t, err)
 	checks = liqo0xChecks(t, ctx, p.provider, fromProvider)
 	requireAllPassed(t, checks, "liqo0x-issued-certificate")
@@ -284,7 +285,7 @@ func TestDoctorLiqo0xAuthenticationDisabled(t *testing.T) {
 	open := realliqo0x.StartOpenAuthServer(t, testLab.Clusters(t)[0], providerID, providerName)
 	info := *p.info
 	info.AuthURL = open.URL
-	_, err := flows.ApplyPeerInfo(ctx, p.consumer, &info, liqo0xOptions(), nil)
+	_, err := liqo0x.ApplyPeerInfo(ctx, p.consumer, &info, liqo0xOptions(), nil)
 	require.NoError(t, err)
 
 	before := providerObjects(t, ctx, p.provider)

@@ -17,11 +17,12 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 )
 
 // recorder is a Sink that keeps every event of a flow, so that tests can
@@ -84,8 +85,8 @@ func (r *recorder) requireNoToken(t *testing.T, token string) {
 
 // liqo0xOptions are the options the tests share: the lab's auth servers
 // have the chart's self-signed certificate without SAN.
-func liqo0xOptions() flows.Liqo0xOptions {
-	return flows.Liqo0xOptions{InsecureSkipTLSVerify: true, StepTimeout: time.Minute}
+func liqo0xOptions() liqo0x.Options {
+	return liqo0x.Options{InsecureSkipTLSVerify: true, StepTimeout: time.Minute}
 }
 
 // startProvider starts the provider's auth server: its lab cluster and
@@ -121,7 +122,7 @@ func startToolPair(t *testing.T, ctx context.Context) *toolPair {
 	p := &toolPair{provider: prov, consumer: cons, server: srv, consumerID: initRes.ClusterID}
 	t.Cleanup(func() { realliqo0x.CleanupPair(t, prov.Config, cons.Config, providerID, p.consumerID) })
 	require.Empty(t, realliqo0x.TenantNamespaces(t, ctx, prov.Config, p.consumerID), "the provider must start without a tenant namespace for %s", p.consumerID)
-	_, err = liqo0x.On(cons).KubeconfigSecret(ctx, providerID)
+	_, err = kliqo0x.On(cons).KubeconfigSecret(ctx, providerID)
 	require.True(t, kube.IsNotFound(err), "the consumer must start without an identity for the provider: %v", err)
 	return p
 }
@@ -142,11 +143,11 @@ func csrsOf(t *testing.T, ctx context.Context, provider *kube.Cluster, consumerI
 
 // authenticateTimed runs the automated flow and logs how long it took
 // (liqoctl peer out-of-band: 1.3–1.7 s).
-func authenticateTimed(t *testing.T, ctx context.Context, consumer, provider *kube.Cluster, what string) (*flows.Liqo0xResult, *recorder) {
+func authenticateTimed(t *testing.T, ctx context.Context, consumer, provider *kube.Cluster, what string) (*liqo0x.Result, *recorder) {
 	t.Helper()
 	rec := &recorder{}
 	start := time.Now()
-	res, err := flows.AuthenticateLiqo0x(ctx, consumer, provider, "", liqo0xOptions(), rec.sink)
+	res, err := liqo0x.Authenticate(ctx, consumer, provider, "", liqo0xOptions(), rec.sink)
 	require.NoError(t, err)
 	t.Logf("timing: AuthenticateLiqo0x (%s) → authenticated in %s", what, time.Since(start).Round(time.Millisecond))
 	return res, rec
@@ -183,14 +184,14 @@ func TestLiqo0xFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	assert.Equal(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID)[0], v.TenantNamespace)
 
 	again := &recorder{}
-	res2, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", liqo0xOptions(), again.sink)
+	res2, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", liqo0xOptions(), again.sink)
 	require.NoError(t, err)
 	assert.True(t, res2.AlreadyAuthenticated)
 	assert.Equal(t, res.IdentitySecret, res2.IdentitySecret)
 	assert.True(t, again.has("does NOT send the token"), "the run says the token was not sent: %q", again.texts())
 
 	tokenSecret := func() *corev1.Secret {
-		s, err := p.consumer.Kube.CoreV1().Secrets(realliqo0x.Namespace).Get(ctx, liqo0x.RemoteTokenPrefix+providerID, metav1.GetOptions{})
+		s, err := p.consumer.Kube.CoreV1().Secrets(realliqo0x.Namespace).Get(ctx, kliqo0x.RemoteTokenPrefix+providerID, metav1.GetOptions{})
 		require.NoError(t, err)
 		return s
 	}
@@ -198,7 +199,7 @@ func TestLiqo0xFlowAutomatedBetweenLiqoClusters(t *testing.T) {
 	wrong := *p.info
 	wrong.Token = realliqo0x.WrongToken(t)
 	withWrong := &recorder{}
-	res3, err := flows.ApplyPeerInfo(ctx, p.consumer, &wrong, liqo0xOptions(), withWrong.sink)
+	res3, err := liqo0x.ApplyPeerInfo(ctx, p.consumer, &wrong, liqo0xOptions(), withWrong.sink)
 	require.NoError(t, err)
 	assert.True(t, res3.AlreadyAuthenticated, "Liqo reuses the identity and never sends the token")
 	after := tokenSecret()
@@ -215,7 +216,7 @@ func TestLiqo0xFlowManualBetweenLiqoClusters(t *testing.T) {
 	p := startLiqo0xPair(t, ctx)
 
 	rec := &recorder{}
-	info, err := flows.GeneratePeerInfo(ctx, p.provider, "", rec.sink)
+	info, err := liqo0x.GeneratePeerInfo(ctx, p.provider, "", rec.sink)
 	require.NoError(t, err)
 	assert.Equal(t, p.info.ClusterID, info.ClusterID)
 	assert.Equal(t, p.info.AuthURL, info.AuthURL)
@@ -228,7 +229,7 @@ func TestLiqo0xFlowManualBetweenLiqoClusters(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, info, parsed)
 
-	res, err := flows.ApplyPeerInfo(ctx, p.consumer, parsed, liqo0xOptions(), rec.sink)
+	res, err := liqo0x.ApplyPeerInfo(ctx, p.consumer, parsed, liqo0xOptions(), rec.sink)
 	require.NoError(t, err)
 	assert.True(t, rec.has("AuthenticationStatus Established"), "%q", rec.texts())
 	assert.False(t, res.ByTool)
@@ -269,7 +270,7 @@ func TestLiqo0xFlowToolConsumer(t *testing.T) {
 	assert.Len(t, v.Allowed, 14, "this tool's 0.x identity is checked as one: %v", v.Denied)
 
 	again := &recorder{}
-	res2, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", liqo0xOptions(), again.sink)
+	res2, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", liqo0xOptions(), again.sink)
 	require.NoError(t, err)
 	assert.True(t, res2.AlreadyAuthenticated)
 	assert.True(t, res2.ByTool)
@@ -279,13 +280,13 @@ func TestLiqo0xFlowToolConsumer(t *testing.T) {
 	t.Run("manual", func(t *testing.T) {
 		realliqo0x.CleanupPair(t, p.provider.Config, p.consumer.Config, providerID, p.consumerID)
 		rec := &recorder{}
-		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", rec.sink)
+		info, err := liqo0x.GeneratePeerInfo(ctx, p.provider, "", rec.sink)
 		require.NoError(t, err)
 		line, err := artifact.EncodePeerInfo(info)
 		require.NoError(t, err)
 		parsed, err := artifact.ParsePeerInfo([]byte(line))
 		require.NoError(t, err)
-		res, err := flows.ApplyPeerInfo(ctx, p.consumer, parsed, liqo0xOptions(), rec.sink)
+		res, err := liqo0x.ApplyPeerInfo(ctx, p.consumer, parsed, liqo0xOptions(), rec.sink)
 		require.NoError(t, err)
 		assert.True(t, res.ByTool)
 		assert.False(t, res.AlreadyAuthenticated)
@@ -303,7 +304,7 @@ func TestLiqo0xFlowToolConsumer(t *testing.T) {
 		o := liqo0xOptions()
 		o.Provider = p.provider
 		rec := &recorder{}
-		res, err := flows.ApplyPeerInfo(ctx, p.consumer, info, o, rec.sink)
+		res, err := liqo0x.ApplyPeerInfo(ctx, p.consumer, info, o, rec.sink)
 		require.NoError(t, err)
 		assert.True(t, rec.has("completing with it"), "%q", rec.texts())
 		cfg := realliqo0x.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
@@ -312,7 +313,7 @@ func TestLiqo0xFlowToolConsumer(t *testing.T) {
 		assert.Equal(t, p.consumerID, user)
 		assert.Equal(t, []string{lost.Namespace}, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID))
 		assert.Equal(t, 1, csrsOf(t, ctx, p.provider, p.consumerID), "no new identity")
-		_, err = p.consumer.Kube.CoreV1().Secrets(kube.TenantNamespaceName(providerID)).Get(ctx, liqo0x.PendingSecretPrefix+providerID, metav1.GetOptions{})
+		_, err = p.consumer.Kube.CoreV1().Secrets(kube.TenantNamespaceName(providerID)).Get(ctx, kliqo0x.PendingSecretPrefix+providerID, metav1.GetOptions{})
 		assert.True(t, kube.IsNotFound(err), "the pending request is gone: %v", err)
 	})
 }
@@ -338,12 +339,12 @@ func TestLiqo0xFlowWrongToken(t *testing.T) {
 		wrong.Token = realliqo0x.WrongToken(t)
 		rec := &recorder{}
 		start := time.Now()
-		_, err := flows.ApplyPeerInfo(ctx, p.consumer, &wrong, liqo0xOptions(), rec.sink)
+		_, err := liqo0x.ApplyPeerInfo(ctx, p.consumer, &wrong, liqo0xOptions(), rec.sink)
 		check(t, err, time.Since(start), wrong.Token)
 		rec.requireNoToken(t, wrong.Token)
 		assert.Empty(t, realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, consumerID), "no tenant namespace on the provider")
 		assert.Zero(t, csrsOf(t, ctx, p.provider, consumerID), "no CSR on the provider")
-		_, err = p.consumer.Kube.CoreV1().Secrets(realliqo0x.Namespace).Get(ctx, liqo0x.RemoteTokenPrefix+providerID, metav1.GetOptions{})
+		_, err = p.consumer.Kube.CoreV1().Secrets(realliqo0x.Namespace).Get(ctx, kliqo0x.RemoteTokenPrefix+providerID, metav1.GetOptions{})
 		assert.True(t, kube.IsNotFound(err), "no token Secret on the consumer: %v", err)
 		_, err = dynamicFC(t, ctx, p.consumer)
 		assert.True(t, kube.IsNotFound(err), "no ForeignCluster on the consumer: %v", err)
@@ -352,13 +353,13 @@ func TestLiqo0xFlowWrongToken(t *testing.T) {
 	t.Run("tool consumer", func(t *testing.T) {
 		ctx := liqo0xContext(t)
 		p := startToolPair(t, ctx)
-		info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
+		info, err := liqo0x.GeneratePeerInfo(ctx, p.provider, "", nil)
 		require.NoError(t, err)
 		info.Token = realliqo0x.WrongToken(t)
 		providerBefore, consumerBefore := providerObjects(t, ctx, p.provider), providerObjects(t, ctx, p.consumer)
 		rec := &recorder{}
 		start := time.Now()
-		_, err = flows.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), rec.sink)
+		_, err = liqo0x.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), rec.sink)
 		check(t, err, time.Since(start), info.Token)
 		rec.requireNoToken(t, info.Token)
 		assert.Equal(t, providerBefore, providerObjects(t, ctx, p.provider), "nothing written on the provider")
@@ -372,7 +373,7 @@ func TestLiqo0xFlowWrongToken(t *testing.T) {
 func TestLiqo0xFlowSecondRequestAndReissue(t *testing.T) {
 	ctx := liqo0xContext(t)
 	p := startToolPair(t, ctx)
-	first, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
+	first, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
 	require.NoError(t, err)
 	firstCert := realliqo0x.IdentityConfig(t, first.Kubeconfig, p.provider.Config).CertData
 	issuedNS := realliqo0x.TenantNamespaces(t, ctx, p.provider.Config, p.consumerID)
@@ -380,18 +381,18 @@ func TestLiqo0xFlowSecondRequestAndReissue(t *testing.T) {
 
 	// The consumer loses its identity; the provider keeps its record.
 	deleteNamespace(t, ctx, p.consumer, kube.TenantNamespaceName(providerID))
-	info, err := flows.GeneratePeerInfo(ctx, p.provider, "", nil)
+	info, err := liqo0x.GeneratePeerInfo(ctx, p.provider, "", nil)
 	require.NoError(t, err)
 
-	_, err = flows.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), nil)
+	_, err = liqo0x.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), nil)
 	require.Error(t, err, "manual mode: refused")
 	t.Logf("manual mode: %v", err)
 	assert.Contains(t, err.Error(), "already issued")
 	assert.Contains(t, err.Error(), "liqo-remote-certificate")
-	assert.Contains(t, err.Error(), "kubectl get ns -l "+liqo0x.ClusterIDLabel+"="+p.consumerID, "the provider's namespace is found by its label")
+	assert.Contains(t, err.Error(), "kubectl get ns -l "+kliqo0x.ClusterIDLabel+"="+p.consumerID, "the provider's namespace is found by its label")
 	assert.NotContains(t, err.Error(), info.Token)
 
-	_, err = flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
+	_, err = liqo0x.Authenticate(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
 	require.Error(t, err, "automated mode without --reissue: refused")
 	t.Logf("automated mode: %v", err)
 	assert.Contains(t, err.Error(), "-n "+issuedNS[0]+" delete secret liqo-remote-certificate")
@@ -401,12 +402,12 @@ func TestLiqo0xFlowSecondRequestAndReissue(t *testing.T) {
 	o := liqo0xOptions()
 	o.Reissue = true
 	rec := &recorder{}
-	res, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", o, rec.sink)
+	res, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", o, rec.sink)
 	require.NoError(t, err)
 	assert.True(t, rec.has("--reissue"), "the run says it deleted the old identity: %q", rec.texts())
 	cfg := realliqo0x.IdentityConfig(t, res.Kubeconfig, p.provider.Config)
 	assert.NotEqual(t, firstCert, cfg.CertData, "a new certificate")
-	_, _, issued, err := liqo0x.On(p.provider).IssuedCertificate(ctx, p.consumerID)
+	_, _, issued, err := kliqo0x.On(p.provider).IssuedCertificate(ctx, p.consumerID)
 	require.NoError(t, err)
 	assert.Equal(t, strings.TrimSpace(string(issued)), strings.TrimSpace(string(cfg.CertData)))
 	user, _ := realliqo0x.WhoAmI(t, ctx, cfg)
@@ -440,17 +441,17 @@ func TestLiqo0xFlowAuthenticationDisabled(t *testing.T) {
 	realliqo0x.CreateAuthDeployment(t, ctx, p.provider.Config, "--enable-authentication=false")
 
 	rec := &recorder{}
-	info, err := flows.GeneratePeerInfo(ctx, p.provider, open.URL, rec.sink)
+	info, err := liqo0x.GeneratePeerInfo(ctx, p.provider, open.URL, rec.sink)
 	require.NoError(t, err)
 	assert.True(t, info.AuthenticationDisabled)
-	require.NotEmpty(t, rec.warnings(flows.ReasonLiqo0xAuthenticationDisabled), "a Warning: %q", rec.texts())
-	assert.Contains(t, rec.warnings(flows.ReasonLiqo0xAuthenticationDisabled)[0].Message, open.URL)
+	require.NotEmpty(t, rec.warnings(liqo0x.ReasonAuthenticationDisabled), "a Warning: %q", rec.texts())
+	assert.Contains(t, rec.warnings(liqo0x.ReasonAuthenticationDisabled)[0].Message, open.URL)
 
 	applied := &recorder{}
-	res, err := flows.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), applied.sink)
+	res, err := liqo0x.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), applied.sink)
 	require.NoError(t, err)
 	assert.True(t, res.AuthenticationDisabled)
-	assert.NotEmpty(t, applied.warnings(flows.ReasonLiqo0xAuthenticationDisabled), "applying warns too: %q", applied.texts())
+	assert.NotEmpty(t, applied.warnings(liqo0x.ReasonAuthenticationDisabled), "applying warns too: %q", applied.texts())
 }
 
 // Without a liqo-auth Deployment to read (lab clusters run the auth server
@@ -476,11 +477,11 @@ func TestLiqo0xPeerInfoProbesAuthServerWithoutDeployment(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &recorder{}
-			info, err := flows.GeneratePeerInfo(ctx, prov, c.authURL, rec.sink)
+			info, err := liqo0x.GeneratePeerInfo(ctx, prov, c.authURL, rec.sink)
 			require.NoError(t, err)
 			assert.Equal(t, c.disabled, info.AuthenticationDisabled)
 			assert.Equal(t, !c.checked, info.AuthenticationUnknown)
-			warnings := rec.warnings(flows.ReasonLiqo0xAuthenticationDisabled)
+			warnings := rec.warnings(liqo0x.ReasonAuthenticationDisabled)
 			if c.disabled {
 				require.Len(t, warnings, 1, "warned once: %q", rec.texts())
 				assert.Contains(t, warnings[0].Message, open.URL)
@@ -512,16 +513,16 @@ func TestLiqo0xFlowRefusesV1Consumer(t *testing.T) {
 	require.NoError(t, err)
 	realliqo0x.ServeLiqoV1(t, ctx, v1.Config)
 
-	info, err := flows.GeneratePeerInfo(ctx, prov, "", nil)
+	info, err := liqo0x.GeneratePeerInfo(ctx, prov, "", nil)
 	require.NoError(t, err)
 	providerBefore, consumerBefore := providerObjects(t, ctx, prov), providerObjects(t, ctx, v1)
-	_, err = flows.ApplyPeerInfo(ctx, v1, info, liqo0xOptions(), nil)
+	_, err = liqo0x.ApplyPeerInfo(ctx, v1, info, liqo0xOptions(), nil)
 	require.Error(t, err)
 	t.Logf("manual: %v", err)
 	assert.Contains(t, err.Error(), "runs Liqo v1")
 	assert.Contains(t, err.Error(), "authenticate differently")
 	assert.NotContains(t, err.Error(), "\n")
-	_, err = flows.AuthenticateLiqo0x(ctx, v1, prov, "", liqo0xOptions(), nil)
+	_, err = liqo0x.Authenticate(ctx, v1, prov, "", liqo0xOptions(), nil)
 	require.Error(t, err)
 	t.Logf("automated: %v", err)
 	assert.Contains(t, err.Error(), "authenticate differently")

@@ -11,6 +11,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 )
 
 // After this tool authenticated as a 0.x consumer with a real Liqo v0.10
@@ -20,7 +21,7 @@ import (
 func TestLiqo0xOverview(t *testing.T) {
 	ctx := liqo0xContext(t)
 	p := startToolPair(t, ctx)
-	res, err := flows.AuthenticateLiqo0x(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
+	res, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
 	require.NoError(t, err)
 
 	rows, err := peerings.Read(ctx, p.consumer, peerings.Options{})

@@ -13,12 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
@@ -76,7 +76,7 @@ func badCases(t *testing.T, good *peerinfo.Info, line, ownID string) []badCase {
 		{name: "text before it", peerInfo: "peer info: " + line},
 		{name: "nonce", peerInfo: nonce},
 		{name: "bare token", peerInfo: good.Token},
-		{name: "liqoctl command", peerInfo: flows.LiqoctlPeerCommand(good)},
+		{name: "liqoctl command", peerInfo: liqo0x.LiqoctlPeerCommand(good)},
 		{name: "Tenant YAML", peerInfo: "apiVersion: authentication.liqo.io/v1beta1\nkind: Tenant\nmetadata:\n  name: tenant-x\nspec:\n  clusterID: x\n"},
 		{name: "kubeconfig", peerInfo: "apiVersion: v1\nkind: Config\nclusters: []\n"},
 		{name: "garbage", peerInfo: string(garbage)},
@@ -173,7 +173,7 @@ func testBadInput(t *testing.T, ctx context.Context, p *liqo0xLab, consumer *lab
 			if c.name == "unreachable auth URL" && consumer == p.consumer {
 				// Liqo tried and failed: what this run created is removed.
 				assert.Contains(t, r.err, "Removed what this run created")
-				assert.Contains(t, r.err, liqo0x.RemoteTokenPrefix+providerID)
+				assert.Contains(t, r.err, kliqo0x.RemoteTokenPrefix+providerID)
 			}
 			assert.Equal(t, consBefore, snapshot(t, ctx, cons), "nothing left on the consumer")
 		})

@@ -1,4 +1,4 @@
-package flows
+package liqo0x
 
 import (
 	"bytes"
@@ -17,24 +17,24 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
-// liqo0xRemoteCertificateSecret is where a 0.x provider keeps the one
+// remoteCertificateSecret is where a 0.x provider keeps the one
 // certificate it issued to a consumer (§2.4).
-const liqo0xRemoteCertificateSecret = "liqo-remote-certificate"
+const remoteCertificateSecret = "liqo-remote-certificate"
 
 // applyAsTool makes this tool the Liqo 0.x consumer (§8(1)): the provider's
 // auth server is asked for an identity with a key whose CSR is kept until
 // the answer is stored, so that a re-run resends the same CSR.
-func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o Liqo0xOptions, res *Liqo0xResult, sink handshake.Sink) error {
+func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o Options, res *Result, sink handshake.Sink) error {
 	providerID, consumerID := info.ClusterID, res.ConsumerID
 	var existing *rest.Config
-	err := RunStep(ctx, sink, Step{ID: "existing-identity", Scope: handshake.Local, Title: "Looking for an identity already obtained from the provider",
-		Failure: "Unable to look for an existing identity", Command: "kubectl get secrets -n liqo-tenant-" + providerID + " -l " + liqo0x.ClientLabel,
+	err := step.One(ctx, sink, step.Step{ID: "existing-identity", Scope: handshake.Local, Title: "Looking for an identity already obtained from the provider",
+		Failure: "Unable to look for an existing identity", Command: "kubectl get secrets -n liqo-tenant-" + providerID + " -l " + kliqo0x.ClientLabel,
 		Run: func(ctx context.Context) error {
-			s, err := liqo0x.On(consumer).KubeconfigSecret(ctx, providerID)
+			s, err := kliqo0x.On(consumer).KubeconfigSecret(ctx, providerID)
 			if kube.IsNotFound(err) {
 				return nil
 			}
@@ -42,7 +42,7 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 				return err
 			}
 			// Written by an earlier version with the v1 identity type: drop it.
-			if change, err := liqo0x.On(consumer).MigrateKubeconfigSecret(ctx, s); err != nil {
+			if change, err := kliqo0x.On(consumer).MigrateKubeconfigSecret(ctx, s); err != nil {
 				return err
 			} else if change.Action == kube.Updated {
 				sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: change.String() +
@@ -73,16 +73,16 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 		return nil
 	}
 
-	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
+	client, err := kliqo0x.NewAuthClient(kliqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
 	if err != nil {
 		return err
 	}
 	var consumerName string
 	var keyPEM, csrPEM []byte
-	var resp *liqo0x.IdentityResponse
-	steps := []Step{
+	var resp *kliqo0x.IdentityResponse
+	steps := []step.Step{
 		{ID: "auth-server-ids", Scope: handshake.Remote, Title: "Reaching the provider's auth server",
-			Failure: "Unable to reach the provider's auth server", Command: "curl -k " + info.AuthURL + liqo0x.IDsPath,
+			Failure: "Unable to reach the provider's auth server", Command: "curl -k " + info.AuthURL + kliqo0x.IDsPath,
 			Run: func(ctx context.Context) error {
 				ids, err := client.IDs(ctx)
 				if err != nil {
@@ -113,21 +113,21 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 				return nil
 			}},
 		{ID: "pending-request", Scope: handshake.Local, Title: "Preparing the key and CSR (kept until the identity is stored)",
-			Failure: "Unable to prepare the identity request", Command: "kubectl get secret -n liqo-tenant-" + providerID + " " + liqo0x.PendingSecretPrefix + providerID,
+			Failure: "Unable to prepare the identity request", Command: "kubectl get secret -n liqo-tenant-" + providerID + " " + kliqo0x.PendingSecretPrefix + providerID,
 			Run: func(ctx context.Context) (err error) {
-				if consumerName, err = liqo0xConsumerName(ctx, consumer, consumerID, o.ConsumerName); err != nil {
+				if consumerName, err = toolConsumerName(ctx, consumer, consumerID, o.ConsumerName); err != nil {
 					return err
 				}
-				keyPEM, csrPEM, err = liqo0x.On(consumer).PendingRequest(ctx, providerID, consumerID)
+				keyPEM, csrPEM, err = kliqo0x.On(consumer).PendingRequest(ctx, providerID, consumerID)
 				return err
 			},
 			Outcome: func() string {
 				return "Key and CSR ready (CN " + consumerID + ", O liqo.io; name " + consumerName + " on the provider)"
 			}},
 		{ID: "request-identity", Scope: handshake.Remote, Title: "Asking the provider's auth server for an identity",
-			Failure: "The provider did not issue the identity", Command: "curl -k -X POST " + info.AuthURL + liqo0x.CertIdentityPath,
+			Failure: "The provider did not issue the identity", Command: "curl -k -X POST " + info.AuthURL + kliqo0x.CertIdentityPath,
 			Run: func(ctx context.Context) (err error) {
-				req := liqo0x.IdentityRequest{ConsumerID: consumerID, ConsumerName: consumerName, Token: info.Token, CSR: csrPEM}
+				req := kliqo0x.IdentityRequest{ConsumerID: consumerID, ConsumerName: consumerName, Token: info.Token, CSR: csrPEM}
 				resp, err = requestLiqo0xIdentity(ctx, client, req, info, o, sink)
 				return err
 			},
@@ -137,16 +137,16 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 		{ID: "store-kubeconfig", Scope: handshake.Local, Title: "Storing the identity as a kubeconfig Secret",
 			Failure: "Unable to store the identity", Command: "kubectl get secret -n liqo-tenant-" + providerID + " " + kube.KubeconfigSecretName(kube.ControlPlaneIdentityName(providerID)),
 			Run: func(ctx context.Context) error {
-				kubeconfig, err := liqo0x.Kubeconfig(providerID, resp, keyPEM)
+				kubeconfig, err := kliqo0x.Kubeconfig(providerID, resp, keyPEM)
 				if err != nil {
 					return err
 				}
-				change, err := liqo0x.On(consumer).StoreKubeconfig(ctx, providerID, resp.Namespace, kubeconfig)
+				change, err := kliqo0x.On(consumer).StoreKubeconfig(ctx, providerID, resp.Namespace, kubeconfig)
 				if err != nil {
 					return err
 				}
 				sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: change.String()})
-				if err := liqo0x.On(consumer).DeletePending(ctx, providerID); err != nil {
+				if err := kliqo0x.On(consumer).DeletePending(ctx, providerID); err != nil {
 					return err
 				}
 				res.Kubeconfig = kubeconfig
@@ -172,33 +172,33 @@ func applyAsTool(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Inf
 // certificate issued for our own pending CSR completes the run (an earlier
 // run lost the answer), and with Reissue a stale one is deleted there and
 // the request sent again.
-func requestLiqo0xIdentity(ctx context.Context, client *liqo0x.AuthClient, req liqo0x.IdentityRequest, info *peerinfo.Info,
-	o Liqo0xOptions, sink handshake.Sink) (*liqo0x.IdentityResponse, error) {
+func requestLiqo0xIdentity(ctx context.Context, client *kliqo0x.AuthClient, req kliqo0x.IdentityRequest, info *peerinfo.Info,
+	o Options, sink handshake.Sink) (*kliqo0x.IdentityResponse, error) {
 	resp, err := requestIdentity(ctx, client, req)
-	var authErr *liqo0x.AuthError
-	if !errors.As(err, &authErr) || authErr.Refusal != liqo0x.AlreadyIssued {
+	var authErr *kliqo0x.AuthError
+	if !errors.As(err, &authErr) || authErr.Refusal != kliqo0x.AlreadyIssued {
 		return resp, err
 	}
 	if o.Provider == nil {
 		return nil, alreadyIssuedError(ctx, o, req.ConsumerID)
 	}
-	ns, issuedCSR, certPEM, err := liqo0x.On(o.Provider).IssuedCertificate(ctx, req.ConsumerID)
+	ns, issuedCSR, certPEM, err := kliqo0x.On(o.Provider).IssuedCertificate(ctx, req.ConsumerID)
 	if kube.IsNotFound(err) {
-		return nil, fmt.Errorf("the provider refused the request as already issued, but holds no %s for cluster %s: %v", liqo0xRemoteCertificateSecret, req.ConsumerID, authErr)
+		return nil, fmt.Errorf("the provider refused the request as already issued, but holds no %s for cluster %s: %v", remoteCertificateSecret, req.ConsumerID, authErr)
 	}
 	if err != nil {
 		return nil, step.Scoped(handshake.Remote, err)
 	}
 	if len(certPEM) > 0 && bytes.Equal(bytes.TrimSpace(issuedCSR), bytes.TrimSpace(req.CSR)) {
 		// The answer is lost: its API server and CA are read as the auth server builds them.
-		adv, err := liqo0x.On(o.Provider).AdvertisedAPIServer(ctx)
+		adv, err := kliqo0x.On(o.Provider).AdvertisedAPIServer(ctx)
 		if err != nil {
 			return nil, step.Scoped(handshake.Remote, err)
 		}
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: fmt.Sprintf(
 			"The provider had already issued the certificate for this cluster's pending CSR (Secret %s/%s): completing with it, "+
-				"API server %s (from %s), CA from %s", ns, liqo0xRemoteCertificateSecret, adv.URL, adv.URLFrom, adv.CAFrom)})
-		return &liqo0x.IdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: adv.URL, APIServerCA: adv.CA}, nil
+				"API server %s (from %s), CA from %s", ns, remoteCertificateSecret, adv.URL, adv.URLFrom, adv.CAFrom)})
+		return &kliqo0x.IdentityResponse{Namespace: ns, Certificate: certPEM, APIServerURL: adv.URL, APIServerCA: adv.CA}, nil
 	}
 	if !o.Reissue {
 		return nil, alreadyIssuedError(ctx, o, req.ConsumerID)
@@ -216,13 +216,13 @@ func requestLiqo0xIdentity(ctx context.Context, client *liqo0x.AuthClient, req l
 // answer comes after it signed the CSR but before it stored the
 // certificate: a signed CSR object is left (unauthenticate removes CSRs by
 // CN), no identity is recorded, so asking again is safe.
-func requestIdentity(ctx context.Context, client *liqo0x.AuthClient, req liqo0x.IdentityRequest) (*liqo0x.IdentityResponse, error) {
-	var resp *liqo0x.IdentityResponse
+func requestIdentity(ctx context.Context, client *kliqo0x.AuthClient, req kliqo0x.IdentityRequest) (*kliqo0x.IdentityResponse, error) {
+	var resp *kliqo0x.IdentityResponse
 	var last error
 	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 7}
 	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
 		resp, last = client.RequestIdentity(ctx, req)
-		var authErr *liqo0x.AuthError
+		var authErr *kliqo0x.AuthError
 		if errors.As(last, &authErr) && authErr.Status == 403 && strings.Contains(authErr.Body, "not found") {
 			return false, nil
 		}
@@ -238,11 +238,11 @@ func requestIdentity(ctx context.Context, client *liqo0x.AuthClient, req liqo0x.
 // (tenant namespace with liqo-remote-certificate, CSRs, token Secret), so
 // that it issues a new identity.
 func deleteProviderIdentity(ctx context.Context, provider *kube.Cluster, consumerID string, sink handshake.Sink) error {
-	objs, err := liqo0x.On(provider).ProviderLeftovers(ctx, consumerID)
+	objs, err := kliqo0x.On(provider).ProviderLeftovers(ctx, consumerID)
 	if err != nil {
 		return step.Scoped(handshake.Remote, err)
 	}
-	changes, err := liqo0x.On(provider).DeleteObjects(ctx, objs)
+	changes, err := kliqo0x.On(provider).DeleteObjects(ctx, objs)
 	for _, ch := range changes {
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Remote, Message: ch.String()})
 	}
@@ -255,25 +255,25 @@ func deleteProviderIdentity(ctx context.Context, provider *kube.Cluster, consume
 
 // alreadyIssuedError names the object the provider's admin deletes, and
 // the option that lets this tool delete it.
-func alreadyIssuedError(ctx context.Context, o Liqo0xOptions, consumerID string) error {
+func alreadyIssuedError(ctx context.Context, o Options, consumerID string) error {
 	ns := ""
 	if o.Provider != nil {
-		if found, _, _, err := liqo0x.On(o.Provider).IssuedCertificate(ctx, consumerID); err == nil {
+		if found, _, _, err := kliqo0x.On(o.Provider).IssuedCertificate(ctx, consumerID); err == nil {
 			ns = found
 		}
 	}
 	// Unknown namespace: found by its label (its name depends on the line and the name).
 	where := "-n " + ns
 	if ns == "" {
-		where = `-n "$(kubectl get ns -l ` + liqo0x.ClusterIDLabel + "=" + consumerID + ` -o jsonpath='{.items[0].metadata.name}')"`
+		where = `-n "$(kubectl get ns -l ` + kliqo0x.ClusterIDLabel + "=" + consumerID + ` -o jsonpath='{.items[0].metadata.name}')"`
 	}
 	how := "or give this tool the provider's kubeconfig (--remote-kubeconfig) and --reissue to let it delete it"
 	if o.Provider != nil {
 		how = "or run again with --reissue (the wizard's reissue choice) to let this tool delete it"
 	}
-	return &Liqo0xRefusedError{Refusal: liqo0x.AlreadyIssued, Err: fmt.Errorf(
+	return &RefusedError{Refusal: kliqo0x.AlreadyIssued, Err: fmt.Errorf(
 		"the provider already issued the one identity of cluster %s (Liqo 0.x never issues it twice): on the provider, `kubectl %s delete secret %s`, %s",
-		consumerID, where, liqo0xRemoteCertificateSecret, how)}
+		consumerID, where, remoteCertificateSecret, how)}
 }
 
 // whoIs asks the provider who cfg is; when the provider's API server does
@@ -309,38 +309,38 @@ func certificateTimes(certPEM []byte) (notBefore, notAfter time.Time) {
 	return cert.NotBefore, cert.NotAfter
 }
 
-// ValidateLiqo0xClusterName checks the name this tool gives its cluster on
+// ValidateClusterName checks the name this tool gives its cluster on
 // a 0.x provider: a DNS label short enough for liqo-tenant-<name>-<6 hex>.
-func ValidateLiqo0xClusterName(name string) error {
+func ValidateClusterName(name string) error {
 	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
 		return fmt.Errorf("cluster name %q is not a DNS label (%s): use lowercase letters, digits and '-'", name, errs[0])
 	}
-	if len(name) > liqo0x.MaxClusterNameLength {
-		return fmt.Errorf("cluster name %q is %d characters: a Liqo 0.x provider takes at most %d", name, len(name), liqo0x.MaxClusterNameLength)
+	if len(name) > kliqo0x.MaxClusterNameLength {
+		return fmt.Errorf("cluster name %q is %d characters: a Liqo 0.x provider takes at most %d", name, len(name), kliqo0x.MaxClusterNameLength)
 	}
 	return nil
 }
 
-// liqo0xConsumerName is the name this tool gives its cluster on the
+// toolConsumerName is the name this tool gives its cluster on the
 // provider: the one given, else the cluster-ID ConfigMap's CLUSTER_NAME when
 // it fits, else the ID cut to the length a 0.x provider takes.
-func liqo0xConsumerName(ctx context.Context, consumer *kube.Cluster, consumerID, given string) (string, error) {
+func toolConsumerName(ctx context.Context, consumer *kube.Cluster, consumerID, given string) (string, error) {
 	if given != "" {
-		return given, ValidateLiqo0xClusterName(given)
+		return given, ValidateClusterName(given)
 	}
 	if cm, err := consumer.ClusterIDConfigMap(ctx); err == nil {
-		if name := cm.Data[liqo0x.ClusterNameKey]; name != "" && ValidateLiqo0xClusterName(name) == nil {
+		if name := cm.Data[kliqo0x.ClusterNameKey]; name != "" && ValidateClusterName(name) == nil {
 			return name, nil
 		}
 	}
-	return DefaultLiqo0xClusterName(consumerID), nil
+	return DefaultClusterName(consumerID), nil
 }
 
-// DefaultLiqo0xClusterName derives a name from a cluster ID.
-func DefaultLiqo0xClusterName(clusterID string) string {
+// DefaultClusterName derives a name from a cluster ID.
+func DefaultClusterName(clusterID string) string {
 	name := clusterID
-	if len(name) > liqo0x.MaxClusterNameLength {
-		name = strings.TrimRight(name[:liqo0x.MaxClusterNameLength], "-")
+	if len(name) > kliqo0x.MaxClusterNameLength {
+		name = strings.TrimRight(name[:kliqo0x.MaxClusterNameLength], "-")
 	}
 	return name
 }

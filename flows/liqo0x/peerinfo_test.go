@@ -1,4 +1,4 @@
-package flows_test
+package liqo0x_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
@@ -23,37 +23,37 @@ func testPeerInfo() *peerinfo.Info {
 func TestLiqoctlPeerCommand(t *testing.T) {
 	info := testPeerInfo()
 	assert.Equal(t, "liqoctl peer out-of-band milan --auth-url https://10.0.0.5:30443 --cluster-id "+info.ClusterID+" --auth-token "+testToken,
-		flows.LiqoctlPeerCommand(info))
+		liqo0x.LiqoctlPeerCommand(info))
 	info.Line = peerinfo.V03
 	assert.Equal(t, "liqoctl add cluster milan --auth-url https://10.0.0.5:30443 --id "+info.ClusterID+" --token "+testToken,
-		flows.LiqoctlPeerCommand(info))
+		liqo0x.LiqoctlPeerCommand(info))
 	info.Line, info.ClusterName = peerinfo.LineUnknown, ""
-	assert.True(t, strings.HasPrefix(flows.LiqoctlPeerCommand(info), "liqoctl peer out-of-band "+info.ClusterID+" "))
+	assert.True(t, strings.HasPrefix(liqo0x.LiqoctlPeerCommand(info), "liqoctl peer out-of-band "+info.ClusterID+" "))
 
-	masked := flows.LiqoctlPeerCommand(flows.MaskedPeerInfo(info))
+	masked := liqo0x.LiqoctlPeerCommand(liqo0x.MaskedPeerInfo(info))
 	assert.NotContains(t, masked, testToken)
 	assert.Contains(t, masked, peerinfo.MaskToken(testToken))
 	assert.Equal(t, testToken, info.Token, "the original keeps its token")
 }
 
 func TestLiqo0xClusterName(t *testing.T) {
-	assert.NoError(t, flows.ValidateLiqo0xClusterName("rome"))
-	assert.ErrorContains(t, flows.ValidateLiqo0xClusterName("Rome"), "DNS label")
-	assert.ErrorContains(t, flows.ValidateLiqo0xClusterName(strings.Repeat("a", 45)), "at most 44")
+	assert.NoError(t, liqo0x.ValidateClusterName("rome"))
+	assert.ErrorContains(t, liqo0x.ValidateClusterName("Rome"), "DNS label")
+	assert.ErrorContains(t, liqo0x.ValidateClusterName(strings.Repeat("a", 45)), "at most 44")
 	id := "4f1c2b8e-1d2a-4c3b-9e8f-0a1b2c3d4e5f-0123456" // 44th character is '-'
-	name := flows.DefaultLiqo0xClusterName(id)
-	assert.NoError(t, flows.ValidateLiqo0xClusterName(name))
+	name := liqo0x.DefaultClusterName(id)
+	assert.NoError(t, liqo0x.ValidateClusterName(name))
 	assert.True(t, strings.HasPrefix(id, name))
-	assert.Equal(t, "short-id", flows.DefaultLiqo0xClusterName("short-id"))
+	assert.Equal(t, "short-id", liqo0x.DefaultClusterName("short-id"))
 }
 
 // The cleanup a missing side's admin runs names the other cluster's ID in
 // the labels Liqo 0.x set.
 func TestLiqo0xCleanupCommands(t *testing.T) {
-	p := strings.Join(flows.Liqo0xProviderCleanup("c1"), "\n")
+	p := strings.Join(liqo0x.ProviderCleanup("c1"), "\n")
 	assert.Contains(t, p, "kubectl delete namespace -l discovery.liqo.io/cluster-id=c1,discovery.liqo.io/tenant-namespace=true")
 	assert.Contains(t, p, "kubectl -n liqo delete secret remote-token-c1")
-	c := strings.Join(flows.Liqo0xConsumerCleanup("p1"), "\n")
+	c := strings.Join(liqo0x.ConsumerCleanup("p1"), "\n")
 	assert.Contains(t, c, "kubectl delete secret -A -l discovery.liqo.io/cluster-id=p1,discovery.liqo.io/auth-token")
 	assert.Contains(t, c, "liqoctl unpeer out-of-band")
 }

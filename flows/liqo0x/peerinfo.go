@@ -1,4 +1,4 @@
-package flows
+package liqo0x
 
 import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"

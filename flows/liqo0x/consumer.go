@@ -1,4 +1,4 @@
-package flows
+package liqo0x
 
 import (
 	"context"
@@ -11,18 +11,18 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
-// DefaultInsecureSkipTLSVerify is Liqo0xOptions.InsecureSkipTLSVerify
+// DefaultInsecureSkipTLSVerify is Options.InsecureSkipTLSVerify
 // unless the admin says otherwise, in the commands (the flag's default) and
 // the wizard alike: Liqo's default, since the chart's auth server
 // certificate is self-signed.
 const DefaultInsecureSkipTLSVerify = true
 
-// Liqo0xOptions are the choices of a Liqo 0.x authentication.
-type Liqo0xOptions struct {
+// Options are the choices of a Liqo 0.x authentication.
+type Options struct {
 	// Peer turns outgoing peering on in a Liqo 0.x consumer's
 	// ForeignCluster (off: authentication only; Liqo authenticates anyway).
 	Peer bool
@@ -51,8 +51,8 @@ type Liqo0xOptions struct {
 	AuthServerFingerprint string
 }
 
-// Liqo0xResult is what a Liqo 0.x authentication left on the consumer.
-type Liqo0xResult struct {
+// Result is what a Liqo 0.x authentication left on the consumer.
+type Result struct {
 	ConsumerID string `json:"consumerID"`
 	ProviderID string `json:"providerID"`
 	// ByTool: this tool was the 0.x consumer; else the consumer's Liqo 0.x.
@@ -80,7 +80,7 @@ type Liqo0xResult struct {
 // wait), or, on a cluster prepared by init or without Liqo, with this tool
 // as the 0.x consumer. Bad input and a wrong token are refused before
 // anything is written.
-func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error) {
+func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o Options, sink handshake.Sink) (*Result, error) {
 	sink = step.OrDiscard(sink)
 	if err := artifact.ValidatePeerInfo(info); err != nil {
 		return nil, err
@@ -89,11 +89,11 @@ func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.I
 		return nil, err
 	}
 	if o.ConsumerName != "" {
-		if err := ValidateLiqo0xClusterName(o.ConsumerName); err != nil {
+		if err := ValidateClusterName(o.ConsumerName); err != nil {
 			return nil, err
 		}
 	}
-	res := &Liqo0xResult{ProviderID: info.ClusterID, AuthenticationDisabled: info.AuthenticationDisabled}
+	res := &Result{ProviderID: info.ClusterID, AuthenticationDisabled: info.AuthenticationDisabled}
 	var release kube.LiqoRelease
 	title, failure := "Checking the peer info against this cluster", "The peer info cannot be used on this cluster"
 	if o.Provider != nil {
@@ -101,13 +101,13 @@ func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.I
 		title = "Checking that this cluster can authenticate with provider " + info.ClusterName
 		failure = "This cluster cannot authenticate with Liqo 0.x provider " + info.ClusterName
 	}
-	err := RunStep(ctx, sink, Step{ID: "check-peer-info", Scope: handshake.Local, Title: title,
+	err := step.One(ctx, sink, step.Step{ID: "check-peer-info", Scope: handshake.Local, Title: title,
 		Failure: failure, Command: "kubectl get configmap -n liqo -l app.kubernetes.io/name=clusterid-configmap",
 		Run: func(ctx context.Context) (err error) {
 			if release, err = consumer.DetectRelease(ctx); err != nil {
 				return err
 			}
-			res.ConsumerID, err = checkLiqo0xConsumer(ctx, consumer, release, info)
+			res.ConsumerID, err = checkConsumer(ctx, consumer, release, info)
 			return err
 		},
 		Outcome: func() string {
@@ -131,10 +131,10 @@ func ApplyPeerInfo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.I
 	return res, nil
 }
 
-// AuthenticateLiqo0x is the automated Liqo 0.x flow: the peer info comes
+// Authenticate is the automated Liqo 0.x flow: the peer info comes
 // from the provider (remote), then ApplyPeerInfo on the consumer (local)
 // with the provider at hand for recovery.
-func AuthenticateLiqo0x(ctx context.Context, consumer, provider *kube.Cluster, authURLOverride string, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error) {
+func Authenticate(ctx context.Context, consumer, provider *kube.Cluster, authURLOverride string, o Options, sink handshake.Sink) (*Result, error) {
 	info, err := generatePeerInfo(ctx, provider, authURLOverride, handshake.Remote, sink)
 	if err != nil {
 		return nil, err
@@ -143,9 +143,9 @@ func AuthenticateLiqo0x(ctx context.Context, consumer, provider *kube.Cluster, a
 	return ApplyPeerInfo(ctx, consumer, info, o, sink)
 }
 
-// checkLiqo0xConsumer refuses, before anything is written, a consumer that
+// checkConsumer refuses, before anything is written, a consumer that
 // cannot use the peer info, and returns its cluster ID.
-func checkLiqo0xConsumer(ctx context.Context, consumer *kube.Cluster, release kube.LiqoRelease, info *peerinfo.Info) (string, error) {
+func checkConsumer(ctx context.Context, consumer *kube.Cluster, release kube.LiqoRelease, info *peerinfo.Info) (string, error) {
 	provider := kube.LiqoRelease{Flavor: kube.FlavorLiqo0x, Version: info.Version, Line: info.Line}
 	switch release.Flavor {
 	case kube.FlavorUnknown:
@@ -176,7 +176,7 @@ func ownPeerInfoError(id string) error {
 // CheckPeerInfo reads a pasted peer info for consumer, writing nothing: a
 // peer info of the consumer itself is refused. forID is the consumer's ID,
 // "" when it cannot be read yet (ApplyPeerInfo explains why).
-func CheckPeerInfo(ctx context.Context, consumer *Cluster, data []byte) (info *PeerInfo, forID string, err error) {
+func CheckPeerInfo(ctx context.Context, consumer *kube.Cluster, data []byte) (info *PeerInfo, forID string, err error) {
 	if info, err = artifact.ParsePeerInfo(data); err != nil {
 		return nil, "", err
 	}
@@ -191,16 +191,16 @@ func CheckPeerInfo(ctx context.Context, consumer *Cluster, data []byte) (info *P
 
 // applyThroughLiqo drives the consumer's Liqo 0.x as `liqoctl peer
 // out-of-band` does, and waits for its AuthenticationStatus.
-func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o Liqo0xOptions, res *Liqo0xResult, sink handshake.Sink) error {
+func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinfo.Info, o Options, res *Result, sink handshake.Sink) error {
 	providerID := info.ClusterID
-	var existing *liqo0x.Identity
+	var existing *kliqo0x.Identity
 	// The identity first: Liqo reuses it and never sends the token, so a
 	// token (even a wrong one) is then neither checked nor stored.
-	steps := []Step{
+	steps := []step.Step{
 		{ID: "existing-identity", Scope: handshake.Local, Title: "Looking for an identity already issued by the provider",
 			Failure: "Unable to look for an existing identity", Command: "kubectl get secrets -A -l discovery.liqo.io/local-identity=true,discovery.liqo.io/cluster-id=" + providerID,
 			Run: func(ctx context.Context) (err error) {
-				existing, err = liqo0x.On(consumer).IdentityFor(ctx, providerID)
+				existing, err = kliqo0x.On(consumer).IdentityFor(ctx, providerID)
 				if kube.IsNotFound(err) {
 					existing, err = nil, nil
 				}
@@ -223,16 +223,16 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinf
 	}
 	masked := LiqoctlPeerCommand(MaskedPeerInfo(info))
 	var applied []kube.Change
-	steps = []Step{}
+	steps = []step.Step{}
 	if o.Provider != nil {
 		steps = append(steps, staleProviderIdentityStep(o, info, res, sink))
 	}
 	steps = append(steps,
 		probeTokenStep(info, o, res, sink),
-		Step{ID: "apply-peer", Scope: handshake.Local, Title: "Storing the token and creating the ForeignCluster",
+		step.Step{ID: "apply-peer", Scope: handshake.Local, Title: "Storing the token and creating the ForeignCluster",
 			Success: "Token Secret and ForeignCluster applied", Failure: "Unable to apply the token and ForeignCluster", Command: masked,
 			Run: func(ctx context.Context) error {
-				changes, err := liqo0x.On(consumer).ApplyPeer(ctx, info, liqo0x.PeerOptions{Peer: o.Peer, Name: o.ForeignClusterName})
+				changes, err := kliqo0x.On(consumer).ApplyPeer(ctx, info, kliqo0x.PeerOptions{Peer: o.Peer, Name: o.ForeignClusterName})
 				applied = changes
 				for _, ch := range changes {
 					sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: ch.String()})
@@ -243,25 +243,25 @@ func applyThroughLiqo(ctx context.Context, consumer *kube.Cluster, info *peerinf
 	if err := step.Run(ctx, sink, steps); err != nil {
 		return err
 	}
-	if err := RunStep(ctx, sink, waitLiqo0xAuthStep(consumer, info, o, res, sink)); err != nil {
-		undoLiqo0xPeer(ctx, consumer, providerID, applied, sink)
+	if err := step.One(ctx, sink, waitAuthStep(consumer, info, o, res, sink)); err != nil {
+		undoPeer(ctx, consumer, providerID, applied, sink)
 		return err
 	}
-	id, err := liqo0x.On(consumer).IdentityFor(ctx, providerID)
+	id, err := kliqo0x.On(consumer).IdentityFor(ctx, providerID)
 	if err != nil {
 		return fmt.Errorf("authenticated, but the identity Secret of provider %s is not readable: %w", providerID, err)
 	}
 	return describeIdentity(ctx, id, res, sink)
 }
 
-// undoLiqo0xPeer removes, once the authentication failed, what this run
+// undoPeer removes, once the authentication failed, what this run
 // created on the consumer, so that a failed run leaves nothing behind; a
 // ForeignCluster that existed before stays. Said in one note either way.
-func undoLiqo0xPeer(ctx context.Context, consumer *kube.Cluster, providerID string, applied []kube.Change, sink handshake.Sink) {
+func undoPeer(ctx context.Context, consumer *kube.Cluster, providerID string, applied []kube.Change, sink handshake.Sink) {
 	// Also after an interrupt or the step's deadline.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), liqo0xUndoTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
-	changes, err := liqo0x.On(consumer).UndoPeer(ctx, providerID, applied)
+	changes, err := kliqo0x.On(consumer).UndoPeer(ctx, providerID, applied)
 	var removed []string
 	for _, ch := range changes {
 		if ch.Action == kube.Deleted {
@@ -278,24 +278,24 @@ func undoLiqo0xPeer(ctx context.Context, consumer *kube.Cluster, providerID stri
 	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: msg})
 }
 
-// liqo0xUndoTimeout bounds the removal after a failed authentication
+// undoTimeout bounds the removal after a failed authentication
 // (Liqo's controller-manager lets the ForeignCluster go within a second).
-const liqo0xUndoTimeout = 30 * time.Second
+const undoTimeout = 30 * time.Second
 
-// waitLiqo0xAuthStep waits for the ForeignCluster's AuthenticationStatus;
+// waitAuthStep waits for the ForeignCluster's AuthenticationStatus;
 // an identity the provider already issued is deleted there when the admin
 // agreed (Reissue with Provider), then the wait starts again.
-func waitLiqo0xAuthStep(consumer *kube.Cluster, info *peerinfo.Info, o Liqo0xOptions, res *Liqo0xResult, sink handshake.Sink) Step {
-	return Step{ID: "wait-authenticated", Scope: handshake.Local, Timeout: o.StepTimeout,
+func waitAuthStep(consumer *kube.Cluster, info *peerinfo.Info, o Options, res *Result, sink handshake.Sink) step.Step {
+	return step.Step{ID: "wait-authenticated", Scope: handshake.Local, Timeout: o.StepTimeout,
 		Title: "Waiting for the provider to issue the identity", Success: "Identity issued by the provider (AuthenticationStatus Established)",
 		Failure: "Authentication failed", Command: "kubectl get foreignclusters.discovery.liqo.io -l discovery.liqo.io/cluster-id=" + info.ClusterID + " -w",
 		Run: func(ctx context.Context) error {
 			// Woken at once: a ForeignCluster that existed may sit in Liqo's
 			// backoff (or, after a stale identity was deleted, say
 			// Established while Liqo holds none).
-			_, err := liqo0x.On(consumer).RetryAuthentication(ctx, info.ClusterID, nil)
-			var failure *liqo0x.AuthFailure
-			if !errors.As(err, &failure) || failure.Refusal != liqo0x.AlreadyIssued {
+			_, err := kliqo0x.On(consumer).RetryAuthentication(ctx, info.ClusterID, nil)
+			var failure *kliqo0x.AuthFailure
+			if !errors.As(err, &failure) || failure.Refusal != kliqo0x.AlreadyIssued {
 				return err
 			}
 			if o.Provider == nil || !o.Reissue {
@@ -304,7 +304,7 @@ func waitLiqo0xAuthStep(consumer *kube.Cluster, info *peerinfo.Info, o Liqo0xOpt
 			if err := deleteProviderIdentity(ctx, o.Provider, res.ConsumerID, sink); err != nil {
 				return err
 			}
-			_, err = liqo0x.On(consumer).RetryAuthentication(ctx, info.ClusterID, failure)
+			_, err = kliqo0x.On(consumer).RetryAuthentication(ctx, info.ClusterID, failure)
 			return err
 		}}
 }
@@ -314,12 +314,12 @@ func waitLiqo0xAuthStep(consumer *kube.Cluster, info *peerinfo.Info, o Liqo0xOpt
 // requests would be refused for good (and Liqo v0.10 keeps saying
 // Established). Refused with the object to delete, or deleted there when
 // the admin agreed (Reissue).
-func staleProviderIdentityStep(o Liqo0xOptions, info *peerinfo.Info, res *Liqo0xResult, sink handshake.Sink) Step {
-	return Step{ID: "stale-identity", Scope: handshake.Remote, Title: "Checking that the provider holds no identity issued to this consumer",
+func staleProviderIdentityStep(o Options, info *peerinfo.Info, res *Result, sink handshake.Sink) step.Step {
+	return step.Step{ID: "stale-identity", Scope: handshake.Remote, Title: "Checking that the provider holds no identity issued to this consumer",
 		Success: "The provider holds no identity issued to this consumer", Failure: "Unable to authenticate",
-		Command: "kubectl get secrets -A -l " + liqo0x.ClusterIDLabel + "=<consumer> --field-selector metadata.name=" + kube.RemoteCertSecretName,
+		Command: "kubectl get secrets -A -l " + kliqo0x.ClusterIDLabel + "=<consumer> --field-selector metadata.name=" + kube.RemoteCertSecretName,
 		Run: func(ctx context.Context) error {
-			_, _, _, err := liqo0x.On(o.Provider).IssuedCertificate(ctx, res.ConsumerID)
+			_, _, _, err := kliqo0x.On(o.Provider).IssuedCertificate(ctx, res.ConsumerID)
 			switch {
 			case kube.IsNotFound(err):
 				return nil
@@ -335,12 +335,12 @@ func staleProviderIdentityStep(o Liqo0xOptions, info *peerinfo.Info, res *Liqo0x
 // probeTokenStep asks the provider's auth server, from this machine,
 // whether the token is right, writing nothing anywhere. An auth server this
 // machine cannot reach is a note: the consumer's cluster may reach it.
-func probeTokenStep(info *peerinfo.Info, o Liqo0xOptions, res *Liqo0xResult, sink handshake.Sink) Step {
+func probeTokenStep(info *peerinfo.Info, o Options, res *Result, sink handshake.Sink) step.Step {
 	var outcome string
-	return Step{ID: "check-token", Scope: handshake.Remote, Title: "Checking the token with the provider's auth server",
-		Failure: "The provider refused the token", Command: "curl -k " + info.AuthURL + liqo0x.IDsPath,
+	return step.Step{ID: "check-token", Scope: handshake.Remote, Title: "Checking the token with the provider's auth server",
+		Failure: "The provider refused the token", Command: "curl -k " + info.AuthURL + kliqo0x.IDsPath,
 		Run: func(ctx context.Context) error {
-			client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
+			client, err := kliqo0x.NewAuthClient(kliqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: o.InsecureSkipTLSVerify})
 			if err != nil {
 				return err
 			}
@@ -360,22 +360,22 @@ func probeTokenStep(info *peerinfo.Info, o Liqo0xOptions, res *Liqo0xResult, sin
 }
 
 // tokenCheckResult turns a token check into a refusal or a warning.
-func tokenCheckResult(check liqo0x.TokenCheck, info *peerinfo.Info, res *Liqo0xResult, sink handshake.Sink) error {
+func tokenCheckResult(check kliqo0x.TokenCheck, info *peerinfo.Info, res *Result, sink handshake.Sink) error {
 	switch check {
-	case liqo0x.TokenRefused:
-		return &Liqo0xRefusedError{Refusal: liqo0x.WrongToken, Err: fmt.Errorf(
+	case kliqo0x.TokenRefused:
+		return &RefusedError{Refusal: kliqo0x.WrongToken, Err: fmt.Errorf(
 			"the auth server at %s refused the token (wrong token; nothing was written): copy the peer info again from the provider (`liqo-auth-tui generate peer-info`)", info.AuthURL)}
-	case liqo0x.TokenAuthenticationDisabled:
+	case kliqo0x.TokenAuthenticationDisabled:
 		res.AuthenticationDisabled = true
-		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Warning: true, Reason: ReasonLiqo0xAuthenticationDisabled,
+		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: handshake.Remote, Warning: true, Reason: ReasonAuthenticationDisabled,
 			Message: handshake.AuthenticationDisabledWarning(info.AuthURL)})
 	}
 	return nil
 }
 
 func isUnreachable(err error) bool {
-	var authErr *liqo0x.AuthError
-	return errors.As(err, &authErr) && (authErr.Refusal == liqo0x.Unreachable || authErr.Status == 0)
+	var authErr *kliqo0x.AuthError
+	return errors.As(err, &authErr) && (authErr.Refusal == kliqo0x.Unreachable || authErr.Status == 0)
 }
 
 func tlsText(verified bool) string {
@@ -387,22 +387,22 @@ func tlsText(verified bool) string {
 
 // describeIdentity fills res from a Liqo 0.x identity: who it is on the
 // provider (asked with its own credentials, else read from its certificate).
-func describeIdentity(ctx context.Context, id *liqo0x.Identity, res *Liqo0xResult, sink handshake.Sink) error {
+func describeIdentity(ctx context.Context, id *kliqo0x.Identity, res *Result, sink handshake.Sink) error {
 	res.IdentitySecret = id.Namespace + "/" + id.Name
 	res.Issued, res.NotAfter = id.NotBefore, id.NotAfter
 	res.User, res.Groups = whoIs(ctx, id.Config, sink)
 	return nil
 }
 
-// Liqo0xRefusedError is a refusal of a Liqo 0.x provider that this flow
+// RefusedError is a refusal of a Liqo 0.x provider that this flow
 // found itself (a token check, an identity already issued), with its
 // class for front-ends.
-type Liqo0xRefusedError struct {
-	Refusal liqo0x.Refusal
+type RefusedError struct {
+	Refusal kliqo0x.Refusal
 	Err     error
 }
 
-func (e *Liqo0xRefusedError) Error() string { return e.Err.Error() }
-func (e *Liqo0xRefusedError) Unwrap() error { return e.Err }
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // timeText shows a time, or "unknown".

@@ -1,4 +1,4 @@
-package flows
+package liqo0x
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
+	kliqo0x "github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x/peerinfo"
 )
 
-// ReasonLiqo0xAuthenticationDisabled is the reason of the Warning shown
+// ReasonAuthenticationDisabled is the reason of the Warning shown
 // for a Liqo 0.x provider whose auth server accepts any token.
-const ReasonLiqo0xAuthenticationDisabled = "AuthenticationDisabled"
+const ReasonAuthenticationDisabled = "AuthenticationDisabled"
 
 // GeneratePeerInfo gathers a Liqo 0.x provider's peer info (cluster ID and
 // name, auth URL, token), as `liqoctl generate peer-command` does, as one
@@ -28,7 +28,7 @@ func GeneratePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverride string, scope handshake.Scope, sink handshake.Sink) (*peerinfo.Info, error) {
 	sink = step.OrDiscard(sink)
 	var info *peerinfo.Info
-	err := RunStep(ctx, sink, Step{ID: "generate-peer-info", Scope: scope,
+	err := step.One(ctx, sink, step.Step{ID: "generate-peer-info", Scope: scope,
 		Title:   "Gathering the peer info (cluster ID, auth URL, token)",
 		Failure: "Unable to gather the peer info", Command: "liqoctl generate peer-command --only-command",
 		Run: func(ctx context.Context) error {
@@ -36,10 +36,10 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 			if err != nil {
 				return err
 			}
-			if err := requireLiqo0xProvider(release); err != nil {
+			if err := requireProvider(release); err != nil {
 				return err
 			}
-			if info, err = liqo0x.On(provider).PeerInfo(ctx, authURLOverride); err != nil {
+			if info, err = kliqo0x.On(provider).PeerInfo(ctx, authURLOverride); err != nil {
 				return err
 			}
 			return artifact.ValidatePeerInfo(info)
@@ -54,7 +54,7 @@ func generatePeerInfo(ctx context.Context, provider *kube.Cluster, authURLOverri
 		probeAuthenticationDisabled(ctx, info, scope, sink)
 	}
 	if info.AuthenticationDisabled {
-		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonLiqo0xAuthenticationDisabled,
+		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonAuthenticationDisabled,
 			Message: handshake.AuthenticationDisabledWarning(info.AuthURL)})
 	}
 	return info, nil
@@ -67,7 +67,7 @@ func probeAuthenticationDisabled(ctx context.Context, info *peerinfo.Info, scope
 	ctx, cancel := context.WithTimeout(ctx, authProbeTimeout)
 	defer cancel()
 	// Only a question: the answer is not trusted for anything but a warning.
-	client, err := liqo0x.NewAuthClient(liqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true, Timeout: authProbeTimeout})
+	client, err := kliqo0x.NewAuthClient(kliqo0x.AuthOptions{URL: info.AuthURL, InsecureSkipTLSVerify: true, Timeout: authProbeTimeout})
 	if err == nil {
 		info.AuthenticationDisabled, err = client.AuthenticationDisabled(ctx)
 	}
@@ -82,9 +82,9 @@ func probeAuthenticationDisabled(ctx context.Context, info *peerinfo.Info, scope
 // the 30 s signing wait of a real request.
 const authProbeTimeout = 5 * time.Second
 
-// requireLiqo0xProvider refuses a provider that does not run Liqo 0.x, or
+// requireProvider refuses a provider that does not run Liqo 0.x, or
 // runs v0.2 (ServiceAccount identities, not supported).
-func requireLiqo0xProvider(r kube.LiqoRelease) error {
+func requireProvider(r kube.LiqoRelease) error {
 	switch {
 	case r.Flavor == kube.FlavorUnknown:
 		// A restricted user: the peer info lookup itself says what is missing.
