@@ -6,8 +6,8 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
 

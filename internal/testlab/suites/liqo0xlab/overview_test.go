@@ -8,10 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 )
 
 // After this tool authenticated as a 0.x consumer with a real Liqo v0.10
