@@ -22,7 +22,7 @@ import (
 // through discovery.
 func TestDoctorWithPeeringUserAsRemote(t *testing.T) {
 	ctx := labtest.Context(t)
-	provider := initCluster(t, ctx, clusters(t)[0], "liqo-dcpu-provider", "dcpu-provider")
+	provider := labtest.InitCluster(t, ctx, clusters(t)[0], "liqo-dcpu-provider", "dcpu-provider")
 	user := generatePeeringUser(t, ctx, provider, "dcpu-consumer", flows.PeeringUserOptions{})
 	user.authenticates(t, ctx, provider.Namespace, "dcpu-consumer")
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(user.raw)
@@ -30,7 +30,7 @@ func TestDoctorWithPeeringUserAsRemote(t *testing.T) {
 	restricted, err := kube.NewCluster(cfg, provider.Namespace)
 	require.NoError(t, err)
 
-	consumer := initCluster(t, ctx, clusters(t)[1], "liqo-dcpu-consumer", "dcpu-consumer")
+	consumer := labtest.InitCluster(t, ctx, clusters(t)[1], "liqo-dcpu-consumer", "dcpu-consumer")
 
 	d, err := flows.Doctor(ctx, consumer, flows.DoctorOptions{Remote: restricted, RemoteID: "dcpu-provider"})
 	require.NoError(t, err)

@@ -1,7 +1,6 @@
 package flows_test
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -27,19 +26,7 @@ func clusters(t testing.TB) []*lab.Cluster { return testLab.Clusters(t) }
 // namespace so that tests with different cluster IDs stay apart.
 func pair(t *testing.T, providerID, consumerID string) (provider, consumer *kube.Cluster) {
 	t.Helper()
-	cs := clusters(t)
-	ctx := labtest.Context(t)
-	provider = initCluster(t, ctx, cs[0], "liqo-"+providerID, providerID)
-	consumer = initCluster(t, ctx, cs[1], "liqo-"+consumerID, consumerID)
-	return provider, consumer
-}
-
-func initCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, ns, id string) *kube.Cluster {
-	c, err := kube.NewCluster(lc.Config, ns)
-	require.NoError(t, err)
-	_, err = c.Init(ctx, kube.InitOptions{ClusterID: id})
-	require.NoError(t, err)
-	return c
+	return testLab.Pair(t, providerID, consumerID)
 }
 
 // authenticatedPair is pair, authenticated.

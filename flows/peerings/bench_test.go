@@ -37,7 +37,7 @@ func BenchmarkOverview1000Consumers(b *testing.B) {
 	const n = 1000
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cfg := rest.CopyConfig(clusters(b)[0].Config)
+	cfg := rest.CopyConfig(testLab.Clusters(b)[0].Config)
 	cfg.QPS = -1 // creating the objects is not what is measured
 	provider, err := kube.NewCluster(cfg, "liqo-ovbench")
 	require.NoError(b, err)

@@ -1,14 +1,12 @@
 package peerings_test
 
 import (
-	"context"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
-	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -20,32 +18,10 @@ func TestMain(m *testing.M) {
 	os.Exit(testLab.Run(m))
 }
 
-// clusters returns the lab's clusters, starting them on first use.
-func clusters(t testing.TB) []*lab.Cluster { return testLab.Clusters(t) }
-
-// pair returns the provider and consumer of the lab, each in its own Liqo
-// namespace so that tests with different cluster IDs stay apart.
-func pair(t *testing.T, providerID, consumerID string) (provider, consumer *kube.Cluster) {
-	t.Helper()
-	cs := clusters(t)
-	ctx := labtest.Context(t)
-	provider = initCluster(t, ctx, cs[0], "liqo-"+providerID, providerID)
-	consumer = initCluster(t, ctx, cs[1], "liqo-"+consumerID, consumerID)
-	return provider, consumer
-}
-
-func initCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, ns, id string) *kube.Cluster {
-	c, err := kube.NewCluster(lc.Config, ns)
-	require.NoError(t, err)
-	_, err = c.Init(ctx, kube.InitOptions{ClusterID: id})
-	require.NoError(t, err)
-	return c
-}
-
-// authenticatedPair is pair, authenticated.
+// authenticatedPair is the lab's pair, authenticated.
 func authenticatedPair(t *testing.T, providerID, consumerID string) (provider, consumer *kube.Cluster) {
 	t.Helper()
-	provider, consumer = pair(t, providerID, consumerID)
+	provider, consumer = testLab.Pair(t, providerID, consumerID)
 	_, err := flows.Authenticate(labtest.Context(t), flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 	require.NoError(t, err)
 	return provider, consumer

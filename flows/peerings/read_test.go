@@ -63,7 +63,7 @@ func createStrayNonce(t *testing.T, ctx context.Context, provider *kube.Cluster,
 // whose certificate expired: each row says what it is, and the health
 // follows; read with both clusters, the rows of the pair are joined.
 func TestOverviewShowsEveryPeeringWithItsHealth(t *testing.T) {
-	provider, consumer := pair(t, "ov-provider", "ov-consumer")
+	provider, consumer := testLab.Pair(t, "ov-provider", "ov-consumer")
 	ctx := labtest.Context(t)
 	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, handshake.Discard)
 	require.NoError(t, err)
@@ -150,7 +150,7 @@ func createLiqo0xIdentity(t *testing.T, ctx context.Context, consumer *kube.Clus
 // provider drains a Tenant, a nonce appears), without polling; read with
 // the remote, its rows carry the remote's side from the first.
 func TestWatchOverviewFollowsTheClusters(t *testing.T) {
-	provider, consumer := pair(t, "ovw-provider", "ovw-consumer")
+	provider, consumer := testLab.Pair(t, "ovw-provider", "ovw-consumer")
 	ctx := labtest.Context(t)
 	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, handshake.Discard)
 	require.NoError(t, err)

@@ -26,7 +26,10 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // StartTimeout bounds starting a lab.
@@ -141,4 +144,24 @@ func UnreachableKubeconfig(t testing.TB) (path, addr string) {
 		t.Fatal(err)
 	}
 	return path, addr
+}
+
+// Pair is the provider and consumer of a two-cluster lab (clusters 0 and 1),
+// each initialized with its cluster ID in a Liqo namespace of its own
+// ("liqo-<id>"), so that tests with different cluster IDs stay apart.
+func (l *Lab) Pair(t testing.TB, providerID, consumerID string) (provider, consumer *kube.Cluster) {
+	t.Helper()
+	cs := l.Clusters(t)
+	ctx := Context(t)
+	return InitCluster(t, ctx, cs[0], "liqo-"+providerID, providerID), InitCluster(t, ctx, cs[1], "liqo-"+consumerID, consumerID)
+}
+
+// InitCluster connects to lc in namespace ns and runs init with cluster ID id.
+func InitCluster(t testing.TB, ctx context.Context, lc *lab.Cluster, ns, id string) *kube.Cluster {
+	t.Helper()
+	c, err := kube.NewCluster(lc.Config, ns)
+	require.NoError(t, err)
+	_, err = c.Init(ctx, kube.InitOptions{ClusterID: id})
+	require.NoError(t, err)
+	return c
 }
