@@ -123,7 +123,7 @@ lint:
 # 1,000-Tenant scale run against the in-cluster controller (with its floor).
 bench: kube-binaries liqo0x
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench . -benchmem -timeout $(TEST_TIMEOUT) ./crypto/ ./tui/ ./kube/controller/ ./cmd/liqo-auth-tui/cmd/
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench 'Authenticate|Overview' -benchtime 50x -timeout $(TEST_TIMEOUT) ./flows/
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench 'Authenticate|Overview' -benchtime 50x -timeout $(TEST_TIMEOUT) ./flows/ ./flows/peerings/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -run '^$$' -bench Scale -benchtime 1x -timeout $(TEST_TIMEOUT) ./cmd/liqo-auth-controller/
 	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) $(GO) test -tags cluster -run '^$$' -bench Liqo0x -benchtime 5x -timeout $(TEST_TIMEOUT) ./internal/testlab/suites/liqo0xlab/
 

@@ -28,7 +28,7 @@ func TestWizardBackendAdvertise(t *testing.T) {
 
 	adv, err := b.Advertised(ctx, ref, "wizard-consumer")
 	require.NoError(t, err)
-	assert.Equal(t, "kubeconfig", adv.Source)
+	assert.Equal(t, flows.AdvertiseKubeconfig, adv.Source)
 	assert.Equal(t, flows.EngineInProcess, flows.Engine(adv.Engine))
 	assert.NotEmpty(t, adv.CAFingerprint)
 	assert.False(t, adv.Fixed)
@@ -46,7 +46,7 @@ func TestWizardBackendAdvertise(t *testing.T) {
 	}
 	adv, err = b.Advertised(ctx, ref, "wizard-consumer")
 	require.NoError(t, err)
-	assert.Equal(t, "kubeconfig", adv.Source, "a refused edit is not kept")
+	assert.Equal(t, flows.AdvertiseKubeconfig, adv.Source, "a refused edit is not kept")
 
 	adv, err = b.SetAdvertised(ctx, ref, "wizard-consumer", tui.AdvertiseEdit{APIServer: "api.example:6443", TrustedCA: true}, handshake.Discard)
 	require.NoError(t, err)
@@ -54,6 +54,6 @@ func TestWizardBackendAdvertise(t *testing.T) {
 	assert.True(t, adv.TrustedCA)
 	adv, err = b.Advertised(ctx, ref, "wizard-consumer")
 	require.NoError(t, err)
-	assert.Equal(t, "override", adv.Source, "kept for the flows that follow")
+	assert.Equal(t, flows.AdvertiseOverride, adv.Source, "kept for the flows that follow")
 	assert.Equal(t, "https://api.example:6443", adv.APIServer)
 }
