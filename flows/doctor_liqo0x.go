@@ -102,7 +102,7 @@ func liqo0xSideOf(c *Cluster, o *peerings.Objects, id string) *liqo0xSide {
 	s := &liqo0xSide{cluster: c, objects: o}
 	for _, fc := range o.ForeignClusters {
 		if liqo0x.ForeignClusterID(fc) == id {
-			firstOf(&s.foreignCluster, fc)
+			peerings.FirstOf(&s.foreignCluster, fc)
 		}
 	}
 	var identities []*corev1.Secret
@@ -114,13 +114,13 @@ func liqo0xSideOf(c *Cluster, o *peerings.Objects, id string) *liqo0xSide {
 		case liqo0x.IsIdentitySecret(sec):
 			identities = append(identities, sec)
 		case liqo0x.IsIssuedCertificateSecret(sec):
-			firstOf(&s.issued, sec)
+			peerings.FirstOf(&s.issued, sec)
 		}
 	}
 	s.identity = liqo0x.LatestIdentity(identities)
 	for _, sec := range o.Secrets {
 		if sec.Labels[kube.RemoteClusterIDLabel] == id && liqo0x.IsClientSecret(sec) && len(sec.Data[kube.KubeconfigField]) > 0 {
-			firstOf(&s.toolKubeconfig, sec)
+			peerings.FirstOf(&s.toolKubeconfig, sec)
 		}
 	}
 	return s

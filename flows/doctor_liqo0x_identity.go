@@ -1,6 +1,7 @@
 package flows
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -63,7 +64,7 @@ func (p liqo0xPeering) refusalChecks(ctx context.Context) []Check {
 	// Liqo reuses an identity it holds and never sends the token again.
 	tokenDetail, oneDetail := "accepted (AuthenticationStatus "+status+")", "issued to this cluster (AuthenticationStatus "+status+")"
 	if !liqo0x.AuthEstablished(status) {
-		tokenDetail, oneDetail = "not refused (AuthenticationStatus "+orElse(status, "none yet")+")", "not refused as already issued"
+		tokenDetail, oneDetail = "not refused (AuthenticationStatus "+cmp.Or(status, "none yet")+")", "not refused as already issued"
 	}
 	token := passed(checkLiqo0xToken, "Liqo 0.x token", tokenDetail)
 	one := passed(checkLiqo0xOneIdentity, "one identity per cluster ID", oneDetail)
@@ -80,7 +81,7 @@ func (p liqo0xPeering) refusalChecks(ctx context.Context) []Check {
 		one = failed(one.ID, one.Title, fmt.Sprintf(
 			"the provider already issued the one identity of cluster ID %s (to this cluster before a re-install, or to another cluster with the same ID) and refuses another "+
 				"until it deletes Secret %s in its tenant namespace (ForeignCluster %s: %s); if another cluster uses this ID, give one of them a new ID instead",
-			p.consumerID, kube.RemoteCertSecretName, fc.GetName(), orElse(said(), status)),
+			p.consumerID, kube.RemoteCertSecretName, fc.GetName(), cmp.Or(said(), status)),
 			p.reissueCommand())
 	default:
 		c := failed(checkLiqo0xRequest, "Liqo 0.x identity request", refusal.Error(), "")

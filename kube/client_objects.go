@@ -33,7 +33,7 @@ func (c *Cluster) DeleteSecret(ctx context.Context, namespace, name string) erro
 
 // ControllerLease reads the in-cluster controller's Lease.
 func (c *Cluster) ControllerLease(ctx context.Context) (*coordinationv1.Lease, error) {
-	return c.Kube.CoordinationV1().Leases(c.Namespace).Get(ctx, ControllerLeaseName, metav1.GetOptions{})
+	return c.Lease(ctx, ControllerLeaseName)
 }
 
 // DeleteNamespace deletes namespace name and waits, watching, until it is

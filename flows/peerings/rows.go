@@ -1,6 +1,7 @@
 package peerings
 
 import (
+	"cmp"
 	"crypto/x509"
 	"sort"
 	"time"
@@ -54,11 +55,11 @@ func GroupByRemote(o *Objects) map[string]*PeerObjects {
 	for _, ns := range o.Namespaces {
 		if id := ns.Labels[kube.RemoteClusterIDLabel]; id != "" {
 			if _, ok := ns.Labels[kube.TenantNamespaceLabel]; ok {
-				firstOf(&of(id).Namespace, ns)
+				FirstOf(&of(id).Namespace, ns)
 			}
 		}
 		if id := ns.Labels[liqo0x.ClusterIDLabel]; id != "" && ns.Labels[liqo0x.TenantNamespaceLabel] == "true" {
-			firstOf(&of(id).Liqo0xNamespace, ns)
+			FirstOf(&of(id).Liqo0xNamespace, ns)
 		}
 	}
 	for _, s := range o.Secrets {
@@ -69,17 +70,17 @@ func GroupByRemote(o *Objects) map[string]*PeerObjects {
 		p = of(id)
 		switch {
 		case s.Labels[kube.NonceLabel] == "true":
-			firstOf(&p.Nonce, s)
+			FirstOf(&p.Nonce, s)
 		case s.Labels[kube.SignedNonceLabel] == "true":
-			firstOf(&p.SignedNonce, s)
+			FirstOf(&p.SignedNonce, s)
 		case liqo0x.IsClientSecret(s):
 			if len(s.Data[kube.KubeconfigField]) > 0 {
-				firstOf(&p.Liqo0xKubeconfig, s)
+				FirstOf(&p.Liqo0xKubeconfig, s)
 			}
 		case s.Labels[kube.IdentityTypeLabel] == string(authv1beta1.ControlPlaneIdentityType):
-			firstOf(&p.Kubeconfig, s)
+			FirstOf(&p.Kubeconfig, s)
 		case s.Name == kube.RemoteCertSecretName:
-			firstOf(&p.CertCache, s)
+			FirstOf(&p.CertCache, s)
 		}
 	}
 	for _, s := range o.Liqo0xSecrets {
@@ -89,25 +90,25 @@ func GroupByRemote(o *Objects) map[string]*PeerObjects {
 		case liqo0x.IsIdentitySecret(s):
 			of(id).Liqo0xIdentities = append(of(id).Liqo0xIdentities, s)
 		case liqo0x.IsIssuedCertificateSecret(s):
-			firstOf(&of(id).IssuedCert, s)
+			FirstOf(&of(id).IssuedCert, s)
 		}
 	}
 	for _, t := range o.Tenants {
-		if id := orElse(t.Labels[kube.RemoteClusterIDLabel], t.Spec.ClusterID); id != "" {
-			firstOf(&of(id).Tenant, t)
+		if id := cmp.Or(t.Labels[kube.RemoteClusterIDLabel], t.Spec.ClusterID); id != "" {
+			FirstOf(&of(id).Tenant, t)
 		}
 	}
 	for _, id := range o.Identities {
 		if id.Spec.Type == authv1beta1.ControlPlaneIdentityType && id.Spec.ClusterID != "" {
-			firstOf(&of(id.Spec.ClusterID).Identity, id)
+			FirstOf(&of(id.Spec.ClusterID).Identity, id)
 		}
 	}
 	for _, rs := range o.Slices {
 		if kube.IsReplicatedSlice(rs) {
-			if id := orElse(rs.Labels[kube.OriginIDLabel], rs.Labels[kube.RemoteClusterIDLabel]); id != "" {
+			if id := cmp.Or(rs.Labels[kube.OriginIDLabel], rs.Labels[kube.RemoteClusterIDLabel]); id != "" {
 				of(id).ReplicatedSlices = append(of(id).ReplicatedSlices, rs)
 			}
-		} else if id := orElse(rs.Labels[kube.RemoteClusterIDLabel], rs.Spec.ProviderClusterID); id != "" {
+		} else if id := cmp.Or(rs.Labels[kube.RemoteClusterIDLabel], rs.Spec.ProviderClusterID); id != "" {
 			of(id).LocalSlices = append(of(id).LocalSlices, rs)
 		}
 	}
@@ -117,33 +118,26 @@ func GroupByRemote(o *Objects) map[string]*PeerObjects {
 		}
 		if kube.IsReplicatedSlice(r) { // the same label marks a replicated Renew
 			if id := r.Labels[kube.OriginIDLabel]; id != "" {
-				firstOf(&of(id).ReplicatedRenew, r)
+				FirstOf(&of(id).ReplicatedRenew, r)
 			}
-		} else if id := orElse(r.Labels[kube.RemoteClusterIDLabel], r.Labels[kube.RemoteIDLabel]); id != "" {
-			firstOf(&of(id).LocalRenew, r)
+		} else if id := cmp.Or(r.Labels[kube.RemoteClusterIDLabel], r.Labels[kube.RemoteIDLabel]); id != "" {
+			FirstOf(&of(id).LocalRenew, r)
 		}
 	}
 	for _, fc := range o.ForeignClusters {
 		if id := liqo0x.ForeignClusterID(fc); id != "" {
-			firstOf(&of(id).ForeignCluster, fc)
+			FirstOf(&of(id).ForeignCluster, fc)
 		}
 	}
 	return peers
 }
 
-// firstOf keeps the first object seen (Liqo refuses to pick among
-// duplicates; the overview shows one).
-func firstOf[T any](slot **T, v *T) {
+// FirstOf keeps the first object seen (Liqo refuses to pick among
+// duplicates; the overview and doctor show one).
+func FirstOf[T any](slot **T, v *T) {
 	if *slot == nil {
 		*slot = v
 	}
-}
-
-func orElse(s, other string) string {
-	if s != "" {
-		return s
-	}
-	return other
 }
 
 // clusterRows builds the rows of one cluster's objects, sorted by remote ID
@@ -249,7 +243,7 @@ func liqo0xConsumerRow(id string, p *PeerObjects) handshake.Peering {
 		r.RemoteName = liqo0x.ForeignClusterName(fc)
 		auth := liqo0x.ForeignClusterAuth(fc)
 		r.Authentication = oneLine(auth.Status, liqo0x.RedactTokens(auth.Message))
-		r.TenantNamespace = orElse(auth.LocalTenantNamespace, r.TenantNamespace)
+		r.TenantNamespace = cmp.Or(auth.LocalTenantNamespace, r.TenantNamespace)
 		r.Stage, r.Identity = handshake.StageAuthenticating, handshake.StatePending
 	}
 	switch {
