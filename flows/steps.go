@@ -1,6 +1,11 @@
 package flows
 
-import "github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
+import (
+	"context"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
+)
 
 // Step is one unit of a flow (flows/internal/step runs them).
 type Step = step.Step
@@ -11,4 +16,6 @@ type StepError = step.StepError
 
 // RunStep runs one step as a flow of one: the operations that are a single
 // step (init, install, verify) report like the steps of a flow.
-var RunStep = step.One
+func RunStep(ctx context.Context, sink handshake.Sink, s Step) error {
+	return step.One(ctx, sink, s)
+}
