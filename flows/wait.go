@@ -8,6 +8,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -72,8 +74,11 @@ func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink
 		var zero T
 		return zero, fmt.Errorf("listing events of %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
 	}
-	// Only Events from now on count: an old Warning from an attempt that
-	// was fixed since must not fail a re-run.
+	// Events from now on count, and those already listed about the object
+	// as it is now (its controller may refuse it between the step that
+	// wrote it and this wait): an old Warning about a version that was fixed
+	// since must not fail a re-run.
+	current := currentVersion(ctx, lw, ref.Name)
 	var lastTransient atomic.Pointer[WarningError]
 	go func() {
 		var panicked error
@@ -83,7 +88,13 @@ func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink
 			}
 		}()
 		defer kube.RecoverAsError(&panicked, "watching the Events of "+ref.Kind+" "+ref.Name)
-		watchEvents(ctx, c, sink, scope, ref, events.ResourceVersion, cancel, &lastTransient)
+		seen := eventHandler{sink: sink, scope: scope, ref: ref, fail: cancel, lastTransient: &lastTransient}
+		for i := range events.Items {
+			if about(&events.Items[i], current) && seen.handle(&events.Items[i]) {
+				return
+			}
+		}
+		watchEvents(ctx, c, ref, events.ResourceVersion, seen)
 	}()
 	obj, err := kube.WaitFor(ctx, lw, what, cond)
 	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
@@ -105,8 +116,35 @@ func eventSelector(ref objectRef) string {
 	return fields.Set{"involvedObject.kind": ref.Kind, "involvedObject.name": ref.Name}.String()
 }
 
-func watchEvents(ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef, rv string,
-	fail context.CancelCauseFunc, lastTransient *atomic.Pointer[WarningError]) {
+// currentVersion reads the object lw lists under name, for about; nil
+// when it cannot be read (the wait then only counts Events from now on).
+func currentVersion(ctx context.Context, lw cache.ListerWatcher, name string) metav1.Object {
+	list, err := cache.ToListerWatcherWithContext(lw).ListWithContext(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil
+	}
+	for _, item := range items {
+		if o, err := meta.Accessor(item); err == nil && o.GetName() == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// about tells whether ev was recorded about obj as it is now: Kubernetes'
+// recorders copy the object's UID and resourceVersion into the Event.
+// A repeated Event the recorder merged into an older one keeps the older
+// version, and is seen only when it comes.
+func about(ev *corev1.Event, obj metav1.Object) bool {
+	return obj != nil && ev.InvolvedObject.UID == obj.GetUID() && ev.InvolvedObject.ResourceVersion != "" &&
+		ev.InvolvedObject.ResourceVersion == obj.GetResourceVersion()
+}
+
+func watchEvents(ctx context.Context, c *kube.Cluster, ref objectRef, rv string, seen eventHandler) {
 	w, err := c.WatchEvents(ctx, ref.Namespace, eventSelector(ref), rv)
 	if err != nil {
 		return // the wait itself still runs and times out with its own message
@@ -116,29 +154,43 @@ func watchEvents(ctx context.Context, c *kube.Cluster, sink handshake.Sink, scop
 		if e.Type != watch.Added && e.Type != watch.Modified {
 			continue
 		}
-		ev, ok := e.Object.(*corev1.Event)
-		if !ok {
-			continue
-		}
-		warning := ev.Type == corev1.EventTypeWarning
-		var w *WarningError
-		if warning {
-			w = &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason)}
-			if !IsFinalWarning(ev.Reason) {
-				// Recorded before the sink shows it: a wait cancelled by
-				// someone who saw this Warning must name it.
-				lastTransient.Store(w)
-			}
-		}
-		if sink != nil {
-			sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Reason: ev.Reason, Warning: warning, Time: time.Now(),
-				Message: fmt.Sprintf("%s %s: %s", ref.Kind, ref.Name, ev.Message)})
-		}
-		if w != nil && IsFinalWarning(ev.Reason) {
-			fail(w)
+		if ev, ok := e.Object.(*corev1.Event); ok && seen.handle(ev) {
 			return
 		}
 	}
+}
+
+// eventHandler forwards a wait's Events to its sink and fails the wait on a
+// final Warning.
+type eventHandler struct {
+	sink          handshake.Sink
+	scope         handshake.Scope
+	ref           objectRef
+	fail          context.CancelCauseFunc
+	lastTransient *atomic.Pointer[WarningError]
+}
+
+// handle shows ev and tells whether it ended the wait.
+func (h eventHandler) handle(ev *corev1.Event) bool {
+	warning := ev.Type == corev1.EventTypeWarning
+	var w *WarningError
+	if warning {
+		w = &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason)}
+		if !IsFinalWarning(ev.Reason) {
+			// Recorded before the sink shows it: a wait cancelled by
+			// someone who saw this Warning must name it.
+			h.lastTransient.Store(w)
+		}
+	}
+	if h.sink != nil {
+		h.sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: h.scope, Reason: ev.Reason, Warning: warning, Time: time.Now(),
+			Message: fmt.Sprintf("%s %s: %s", h.ref.Kind, h.ref.Name, ev.Message)})
+	}
+	if w != nil && IsFinalWarning(ev.Reason) {
+		h.fail(w)
+		return true
+	}
+	return false
 }
 
 // hintFor says what to do about a controller Warning.

@@ -10,13 +10,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
 // replaceNonce changes the provider's nonce for consumerID after the
@@ -33,9 +36,23 @@ func replaceNonce(t *testing.T, provider *kube.Cluster, consumerID string) {
 	require.NoError(t, err)
 }
 
+// awaitRefusal returns once the provider has refused the consumer's Tenant
+// with a Warning Event.
+func awaitRefusal(t *testing.T, provider *kube.Cluster, consumerID string) {
+	events := provider.Kube.CoreV1().Events(kube.TenantNamespaceName(consumerID))
+	_, err := kube.WaitFor(labtest.Context(t), kube.ListWatch(events.List, events.Watch, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.Set{"involvedObject.kind": authv1beta1.TenantKind, "involvedObject.name": consumerID}.String()
+	}), "the Tenant's refusal", func(ev *corev1.Event) (bool, error) {
+		return ev.Type == corev1.EventTypeWarning && ev.Reason == kube.ReasonSignatureVerificationFailed, nil
+	})
+	require.NoError(t, err)
+}
+
 // authenticateWithStaleNonce runs the handshake on the pair <name>-provider /
 // <name>-consumer, replacing the provider's nonce once the consumer signed
-// it; also is told every event. It returns the failed step's event.
+// it; also is told every event. The provider has refused the Tenant before
+// the wait for its status begins (as on a fast or a busy machine): the wait
+// must still see the refusal. It returns the failed step's event.
 func authenticateWithStaleNonce(t *testing.T, name string, also handshake.Sink) (handshake.Event, error) {
 	provider, consumer := pair(t, name+"-provider", name+"-consumer")
 	var failed handshake.Event
@@ -44,6 +61,8 @@ func authenticateWithStaleNonce(t *testing.T, name string, also handshake.Sink) 
 			switch {
 			case ev.Kind == handshake.StepDone && ev.Step == "generate-tenant":
 				replaceNonce(t, provider, name+"-consumer")
+			case ev.Kind == handshake.StepDone && ev.Step == "apply-tenant":
+				awaitRefusal(t, provider, name+"-consumer")
 			case ev.Kind == handshake.StepFailed:
 				failed = ev
 			}
