@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
@@ -72,11 +71,10 @@ func ensureAdvertiseAnnotations(ctx context.Context, provider *kube.Cluster, t *
 	if _, err := advertiseAnnotations(o); err != nil {
 		return nil, err
 	}
-	tenants := provider.Liqo.Tenants(t.Namespace)
 	current := t
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if current == nil {
-			got, err := tenants.Get(ctx, t.Name, metav1.GetOptions{})
+			got, err := provider.Tenant(ctx, t.Namespace, t.Name)
 			if err != nil {
 				return err
 			}
@@ -89,7 +87,7 @@ func ensureAdvertiseAnnotations(ctx context.Context, provider *kube.Cluster, t *
 		if maps.Equal(want.Annotations, current.Annotations) {
 			return nil
 		}
-		updated, err := tenants.Update(ctx, want, metav1.UpdateOptions{})
+		updated, err := provider.UpdateTenant(ctx, want)
 		if err != nil {
 			current = nil // read it again on a conflict
 			return err
@@ -210,9 +208,8 @@ func Readvertise(ctx context.Context, o ProviderOptions, sink handshake.Sink) (*
 		{ID: "wait-advertise", Title: "Waiting for the provider to advertise it", Success: "Tenant status advertises it",
 			Failure: "The provider did not advertise it", Timeout: o.StepTimeout,
 			Run: func(ctx context.Context) error {
-				tenants := o.Provider.Liqo.Tenants(t.Namespace)
 				got, err := waitObserving(ctx, o.Provider, sink, handshake.Local, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
-					kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name)), "tenant status to advertise the new address",
+					o.Provider.TenantsListWatch(t.Namespace, kube.ByName(t.Name)), "tenant status to advertise the new address",
 					func(got *authv1beta1.Tenant) (bool, error) { return applied(got), nil })
 				if err == nil {
 					t = got

@@ -103,9 +103,8 @@ func waitTenantStatusStep(provider *kube.Cluster, sink handshake.Sink, timeout t
 		Command: "kubectl get tenant <consumer> -n liqo-tenant-<consumer> -o yaml",
 		Run: func(ctx context.Context) error {
 			t := applied()
-			tenants := provider.Liqo.Tenants(t.Namespace)
 			got, err := waitObserving(ctx, provider, sink, handshake.Remote, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
-				kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name)), "tenant status to be filled",
+				provider.TenantsListWatch(t.Namespace, kube.ByName(t.Name)), "tenant status to be filled",
 				func(got *authv1beta1.Tenant) (bool, error) { return tenantStatusFilled(got, t), nil })
 			if err != nil {
 				return err
@@ -133,9 +132,8 @@ func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout
 		Command: "kubectl get identity controlplane-<provider> -n liqo-tenant-<provider> -o yaml",
 		Run: func(ctx context.Context) error {
 			id := *io
-			identities := consumer.Liqo.Identities(id.Namespace)
 			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: id.Namespace, Name: id.Name},
-				kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), "identity status to be filled",
+				consumer.IdentitiesListWatch(id.Namespace, kube.ByName(id.Name)), "identity status to be filled",
 				func(got *authv1beta1.Identity) (bool, error) {
 					return got.Status.KubeconfigSecretRef != nil && got.Status.KubeconfigSecretRef.Name != "", nil
 				})

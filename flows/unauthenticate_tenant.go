@@ -6,7 +6,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -35,13 +34,12 @@ func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string
 	if err != nil {
 		return err
 	}
-	tenants := provider.Liqo.Tenants(ns.Name)
 	if t.DeletionTimestamp == nil {
-		if err := tenants.Delete(ctx, t.Name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+		if err := provider.DeleteTenant(ctx, ns.Name, t.Name); err != nil && !kube.IsNotFound(err) {
 			return err
 		}
 	}
-	lw := kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name))
+	lw := provider.TenantsListWatch(ns.Name, kube.ByName(t.Name))
 	stuck := fmt.Sprintf("Tenant %s/%s is still there, held by finalizer %s: is the provider's controller running?", ns.Name, t.Name, kube.TenantFinalizer)
 	served := engine != ""
 	for {
@@ -99,7 +97,7 @@ func finalizeTenant(ctx context.Context, provider *kube.Cluster, namespace, name
 		roles = nil // the default ones
 	}
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		t, err := provider.Liqo.Tenants(namespace).Get(ctx, name, metav1.GetOptions{})
+		t, err := provider.Tenant(ctx, namespace, name)
 		if kube.IsNotFound(err) {
 			return nil
 		}
