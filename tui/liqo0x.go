@@ -82,7 +82,8 @@ func (s *session) refusal() string {
 		_, consumer := s.consumer()
 		_, provider := s.provider()
 		if consumer != nil && provider != nil {
-			return s.backend.PairProblem(consumer, provider)
+			var judge PairJudge = s.backend
+			return judge.PairProblem(consumer, provider)
 		}
 	case ModeManual:
 		if info := s.selfInfo(); s.selfRole() == handshake.RoleProvider && info != nil {
