@@ -11,6 +11,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -156,7 +157,7 @@ func checkAdvertiseProvider(ctx context.Context, provider *kube.Cluster, o Engin
 	if !o.hasOverride() {
 		return nil
 	}
-	engine, err := detectEngine(ctx, provider)
+	engine, err := serving.Detect(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func Readvertise(ctx context.Context, o ProviderOptions, sink handshake.Sink) (*
 			Failure: "The provider did not advertise it", Timeout: o.StepTimeout,
 			Run: func(ctx context.Context) error {
 				tenants := o.Provider.Liqo.Tenants(t.Namespace)
-				got, err := waitObserving(ctx, o.Provider, sink, handshake.Local, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
+				got, err := waitObserving(ctx, o.Provider, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
 					kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name)), "tenant status to advertise the new address",
 					func(got *authv1beta1.Tenant) (bool, error) { return applied(got), nil })
 				if err == nil {

@@ -252,7 +252,7 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 			var copies sliceCopyWatch
 			go copies.watch(copyCtx, w.remote, w.answer.Namespace, name, providerID, sink)
 			slices := consumer.Liqo.ResourceSlices(ns)
-			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
+			got, err := waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
 				kube.ListWatch(slices.List, slices.Watch, kube.ByName(name)), "the provider's answer to ResourceSlice "+name,
 				func(rs *authv1beta1.ResourceSlice) (bool, error) {
 					if c := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeAuthentication); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {

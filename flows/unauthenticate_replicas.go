@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -32,7 +33,7 @@ type replicaGuard struct {
 
 // detect finds the consumer's replicator, and tells it.
 func (g *replicaGuard) detect(ctx context.Context) (err error) {
-	if g.engine, err = detectEngine(ctx, g.consumer); err != nil {
+	if g.engine, err = serving.Detect(ctx, g.consumer); err != nil {
 		return err
 	}
 	switch {

@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const replicateAgainAnnotation = "liqo-auth-tui.io/replicate-again"
 
 // replicationFix: doctor --fix with both clusters restores the consumer's
 // rights on the provider and has the replicator try again.
-func replicationFix(_ *doctorRun, consumer, provider pairSide) string {
+func replicationFix(_ *run, consumer, provider *side) string {
 	return doctorFixOf(consumer, provider)
 }
 
@@ -33,7 +33,7 @@ func replicationFix(_ *doctorRun, consumer, provider pairSide) string {
 // does), then touches the consumer's objects left without a copy so that
 // its replicator tries again now. nil without the provider or its Tenant
 // (re-authenticating is the fix then).
-func restoreReplicationRepair(d *doctorRun, consumer, provider pairSide, objects []replicated) *Repair {
+func restoreReplicationRepair(d *run, consumer, provider *side, objects []replicated) *Repair {
 	if !provider.read() {
 		return nil
 	}
@@ -91,7 +91,7 @@ func restoreReplicationRepair(d *doctorRun, consumer, provider pairSide, objects
 }
 
 // replicateAgain changes an annotation of a consumer's object.
-func replicateAgain(ctx context.Context, c *Cluster, o replicated, now time.Time) error {
+func replicateAgain(ctx context.Context, c *kube.Cluster, o replicated, now time.Time) error {
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, replicateAgainAnnotation, now.UTC().Format(time.RFC3339Nano))
 	ns, name := o.local.GetNamespace(), o.local.GetName()
 	var err error

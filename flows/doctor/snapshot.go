@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // What a front-end that keeps an overview (the wizard's watch) hands
@@ -16,7 +17,7 @@ import (
 
 // objects are what Doctor checks: the snapshot's when it read the same
 // clusters (a remote or not, as o.Remote), else a new list of both.
-func (o DoctorOptions) objects(ctx context.Context, c *Cluster) (local, remote *peerings.Objects, err error) {
+func (o Options) objects(ctx context.Context, c *kube.Cluster) (local, remote *peerings.Objects, err error) {
 	if s := o.Snapshot; s != nil && s.Local != nil && (s.Remote != nil) == (o.Remote != nil) {
 		return s.Local, s.Remote, nil
 	}
