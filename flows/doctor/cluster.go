@@ -16,7 +16,7 @@ import (
 )
 
 // The cluster's own checks: its ID, its key pair and the CRDs. Liqo 0.x
-// keeps its identity elsewhere (its checks are doctor_liqo0x.go's).
+// keeps its identity elsewhere (its checks are liqo0x.go's).
 
 // checkClusterIdentity: the cluster-ID ConfigMap (exactly one, with a
 // valid ID) and the authentication-keys Secret (a parseable pair whose

@@ -45,7 +45,7 @@ func (b *Backend) ApplyRepair(ctx context.Context, ref tui.ClusterRef, remote *t
 	return doctorChecks(d, remote != nil), nil
 }
 
-// doctor runs flows.Doctor on ref (and remote) for remoteID; watched: on
+// doctor runs doctor.Run on ref (and remote) for remoteID; watched: on
 // the latest overview its watch read, when one runs.
 func (b *Backend) doctor(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef, remoteID string, watched bool) (*doctor.Diagnosis, error) {
 	c, o, err := b.overviewOf(ref, remote)

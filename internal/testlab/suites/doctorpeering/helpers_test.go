@@ -20,7 +20,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
-// The checks this package proves (doctor_handshake.go, doctor_credentials.go).
+// The checks this package proves (flows/doctor: handshake.go, credentials.go).
 const (
 	handshakeComplete  = "handshake-complete"
 	tenantIdentity     = "tenant-identity"
