@@ -9,7 +9,7 @@ import (
 
 // The checks write their fix commands with placeholders for the clusters'
 // kubeconfigs ("--kubeconfig <provider's kubeconfig>"), since a check
-// knows roles, not files. Doctor fills them with the kubeconfig and
+// knows roles, not files. Run fills them with the kubeconfig and
 // context doctor itself was given, so that a fix runs as printed.
 
 // kubeconfigPlaceholders names a cluster in the fix commands: by its role

@@ -20,7 +20,7 @@ import (
 // says Established, a token the provider re-created, one identity per
 // cluster ID; and the plain state: the consumer's identity and its
 // certificate, the provider's issued certificate matching it.
-// The checks are in doctor_liqo0x_*.go; this file gathers each side's
+// The checks are in liqo0x_*.go; this file gathers each side's
 // objects of a 0.x peering.
 
 // The checks' IDs.
