@@ -45,17 +45,17 @@ func checkLiqo0x(ctx context.Context, d *run, p *pair) []Check {
 			out = append(out, *c)
 		}
 	}
-	add(p.authenticationCheck(ctx, d), p.provider.scope) // the provider's auth server
+	add(p.liqo0xAuthenticationCheck(ctx, d), p.provider.scope) // the provider's auth server
 	if p.consumer.read() {
-		identity := p.identityCheck(d.now)
+		identity := p.liqo0xIdentityCheck(d.now)
 		add(identity, p.consumer.scope)
 		if !p.lostWhileEstablished() { // else the identity check says it all
-			for _, c := range p.refusalChecks(ctx) {
+			for _, c := range p.liqo0xRefusalChecks(ctx) {
 				add(&c, p.consumer.scope)
 			}
 		}
 	}
-	add(p.issuedCheck(), p.provider.scope)
+	add(p.liqo0xIssuedCheck(), p.provider.scope)
 	return out
 }
 

@@ -15,11 +15,11 @@ import (
 // The consumer's side of a 0.x peering: its identity, and what its
 // ForeignCluster says of the provider's answer.
 
-// identityCheck: the identity the consumer holds and its certificate's
+// liqo0xIdentityCheck: the identity the consumer holds and its certificate's
 // validity (Liqo 0.x never renews it), or the trap of a ForeignCluster
 // that says Established while no identity Secret is left. nil while the
 // consumer holds none and does not claim one.
-func (p *pair) identityCheck(now time.Time) *Check {
+func (p *pair) liqo0xIdentityCheck(now time.Time) *Check {
 	const title = "Liqo 0.x identity"
 	cert, secret := p.consumer.liqo0x.certificate()
 	if cert == nil {
@@ -50,10 +50,10 @@ func (p *pair) identityCheck(now time.Time) *Check {
 	return &c
 }
 
-// refusalChecks read the provider's answer off the consumer's
+// liqo0xRefusalChecks read the provider's answer off the consumer's
 // ForeignCluster: a token the provider no longer has, an identity it
 // already issued for this cluster ID, or another refusal.
-func (p *pair) refusalChecks(ctx context.Context) []Check {
+func (p *pair) liqo0xRefusalChecks(ctx context.Context) []Check {
 	fc := p.consumer.liqo0x.foreignCluster
 	if fc == nil {
 		return nil // this tool was the consumer: it sent once and said the answer

@@ -35,12 +35,12 @@ type liqo0xMemo struct {
 // liqo0xHelmRepo is where Liqo's chart comes from (liqoctl install's).
 const liqo0xHelmRepo = "https://helm.liqo.io"
 
-// authenticationCheck: a provider whose auth server accepts any token
+// liqo0xAuthenticationCheck: a provider whose auth server accepts any token
 // gives an identity to anyone who reaches it (§2.7). Asked of the
 // provider's liqo-auth Deployment, else of its advertised auth server, and
 // of the auth server the consumer's ForeignCluster uses; failed when one
 // accepts any token, omitted when neither side can tell.
-func (p *pair) authenticationCheck(ctx context.Context, d *run) *Check {
+func (p *pair) liqo0xAuthenticationCheck(ctx context.Context, d *run) *Check {
 	var facts, provider liqo0xAuthFacts
 	if p.provider.read() {
 		provider = d.liqo0xProviderFacts(ctx, p.provider)
@@ -127,11 +127,11 @@ func (d *run) liqo0xProbe(ctx context.Context, url string, insecure bool) liqo0x
 	return facts
 }
 
-// issuedCheck: the certificate the provider issued to the consumer (one
+// liqo0xIssuedCheck: the certificate the provider issued to the consumer (one
 // per cluster ID) is the one the consumer holds. nil when the provider was
 // not read, or neither side holds one, or another check already says why
 // the consumer holds none.
-func (p *pair) issuedCheck() *Check {
+func (p *pair) liqo0xIssuedCheck() *Check {
 	if !p.provider.read() {
 		return nil
 	}
