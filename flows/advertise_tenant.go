@@ -10,6 +10,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -154,7 +155,7 @@ func checkAdvertiseProvider(ctx context.Context, provider *kube.Cluster, o Engin
 	if !o.hasOverride() {
 		return nil
 	}
-	engine, err := detectEngine(ctx, provider)
+	engine, err := serving.Detect(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -208,7 +209,7 @@ func Readvertise(ctx context.Context, o ProviderOptions, sink handshake.Sink) (*
 		{ID: "wait-advertise", Title: "Waiting for the provider to advertise it", Success: "Tenant status advertises it",
 			Failure: "The provider did not advertise it", Timeout: o.StepTimeout,
 			Run: func(ctx context.Context) error {
-				got, err := waitObserving(ctx, o.Provider, sink, handshake.Local, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
+				got, err := waitObserving(ctx, o.Provider, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
 					o.Provider.TenantsListWatch(t.Namespace, kube.ByName(t.Name)), "tenant status to advertise the new address",
 					func(got *authv1beta1.Tenant) (bool, error) { return applied(got), nil })
 				if err == nil {

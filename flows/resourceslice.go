@@ -16,6 +16,7 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -209,7 +210,7 @@ func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeou
 		Success: "ResourceSlice kubeconfig Secret ready", Failure: "Failed waiting for the ResourceSlice's kubeconfig", Timeout: timeout,
 		Command: "kubectl get identity " + idName + " -n " + ns,
 		Run: func(ctx context.Context) error {
-			id, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: ns, Name: idName},
+			id, err := waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.IdentityKind, Namespace: ns, Name: idName},
 				consumer.IdentitiesListWatch(ns, kube.ByName(idName)), "identity "+idName+" and its kubeconfig Secret",
 				func(id *authv1beta1.Identity) (bool, error) {
 					return id.Status.KubeconfigSecretRef != nil && id.Status.KubeconfigSecretRef.Name != "", nil
@@ -218,7 +219,7 @@ func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeou
 				return err
 			}
 			// The Secret itself, not only the Identity's word for it.
-			_, err = waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns, Name: id.Status.KubeconfigSecretRef.Name},
+			_, err = waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: "Secret", Namespace: ns, Name: id.Status.KubeconfigSecretRef.Name},
 				consumer.SecretsListWatch(ns, kube.ByName(id.Status.KubeconfigSecretRef.Name)), "kubeconfig Secret "+id.Status.KubeconfigSecretRef.Name,
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.KubeconfigField]) > 0, nil })
 			if err != nil {
@@ -305,7 +306,7 @@ func DeleteResourceSlice(ctx context.Context, consumer *kube.Cluster, name, prov
 	// Held until its copy on the provider is gone (§10): when no replicator
 	// runs here, this does its part, so the slice does not stay Terminating.
 	g := &replicaGuard{consumer: consumer, providerID: rs.Labels[kube.RemoteIDLabel]}
-	if g.engine, err = detectEngine(ctx, consumer); err != nil || g.served() {
+	if g.engine, err = serving.Detect(ctx, consumer); err != nil || g.served() {
 		return err
 	}
 	return g.finalize(ctx)

@@ -242,7 +242,7 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 			defer stopCopy()
 			var copies sliceCopyWatch
 			go copies.watch(copyCtx, w.remote, w.answer.Namespace, name, providerID, sink)
-			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
+			got, err := waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
 				consumer.ResourceSlicesListWatch(ns, kube.ByName(name)), "the provider's answer to ResourceSlice "+name,
 				func(rs *authv1beta1.ResourceSlice) (bool, error) {
 					if c := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeAuthentication); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {

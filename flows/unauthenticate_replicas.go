@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -31,7 +32,7 @@ type replicaGuard struct {
 
 // detect finds the consumer's replicator, and tells it.
 func (g *replicaGuard) detect(ctx context.Context) (err error) {
-	if g.engine, err = detectEngine(ctx, g.consumer); err != nil {
+	if g.engine, err = serving.Detect(ctx, g.consumer); err != nil {
 		return err
 	}
 	switch {

@@ -15,7 +15,7 @@ import (
 
 // deleteTenant deletes the consumer's Tenant and waits until it is gone, so
 // that the provider's finalizer has removed the consumer's bindings. engine
-// is what serves the provider (detectEngine): when nothing does, or the
+// is what serves the provider (serving.Detect): when nothing does, or the
 // controller's Lease expires while waiting (it was killed), this does the
 // controller's cleanup itself, so that the Tenant does not stay
 // Terminating for ever. removed is told the Tenant once it is gone.

@@ -2,8 +2,10 @@ package kube
 
 import (
 	"context"
+	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -49,6 +51,27 @@ func (c *Cluster) Tenant(ctx context.Context, namespace, name string) (*authv1be
 // UpdateTenant writes t as read (a Conflict error when it changed since).
 func (c *Cluster) UpdateTenant(ctx context.Context, t *authv1beta1.Tenant) (*authv1beta1.Tenant, error) {
 	return c.Liqo.Tenants(t.Namespace).Update(ctx, t, metav1.UpdateOptions{})
+}
+
+// UpdateTenantStatus writes t's status as read (a Conflict error when it
+// changed since).
+func (c *Cluster) UpdateTenantStatus(ctx context.Context, t *authv1beta1.Tenant) (*authv1beta1.Tenant, error) {
+	return c.Liqo.Tenants(t.Namespace).UpdateStatus(ctx, t, metav1.UpdateOptions{})
+}
+
+// MergePatchReplicated merge-patches one of c's objects of kind
+// ResourceSlice or Renew (the objects the crd-replicator copies).
+func (c *Cluster) MergePatchReplicated(ctx context.Context, kind, namespace, name string, patch []byte) error {
+	var err error
+	switch kind {
+	case authv1beta1.ResourceSliceKind:
+		_, err = c.Liqo.ResourceSlices(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	case authv1beta1.RenewKind:
+		_, err = c.Liqo.Renews(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	default:
+		err = fmt.Errorf("%s is not replicated", kind)
+	}
+	return err
 }
 
 // DeleteTenant deletes one of c's Tenants (a NotFound error when it is gone).

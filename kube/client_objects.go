@@ -7,6 +7,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
@@ -74,6 +75,17 @@ func (c *Cluster) DeleteNamespace(ctx context.Context, name, stuck string) error
 		return err
 	}
 	return WaitForDeletion(ctx, c.NamespacesListWatch(ByName(name)), &corev1.Namespace{}, stuck)
+}
+
+// ObjectRef names an object whose Events a wait or doctor reads.
+type ObjectRef struct {
+	Kind, Namespace, Name string
+}
+
+// EventSelector is the field selector of the Events about r (any object of
+// that kind and name in its namespace).
+func (r ObjectRef) EventSelector() string {
+	return fields.Set{"involvedObject.kind": r.Kind, "involvedObject.name": r.Name}.String()
 }
 
 // Events lists the Events of namespace that match fieldSelector.

@@ -22,7 +22,7 @@ const (
 	MoveActivate TenantMove = "activate"
 )
 
-// DoctorCheck is one of doctor's checks (flows.Check): ✓ with what it
+// DoctorCheck is one of doctor's checks (doctor.Check): ✓ with what it
 // saw, or ✗ with its cause and the command that fixes it.
 type DoctorCheck struct {
 	OK                        bool
