@@ -203,6 +203,13 @@ func (n *Node) LoadImage(ctx context.Context, archive string) error {
 	return n.importImage(ctx, archive)
 }
 
+// DialContext connects from inside the Node's network namespace: what
+// succeeds here, the Node (and, through it, its Pods) reaches. A
+// rest.Config's Dial set to it is a client on the Node.
+func (n *Node) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return n.net.dial(ctx, network, addr)
+}
+
 // Command runs name inside the Node's network namespace: it reaches what
 // the Node and its Pods reach, not what the host reaches.
 func (n *Node) Command(ctx context.Context, name string, args ...string) *exec.Cmd {

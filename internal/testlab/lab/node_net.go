@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -139,31 +140,60 @@ func (n *nodeNet) command(name string, args ...string) *exec.Cmd {
 
 // listen opens a TCP listener inside the Node's namespace: the socket stays
 // there while this process serves it from the host's.
-func (n *nodeNet) listen(addr string) (net.Listener, error) {
-	type result struct {
-		l   net.Listener
-		err error
-	}
-	done := make(chan result, 1)
+func (n *nodeNet) listen(addr string) (l net.Listener, err error) {
+	err = n.inNetNS(func() error {
+		l, err = net.Listen("tcp", addr)
+		return err
+	})
+	return l, err
+}
+
+// dial opens a connection from inside the Node's namespace.
+func (n *nodeNet) dial(ctx context.Context, network, addr string) (c net.Conn, err error) {
+	err = n.inNetNS(func() error {
+		var d net.Dialer
+		c, err = d.DialContext(ctx, network, addr)
+		return err
+	})
+	return c, err
+}
+
+// inNetNS runs fn on a locked thread moved into the Node's namespace, then
+// moves the thread back. The sockets fn opens stay in the Node's namespace.
+// The thread must live on: children started with a parent-death signal
+// (the lab's daemons) die with the thread that forked them, which may be
+// this one. Only a thread that cannot go back is left to end with its
+// goroutine, so that it never serves others from the wrong namespace.
+func (n *nodeNet) inNetNS(fn func() error) error {
+	done := make(chan error, 1)
 	go func() {
-		// This thread changes namespace and is not unlocked: it ends with
-		// the goroutine instead of serving others from the wrong one.
 		runtime.LockOSThread()
+		home, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- err
+			return
+		}
+		defer home.Close()
 		ns, err := os.Open(n.nsPath())
 		if err != nil {
-			done <- result{err: err}
+			runtime.UnlockOSThread()
+			done <- err
 			return
 		}
 		defer ns.Close()
 		if err := unix.Setns(int(ns.Fd()), unix.CLONE_NEWNET); err != nil {
-			done <- result{err: fmt.Errorf("entering %s: %w", n.NetNS, err)}
+			runtime.UnlockOSThread()
+			done <- fmt.Errorf("entering %s: %w", n.NetNS, err)
 			return
 		}
-		l, err := net.Listen("tcp", addr)
-		done <- result{l, err}
+		err = fn()
+		if unix.Setns(int(home.Fd()), unix.CLONE_NEWNET) == nil {
+			runtime.UnlockOSThread()
+		}
+		done <- err
 	}()
-	r := <-done
-	return r.l, r.err
+	return <-done
 }
 
 // forward serves l by joining each connection to target, dialled from the
