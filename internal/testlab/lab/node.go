@@ -15,7 +15,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -138,7 +140,27 @@ func (c *Cluster) startNode(ctx context.Context, n *nodeNet, dir, bins string, a
 		"--leader-elect=false", "--secure-port=0")); err != nil {
 		return err
 	}
-	return node.waitReady(ctx, c.Config)
+	if err := node.waitReady(ctx, c.Config); err != nil {
+		return err
+	}
+	return node.labelControlPlane(ctx, c.Config)
+}
+
+// ControlPlaneLabel marks a lab Node as its cluster's control plane, as
+// kubeadm labels the Node it runs the API server on (the kubelet may not
+// set node-role labels itself): Liqo advertises that Node's address.
+const ControlPlaneLabel = "node-role.kubernetes.io/control-plane"
+
+func (n *Node) labelControlPlane(ctx context.Context, cfg *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:""}}}`, ControlPlaneLabel)
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("labelling Node %s as the control plane: %w", n.Name, err)
+	}
+	return nil
 }
 
 // nodeKubeconfig writes a kubeconfig for user (in groups) that reaches the
