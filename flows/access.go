@@ -63,7 +63,7 @@ func checkProviderAccess(ctx context.Context, provider *kube.Cluster, consumerID
 // of ref's namespace, and a plain wait where it may not (Liqo's peering
 // user may not): controller Warnings are then not seen, and the wait can
 // only succeed or time out.
-func waitObserving[T runtime.Object](ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef,
+func waitObserving[T runtime.Object](ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref kube.ObjectRef,
 	lw cache.ListerWatcher, what string, cond func(T) (bool, error)) (T, error) {
 	obj, err := waitWithEvents(ctx, c, sink, scope, ref, lw, what, cond)
 	if !eventsForbidden(err) {

@@ -9,6 +9,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -24,10 +25,6 @@ const (
 	AdvertiseKubeconfig = handshake.AdvertiseKubeconfig
 	AdvertiseController = handshake.AdvertiseController
 )
-
-// liqoControllerDeployment is real Liqo's controller, whose flags say what
-// it advertises (§6.4).
-const liqoControllerDeployment = "liqo-controller-manager"
 
 // ErrLiqoAdvertises refuses an advertise override on a provider served by
 // real Liqo: it ignores the Tenant annotations, and a renewal would copy
@@ -77,7 +74,7 @@ func AdvertisedTo(ctx context.Context, provider *kube.Cluster, consumerID string
 // kubeconfigOnly says o only changes a kubeconfig this tool writes, so it
 // applies on real Liqo too.
 func advertised(ctx context.Context, provider *kube.Cluster, consumerID string, o EngineOptions, kubeconfigOnly bool) (Advertisement, error) {
-	engine, err := detectEngine(ctx, provider)
+	engine, err := serving.Detect(ctx, provider)
 	if err != nil {
 		return Advertisement{}, err
 	}
@@ -103,7 +100,7 @@ func advertised(ctx context.Context, provider *kube.Cluster, consumerID string, 
 		// always runs in a Pod.
 		deployment := kube.ControllerLeaseName
 		if engine == EngineLiqo {
-			deployment = liqoControllerDeployment
+			deployment = kube.LiqoControllerDeployment
 		}
 		args, inPod := deployedArgs(ctx, provider, deployment)
 		opts = advertiseFlags(args)

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"maps"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -72,11 +72,10 @@ func ensureAdvertiseAnnotations(ctx context.Context, provider *kube.Cluster, t *
 	if _, err := advertiseAnnotations(o); err != nil {
 		return nil, err
 	}
-	tenants := provider.Liqo.Tenants(t.Namespace)
 	current := t
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if current == nil {
-			got, err := tenants.Get(ctx, t.Name, metav1.GetOptions{})
+			got, err := provider.Tenant(ctx, t.Namespace, t.Name)
 			if err != nil {
 				return err
 			}
@@ -89,7 +88,7 @@ func ensureAdvertiseAnnotations(ctx context.Context, provider *kube.Cluster, t *
 		if maps.Equal(want.Annotations, current.Annotations) {
 			return nil
 		}
-		updated, err := tenants.Update(ctx, want, metav1.UpdateOptions{})
+		updated, err := provider.UpdateTenant(ctx, want)
 		if err != nil {
 			current = nil // read it again on a conflict
 			return err
@@ -156,7 +155,7 @@ func checkAdvertiseProvider(ctx context.Context, provider *kube.Cluster, o Engin
 	if !o.hasOverride() {
 		return nil
 	}
-	engine, err := detectEngine(ctx, provider)
+	engine, err := serving.Detect(ctx, provider)
 	if err != nil {
 		return err
 	}
@@ -210,9 +209,8 @@ func Readvertise(ctx context.Context, o ProviderOptions, sink handshake.Sink) (*
 		{ID: "wait-advertise", Title: "Waiting for the provider to advertise it", Success: "Tenant status advertises it",
 			Failure: "The provider did not advertise it", Timeout: o.StepTimeout,
 			Run: func(ctx context.Context) error {
-				tenants := o.Provider.Liqo.Tenants(t.Namespace)
-				got, err := waitObserving(ctx, o.Provider, sink, handshake.Local, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
-					kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name)), "tenant status to advertise the new address",
+				got, err := waitObserving(ctx, o.Provider, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
+					o.Provider.TenantsListWatch(t.Namespace, kube.ByName(t.Name)), "tenant status to advertise the new address",
 					func(got *authv1beta1.Tenant) (bool, error) { return applied(got), nil })
 				if err == nil {
 					t = got

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -148,7 +149,7 @@ func changedMeanwhile(err error, what string) error {
 // noteIfUnserved says when nothing serves the provider: the condition or
 // the cordon is recorded, and acted on once a controller runs.
 func noteIfUnserved(ctx context.Context, provider *kube.Cluster, sink handshake.Sink) {
-	if engine, err := detectEngine(ctx, provider); err == nil && engine == "" {
+	if engine, err := serving.Detect(ctx, provider); err == nil && engine == "" {
 		sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local,
 			Message: "No controller serves this cluster (neither Liqo nor liqo-auth-controller runs): nothing acts on the change until one does (`liqo-auth-tui install controller`)"})
 	}

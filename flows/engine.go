@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -130,7 +129,7 @@ func (e *engines) ensure(ctx context.Context, c *kube.Cluster, role handshake.Ro
 // in-process, which the kubeconfig must then be allowed to run (they need
 // what the in-cluster controller's RBAC grants).
 func chooseEngine(ctx context.Context, c *kube.Cluster, role handshake.Role, o EngineOptions) (Engine, error) {
-	engine, err := detectEngine(ctx, c)
+	engine, err := serving.Detect(ctx, c)
 	if err != nil || engine != "" {
 		return engine, err
 	}
@@ -293,51 +292,6 @@ func (p *pendingServe) finish(ctx context.Context, sink handshake.Sink, scope ha
 		sink(handshake.Event{Kind: handshake.Note, Scope: scope, Message: fmt.Sprintf("%s side served by %s", p.role, p.engine)})
 	}
 	return nil
-}
-
-func detectEngine(ctx context.Context, c *kube.Cluster) (Engine, error) {
-	// Three probes of one cluster at once: each handshake waits for them.
-	var (
-		liqo, running       bool
-		release             kube.LiqoRelease
-		liqoErr, runningErr error
-		releaseErr          error
-		g                   sync.WaitGroup
-	)
-	g.Go(func() {
-		defer kube.RecoverAsError(&liqoErr, "looking for Liqo")
-		liqo, liqoErr = c.LiqoInstalled(ctx)
-	})
-	g.Go(func() {
-		defer kube.RecoverAsError(&releaseErr, "probing the Liqo release")
-		release, releaseErr = c.DetectRelease(ctx)
-	})
-	g.Go(func() {
-		defer kube.RecoverAsError(&runningErr, "looking for the controller")
-		running, runningErr = c.ControllerRunning(ctx)
-	})
-	g.Wait()
-	if liqoErr != nil {
-		return "", liqoErr
-	}
-	if liqo {
-		return EngineLiqo, nil
-	}
-	// A Liqo 0.x cluster authenticates with tokens (issue 15): writing v1
-	// objects or running v1 controllers there would only add confusion.
-	if releaseErr == nil && release.Flavor == kube.FlavorLiqo0x {
-		return "", fmt.Errorf("%s runs %s, whose token authentication this command does not do: use liqoctl 0.x (`liqoctl generate peer-command` on the provider), or upgrade both clusters to Liqo v1", c.Server, release)
-	}
-	if apierrors.IsForbidden(runningErr) {
-		return EngineControllerAssumed, nil
-	}
-	if runningErr != nil {
-		return "", runningErr
-	}
-	if running {
-		return EngineController, nil
-	}
-	return "", nil
 }
 
 // register waits for a starting side to sync and keeps it until stop.

@@ -14,6 +14,6 @@ import (
 func WaitForConfigMap(ctx context.Context, c *kube.Cluster, sink handshake.Sink, ns, name string,
 	cond func(*corev1.ConfigMap) (bool, error)) (*corev1.ConfigMap, error) {
 	cms := c.Kube.CoreV1().ConfigMaps(ns)
-	return waitWithEvents(ctx, c, sink, handshake.Local, objectRef{Kind: "ConfigMap", Namespace: ns, Name: name},
+	return waitWithEvents(ctx, c, sink, handshake.Local, kube.ObjectRef{Kind: "ConfigMap", Namespace: ns, Name: name},
 		kube.ListWatch(cms.List, cms.Watch, kube.ByName(name)), "configmap "+name+" to be filled", cond)
 }

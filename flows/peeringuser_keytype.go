@@ -38,7 +38,7 @@ func ParsePeeringUserKeyType(s string) (authcrypto.KeyType, error) {
 // cluster key tells the mode: `init --key-type rsa` and Liqo in that mode
 // make it RSA.
 func peeringUserKeyType(ctx context.Context, c *kube.Cluster) (authcrypto.KeyType, string) {
-	if args, found := deployedArgs(ctx, c, liqoControllerDeployment); found {
+	if args, found := deployedArgs(ctx, c, kube.LiqoControllerDeployment); found {
 		compat := false
 		eachFlag(args, func(f flagArg) {
 			if f.name == tlsCompatibilityFlag {

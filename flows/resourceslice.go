@@ -11,12 +11,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -111,10 +111,10 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 			if rs != nil {
 				return nil
 			}
-			created, err := consumer.Liqo.ResourceSlices(ns).Create(ctx, want, metav1.CreateOptions{})
+			created, err := consumer.CreateResourceSlice(ctx, want)
 			if apierrors.IsAlreadyExists(err) {
 				// Made a moment ago by someone else: fine if it is the same.
-				if created, err = consumer.Liqo.ResourceSlices(ns).Get(ctx, want.Name, metav1.GetOptions{}); err == nil {
+				if created, err = consumer.ResourceSlice(ctx, ns, want.Name); err == nil {
 					err = sameSlice(created, want)
 				}
 			}
@@ -210,9 +210,8 @@ func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeou
 		Success: "ResourceSlice kubeconfig Secret ready", Failure: "Failed waiting for the ResourceSlice's kubeconfig", Timeout: timeout,
 		Command: "kubectl get identity " + idName + " -n " + ns,
 		Run: func(ctx context.Context) error {
-			identities := consumer.Liqo.Identities(ns)
-			id, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: ns, Name: idName},
-				kube.ListWatch(identities.List, identities.Watch, kube.ByName(idName)), "identity "+idName+" and its kubeconfig Secret",
+			id, err := waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.IdentityKind, Namespace: ns, Name: idName},
+				consumer.IdentitiesListWatch(ns, kube.ByName(idName)), "identity "+idName+" and its kubeconfig Secret",
 				func(id *authv1beta1.Identity) (bool, error) {
 					return id.Status.KubeconfigSecretRef != nil && id.Status.KubeconfigSecretRef.Name != "", nil
 				})
@@ -220,13 +219,13 @@ func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeou
 				return err
 			}
 			// The Secret itself, not only the Identity's word for it.
-			_, err = waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns, Name: id.Status.KubeconfigSecretRef.Name},
+			_, err = waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: "Secret", Namespace: ns, Name: id.Status.KubeconfigSecretRef.Name},
 				consumer.SecretsListWatch(ns, kube.ByName(id.Status.KubeconfigSecretRef.Name)), "kubeconfig Secret "+id.Status.KubeconfigSecretRef.Name,
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.KubeconfigField]) > 0, nil })
 			if err != nil {
 				return err
 			}
-			if fresh, err := consumer.Liqo.ResourceSlices(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+			if fresh, err := consumer.ResourceSlice(ctx, ns, name); err == nil {
 				*rs = fresh
 			}
 			return nil
@@ -238,7 +237,7 @@ func sliceIdentity(ctx context.Context, consumer *kube.Cluster, rs *authv1beta1.
 	if rs == nil {
 		return nil, nil
 	}
-	id, err := consumer.Liqo.Identities(rs.Namespace).Get(ctx, kube.ResourceSliceIdentityName(rs.Name), metav1.GetOptions{})
+	id, err := consumer.Identity(ctx, rs.Namespace, kube.ResourceSliceIdentityName(rs.Name))
 	if kube.IsNotFound(err) {
 		return nil, nil
 	}
@@ -257,13 +256,13 @@ func ListResourceSlices(ctx context.Context, consumer *kube.Cluster, providerID 
 	if err != nil {
 		return nil, err
 	}
-	ids, err := consumer.Liqo.Identities("").List(ctx, metav1.ListOptions{LabelSelector: kube.ResourceSliceNameLabel})
+	ids, err := consumer.ResourceSliceIdentities(ctx)
 	if err != nil {
 		return nil, err
 	}
 	byKey := map[string]*authv1beta1.Identity{}
-	for i := range ids.Items {
-		byKey[ids.Items[i].Namespace+"/"+ids.Items[i].Name] = &ids.Items[i]
+	for i := range ids {
+		byKey[ids[i].Namespace+"/"+ids[i].Name] = &ids[i]
 	}
 	out := make([]SliceStatus, 0, len(slices))
 	for i := range slices {
@@ -297,7 +296,7 @@ func DeleteResourceSlice(ctx context.Context, consumer *kube.Cluster, name, prov
 	if err != nil {
 		return err
 	}
-	err = consumer.Liqo.ResourceSlices(rs.Namespace).Delete(ctx, rs.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &rs.UID}})
+	err = consumer.DeleteResourceSlice(ctx, rs)
 	if kube.IsNotFound(err) {
 		return nil // gone meanwhile: what was asked
 	}
@@ -307,7 +306,7 @@ func DeleteResourceSlice(ctx context.Context, consumer *kube.Cluster, name, prov
 	// Held until its copy on the provider is gone (§10): when no replicator
 	// runs here, this does its part, so the slice does not stay Terminating.
 	g := &replicaGuard{consumer: consumer, providerID: rs.Labels[kube.RemoteIDLabel]}
-	if g.engine, err = detectEngine(ctx, consumer); err != nil || g.served() {
+	if g.engine, err = serving.Detect(ctx, consumer); err != nil || g.served() {
 		return err
 	}
 	return g.finalize(ctx)

@@ -2,15 +2,14 @@ package flows
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
@@ -94,15 +93,8 @@ const liqoCoreGroup = "core.liqo.io"
 func runsLiqo(ctx context.Context, c *kube.Cluster) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	raw, err := c.Kube.Discovery().RESTClient().Get().AbsPath("/apis").SetHeader("Accept", "application/json").DoRaw(ctx)
-	if err != nil {
-		return false
-	}
-	var groups metav1.APIGroupList
-	if json.Unmarshal(raw, &groups) != nil {
-		return false
-	}
-	return slices.ContainsFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == liqoCoreGroup })
+	served, err := c.ServesGroup(ctx, liqoCoreGroup)
+	return err == nil && served
 }
 
 // providerThroughSecret is the provider as the consumer reaches it: a
@@ -136,9 +128,8 @@ func (w *sliceCopyWatch) watch(ctx context.Context, remote *kube.Cluster, ns, na
 	if remote == nil {
 		return
 	}
-	copies := remote.Liqo.ResourceSlices(ns)
-	lw := kube.ListWatch(copies.List, copies.Watch, kube.ByName(name))
-	if _, err := copies.List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name}); err != nil {
+	lw := remote.ResourceSlicesListWatch(ns, kube.ByName(name))
+	if _, err := cache.ToListerWatcherWithContext(lw).ListWithContext(ctx, metav1.ListOptions{}); err != nil {
 		return
 	}
 	w.watched.Store(true)
@@ -251,9 +242,8 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 			defer stopCopy()
 			var copies sliceCopyWatch
 			go copies.watch(copyCtx, w.remote, w.answer.Namespace, name, providerID, sink)
-			slices := consumer.Liqo.ResourceSlices(ns)
-			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
-				kube.ListWatch(slices.List, slices.Watch, kube.ByName(name)), "the provider's answer to ResourceSlice "+name,
+			got, err := waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.ResourceSliceKind, Namespace: ns, Name: name},
+				consumer.ResourceSlicesListWatch(ns, kube.ByName(name)), "the provider's answer to ResourceSlice "+name,
 				func(rs *authv1beta1.ResourceSlice) (bool, error) {
 					if c := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeAuthentication); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {
 						return false, errSliceDenied
@@ -267,7 +257,7 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 			if err != nil && ctx.Err() == nil {
 				// Denied (a final Warning may end the wait first): the
 				// answer, which the status of the slice shows.
-				if fresh, gerr := slices.Get(ctx, name, metav1.GetOptions{}); gerr == nil && peerings.SliceStatusOf(fresh, nil).Denied() {
+				if fresh, gerr := consumer.ResourceSlice(ctx, ns, name); gerr == nil && peerings.SliceStatusOf(fresh, nil).Denied() {
 					*out = fresh
 					return deniedSliceError(peerings.SliceStatusOf(fresh, nil))
 				}

@@ -45,8 +45,7 @@ func ServeSlices(ctx context.Context, provider *kube.Cluster, consumerID string,
 	}
 	state := ProviderSlices{Engine: engine}
 	report(state)
-	copies := provider.Liqo.ResourceSlices(ns.Name)
-	err = kube.Observe(serveCtx, kube.ListWatch(copies.List, copies.Watch, kube.BySelector("")), func(list []*authv1beta1.ResourceSlice) {
+	err = kube.Observe(serveCtx, provider.ResourceSlicesListWatch(ns.Name, kube.BySelector("")), func(list []*authv1beta1.ResourceSlice) {
 		state.Slices = make([]SliceStatus, 0, len(list))
 		for _, rs := range list {
 			state.Slices = append(state.Slices, peerings.SliceStatusOf(rs, nil))

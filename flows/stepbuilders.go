@@ -40,7 +40,7 @@ func waitNonceStep(provider *kube.Cluster, sink handshake.Sink, timeout time.Dur
 		Failure: "Failed waiting for nonce to be generated", Timeout: timeout,
 		Command: "kubectl get secret liqo-nonce -n liqo-tenant-<consumer> -o jsonpath='{.data.nonce}'",
 		Run: func(ctx context.Context) error {
-			s, err := waitObserving(ctx, provider, sink, handshake.Remote, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.NonceSecretName},
+			s, err := waitObserving(ctx, provider, sink, handshake.Remote, kube.ObjectRef{Kind: "Secret", Namespace: ns(), Name: kube.NonceSecretName},
 				provider.SecretsListWatch(ns(), kube.BySelector(kube.NonceSelector(consumerID()))), "nonce to be generated",
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.NonceField]) > 0, nil })
 			if err != nil {
@@ -65,7 +65,7 @@ func waitSignatureStep(consumer *kube.Cluster, sink handshake.Sink, timeout time
 		Failure: "Failed waiting for nonce to be signed", Timeout: timeout,
 		Command: "kubectl get secret liqo-signed-nonce -n liqo-tenant-<provider> -o jsonpath='{.data.signedNonce}'",
 		Run: func(ctx context.Context) error {
-			s, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: ns(), Name: kube.SignedNonceSecretName},
+			s, err := waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: "Secret", Namespace: ns(), Name: kube.SignedNonceSecretName},
 				consumer.SecretsListWatch(ns(), kube.BySelector(kube.SignedNonceSelector(providerID()))), "nonce to be signed",
 				func(s *corev1.Secret) (bool, error) { return len(s.Data[kube.SignedNonceField]) > 0, nil })
 			if err != nil {
@@ -103,9 +103,8 @@ func waitTenantStatusStep(provider *kube.Cluster, sink handshake.Sink, timeout t
 		Command: "kubectl get tenant <consumer> -n liqo-tenant-<consumer> -o yaml",
 		Run: func(ctx context.Context) error {
 			t := applied()
-			tenants := provider.Liqo.Tenants(t.Namespace)
-			got, err := waitObserving(ctx, provider, sink, handshake.Remote, objectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
-				kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name)), "tenant status to be filled",
+			got, err := waitObserving(ctx, provider, sink, handshake.Remote, kube.ObjectRef{Kind: authv1beta1.TenantKind, Namespace: t.Namespace, Name: t.Name},
+				provider.TenantsListWatch(t.Namespace, kube.ByName(t.Name)), "tenant status to be filled",
 				func(got *authv1beta1.Tenant) (bool, error) { return tenantStatusFilled(got, t), nil })
 			if err != nil {
 				return err
@@ -133,9 +132,8 @@ func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout
 		Command: "kubectl get identity controlplane-<provider> -n liqo-tenant-<provider> -o yaml",
 		Run: func(ctx context.Context) error {
 			id := *io
-			identities := consumer.Liqo.Identities(id.Namespace)
-			got, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: authv1beta1.IdentityKind, Namespace: id.Namespace, Name: id.Name},
-				kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), "identity status to be filled",
+			got, err := waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: authv1beta1.IdentityKind, Namespace: id.Namespace, Name: id.Name},
+				consumer.IdentitiesListWatch(id.Namespace, kube.ByName(id.Name)), "identity status to be filled",
 				func(got *authv1beta1.Identity) (bool, error) {
 					return got.Status.KubeconfigSecretRef != nil && got.Status.KubeconfigSecretRef.Name != "", nil
 				})
@@ -150,7 +148,7 @@ func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout
 				*io = got // the usual case: one read, no watch
 				return nil
 			}
-			if _, err := waitObserving(ctx, consumer, sink, handshake.Local, objectRef{Kind: "Secret", Namespace: got.Namespace, Name: name},
+			if _, err := waitObserving(ctx, consumer, sink, handshake.Local, kube.ObjectRef{Kind: "Secret", Namespace: got.Namespace, Name: name},
 				consumer.SecretsListWatch(got.Namespace, kube.ByName(name)), "the kubeconfig Secret to carry the applied identity",
 				func(s *corev1.Secret) (bool, error) { return kube.KubeconfigCurrent(s, got), nil }); err != nil {
 				return err

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -127,7 +126,7 @@ func findProvidedSlice(ctx context.Context, provider *kube.Cluster, name, consum
 	if err != nil {
 		return nil, err
 	}
-	rs, err := provider.Liqo.ResourceSlices(ns.Name).Get(ctx, name, metav1.GetOptions{})
+	rs, err := provider.ResourceSlice(ctx, ns.Name, name)
 	if kube.IsNotFound(err) {
 		return nil, noSliceError(ctx, provider, name, consumerID, ns.Name)
 	}

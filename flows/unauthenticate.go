@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -99,7 +100,7 @@ func Unauthenticate(ctx context.Context, o UnauthenticateOptions, sink handshake
 		steps = append(steps,
 			Step{ID: "engine", Scope: handshake.Remote, Title: "Checking the provider's controller", Success: "Controller checked", Failure: "Unable to check the provider's controller",
 				Run: func(ctx context.Context) (err error) {
-					engine, err = detectEngine(ctx, provider)
+					engine, err = serving.Detect(ctx, provider)
 					if err == nil && sink != nil {
 						served := string(engine)
 						if engine == "" {

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -32,7 +32,7 @@ type replicaGuard struct {
 
 // detect finds the consumer's replicator, and tells it.
 func (g *replicaGuard) detect(ctx context.Context) (err error) {
-	if g.engine, err = detectEngine(ctx, g.consumer); err != nil {
+	if g.engine, err = serving.Detect(ctx, g.consumer); err != nil {
 		return err
 	}
 	switch {
@@ -119,17 +119,15 @@ func (g *replicaGuard) stuck(what string) string {
 // provider fails it. A slice being deleted is waited for: it goes once its
 // copy on the provider is gone.
 func (g *replicaGuard) leftoverSlices(ctx context.Context) error {
-	slices := g.consumer.Liqo.ResourceSlices("")
-	sel := metav1.ListOptions{LabelSelector: kube.ReplicationSelector(g.providerID)}
-	list, err := slices.List(ctx, sel)
+	list, err := g.consumer.ReplicatingResourceSlices(ctx, g.providerID)
 	if err != nil {
 		return err
 	}
 	var leaving []authv1beta1.ResourceSlice
-	for _, rs := range list.Items {
+	for _, rs := range list {
 		if rs.DeletionTimestamp == nil {
 			return fmt.Errorf("resourceslices are still present on consumer cluster (%d, e.g. %s/%s): delete them first: %s",
-				len(list.Items), rs.Namespace, rs.Name, sliceDeleteCommands(list.Items, g.providerID))
+				len(list), rs.Namespace, rs.Name, sliceDeleteCommands(list, g.providerID))
 		}
 		leaving = append(leaving, rs)
 	}
@@ -142,7 +140,7 @@ func (g *replicaGuard) leftoverSlices(ctx context.Context) error {
 	}
 	return g.await(ctx, func(context.Context) error { return nil }, func(ctx context.Context) error {
 		for _, rs := range leaving {
-			lw := kube.ListWatch(g.consumer.Liqo.ResourceSlices(rs.Namespace).List, g.consumer.Liqo.ResourceSlices(rs.Namespace).Watch, kube.ByName(rs.Name))
+			lw := g.consumer.ResourceSlicesListWatch(rs.Namespace, kube.ByName(rs.Name))
 			if err := kube.WaitForDeletion(ctx, lw, &authv1beta1.ResourceSlice{}, g.stuck(what)); err != nil {
 				return err
 			}
@@ -163,16 +161,14 @@ func (g *replicaGuard) deleteIdentity(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	identities := g.consumer.Liqo.Identities(id.Namespace)
 	what := fmt.Sprintf("Identity %s/%s is still there: it goes once its Renew and kubeconfig Secret are gone (is the garbage collector of the consumer's kube-controller-manager running?), and", id.Namespace, id.Name)
 	err = g.await(ctx, g.retire, func(ctx context.Context) error {
 		// Foreground: the Identity goes only once its kubeconfig Secret is
 		// gone, so waiting for it proves the credentials left.
-		fg := metav1.DeletePropagationForeground
-		if err := identities.Delete(ctx, id.Name, metav1.DeleteOptions{PropagationPolicy: &fg}); err != nil && !kube.IsNotFound(err) {
+		if err := g.consumer.DeleteIdentityInForeground(ctx, id.Namespace, id.Name); err != nil && !kube.IsNotFound(err) {
 			return err
 		}
-		return kube.WaitForDeletion(ctx, kube.ListWatch(identities.List, identities.Watch, kube.ByName(id.Name)), &authv1beta1.Identity{}, g.stuck(what))
+		return kube.WaitForDeletion(ctx, g.consumer.IdentitiesListWatch(id.Namespace, kube.ByName(id.Name)), &authv1beta1.Identity{}, g.stuck(what))
 	})
 	if err == nil && g.removed != nil {
 		g.removed(describe(authv1beta1.IdentityKind, id.Namespace, id.Name))
@@ -189,13 +185,12 @@ func (g *replicaGuard) deleteIdentity(ctx context.Context) error {
 // kubeconfig Secret, and then deletes the Secret (await lets it go next):
 // the Identity then goes without waiting on them.
 func (g *replicaGuard) retire(ctx context.Context) error {
-	sel := metav1.ListOptions{LabelSelector: kube.ReplicationSelector(g.providerID)}
-	renews, err := g.consumer.Liqo.Renews("").List(ctx, sel)
+	renews, err := g.consumer.ReplicatingRenews(ctx, g.providerID)
 	if err != nil {
 		return err
 	}
-	for _, r := range renews.Items {
-		if err := g.consumer.Liqo.Renews(r.Namespace).Delete(ctx, r.Name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+	for _, r := range renews {
+		if err := g.consumer.DeleteRenew(ctx, r.Namespace, r.Name); err != nil && !kube.IsNotFound(err) {
 			return err
 		}
 	}
@@ -228,15 +223,15 @@ func leftoverCopies(ctx context.Context, provider *kube.Cluster, consumerID stri
 	if err != nil {
 		return err
 	}
-	list, err := provider.Liqo.ResourceSlices(ns.Name).List(ctx, metav1.ListOptions{LabelSelector: kube.ReplicaSelector(consumerID)})
+	list, err := provider.ReplicatedResourceSlices(ctx, ns.Name, consumerID)
 	if apierrors.IsForbidden(err) {
 		return nil
 	}
-	if err != nil || len(list.Items) == 0 {
+	if err != nil || len(list) == 0 {
 		return err
 	}
-	first := list.Items[0]
+	first := list[0]
 	return fmt.Errorf("%d ResourceSlice copies from this consumer are still on the provider (e.g. %s/%s) with no ResourceSlice left on the consumer: "+
 		"delete them on the provider: kubectl delete resourceslices.authentication.liqo.io -n %s -l %s",
-		len(list.Items), first.Namespace, first.Name, first.Namespace, kube.ReplicaSelector(consumerID))
+		len(list), first.Namespace, first.Name, first.Namespace, kube.ReplicaSelector(consumerID))
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -16,7 +15,7 @@ import (
 
 // deleteTenant deletes the consumer's Tenant and waits until it is gone, so
 // that the provider's finalizer has removed the consumer's bindings. engine
-// is what serves the provider (detectEngine): when nothing does, or the
+// is what serves the provider (serving.Detect): when nothing does, or the
 // controller's Lease expires while waiting (it was killed), this does the
 // controller's cleanup itself, so that the Tenant does not stay
 // Terminating for ever. removed is told the Tenant once it is gone.
@@ -35,13 +34,12 @@ func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string
 	if err != nil {
 		return err
 	}
-	tenants := provider.Liqo.Tenants(ns.Name)
 	if t.DeletionTimestamp == nil {
-		if err := tenants.Delete(ctx, t.Name, metav1.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+		if err := provider.DeleteTenant(ctx, ns.Name, t.Name); err != nil && !kube.IsNotFound(err) {
 			return err
 		}
 	}
-	lw := kube.ListWatch(tenants.List, tenants.Watch, kube.ByName(t.Name))
+	lw := provider.TenantsListWatch(ns.Name, kube.ByName(t.Name))
 	stuck := fmt.Sprintf("Tenant %s/%s is still there, held by finalizer %s: is the provider's controller running?", ns.Name, t.Name, kube.TenantFinalizer)
 	served := engine != ""
 	for {
@@ -99,7 +97,7 @@ func finalizeTenant(ctx context.Context, provider *kube.Cluster, namespace, name
 		roles = nil // the default ones
 	}
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		t, err := provider.Liqo.Tenants(namespace).Get(ctx, name, metav1.GetOptions{})
+		t, err := provider.Tenant(ctx, namespace, name)
 		if kube.IsNotFound(err) {
 			return nil
 		}

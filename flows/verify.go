@@ -94,7 +94,7 @@ func lastRenewal(ctx context.Context, consumer *kube.Cluster, s *corev1.Secret) 
 	if ref == nil || ref.Kind != authv1beta1.IdentityKind {
 		return time.Time{}
 	}
-	id, err := consumer.Liqo.Identities(s.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	id, err := consumer.Identity(ctx, s.Namespace, ref.Name)
 	if err != nil {
 		return time.Time{}
 	}

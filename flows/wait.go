@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -19,11 +18,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
-
-// objectRef names the object whose Events a wait listens to.
-type objectRef struct {
-	Kind, Namespace, Name string
-}
 
 // WarningError is a controller's Warning Event that failed a wait.
 type WarningError struct {
@@ -65,11 +59,11 @@ func IsFinalWarning(reason string) bool { return finalWarnings[reason] }
 // they arrive, and a final Warning fails the wait at once with its reason
 // instead of letting it run into the timeout. A wait that times out after
 // transient Warnings names the last one.
-func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref objectRef,
+func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink handshake.Sink, scope handshake.Scope, ref kube.ObjectRef,
 	lw cache.ListerWatcher, what string, cond func(T) (bool, error)) (T, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	events, err := c.Events(ctx, ref.Namespace, eventSelector(ref))
+	events, err := c.Events(ctx, ref.Namespace, ref.EventSelector())
 	if err != nil {
 		var zero T
 		return zero, fmt.Errorf("listing events of %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
@@ -112,10 +106,6 @@ func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink
 	return obj, err
 }
 
-func eventSelector(ref objectRef) string {
-	return fields.Set{"involvedObject.kind": ref.Kind, "involvedObject.name": ref.Name}.String()
-}
-
 // currentVersion reads the object lw lists under name, for about; nil
 // when it cannot be read (the wait then only counts Events from now on).
 func currentVersion(ctx context.Context, lw cache.ListerWatcher, name string) metav1.Object {
@@ -144,8 +134,8 @@ func about(ev *corev1.Event, obj metav1.Object) bool {
 		ev.InvolvedObject.ResourceVersion == obj.GetResourceVersion()
 }
 
-func watchEvents(ctx context.Context, c *kube.Cluster, ref objectRef, rv string, seen eventHandler) {
-	w, err := c.WatchEvents(ctx, ref.Namespace, eventSelector(ref), rv)
+func watchEvents(ctx context.Context, c *kube.Cluster, ref kube.ObjectRef, rv string, seen eventHandler) {
+	w, err := c.WatchEvents(ctx, ref.Namespace, ref.EventSelector(), rv)
 	if err != nil {
 		return // the wait itself still runs and times out with its own message
 	}
@@ -165,7 +155,7 @@ func watchEvents(ctx context.Context, c *kube.Cluster, ref objectRef, rv string,
 type eventHandler struct {
 	sink          handshake.Sink
 	scope         handshake.Scope
-	ref           objectRef
+	ref           kube.ObjectRef
 	fail          context.CancelCauseFunc
 	lastTransient *atomic.Pointer[WarningError]
 }

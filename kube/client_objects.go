@@ -7,6 +7,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
@@ -19,6 +20,36 @@ import (
 func (c *Cluster) SecretsListWatch(namespace string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
 	secrets := c.Kube.CoreV1().Secrets(namespace)
 	return ListWatch(secrets.List, secrets.Watch, tweak)
+}
+
+// SecretsLabelled lists c's Secrets in namespace ("" = all) that match the
+// label selector.
+func (c *Cluster) SecretsLabelled(ctx context.Context, namespace, selector string) ([]corev1.Secret, error) {
+	list, err := c.Kube.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// NamespacesListWatch is a list/watch of c's namespaces narrowed by tweak.
+func (c *Cluster) NamespacesListWatch(tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+	namespaces := c.Kube.CoreV1().Namespaces()
+	return ListWatch(namespaces.List, namespaces.Watch, tweak)
+}
+
+// NamespaceNamed reads one of c's namespaces.
+func (c *Cluster) NamespaceNamed(ctx context.Context, name string) (*corev1.Namespace, error) {
+	return c.Kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+}
+
+// Namespaces lists c's namespaces.
+func (c *Cluster) Namespaces(ctx context.Context) ([]corev1.Namespace, error) {
+	list, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
 }
 
 // Secret reads one of c's Secrets.
@@ -40,11 +71,21 @@ func (c *Cluster) ControllerLease(ctx context.Context) (*coordinationv1.Lease, e
 // gone; stuck is the error's text when the wait times out (what keeps a
 // namespace Terminating). A namespace already gone is no error.
 func (c *Cluster) DeleteNamespace(ctx context.Context, name, stuck string) error {
-	namespaces := c.Kube.CoreV1().Namespaces()
-	if err := namespaces.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !IsNotFound(err) {
+	if err := c.Kube.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !IsNotFound(err) {
 		return err
 	}
-	return WaitForDeletion(ctx, ListWatch(namespaces.List, namespaces.Watch, ByName(name)), &corev1.Namespace{}, stuck)
+	return WaitForDeletion(ctx, c.NamespacesListWatch(ByName(name)), &corev1.Namespace{}, stuck)
+}
+
+// ObjectRef names an object whose Events a wait or doctor reads.
+type ObjectRef struct {
+	Kind, Namespace, Name string
+}
+
+// EventSelector is the field selector of the Events about r (any object of
+// that kind and name in its namespace).
+func (r ObjectRef) EventSelector() string {
+	return fields.Set{"involvedObject.kind": r.Kind, "involvedObject.name": r.Name}.String()
 }
 
 // Events lists the Events of namespace that match fieldSelector.

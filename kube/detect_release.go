@@ -2,6 +2,8 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -161,6 +163,21 @@ func (c *Cluster) probeRelease(ctx context.Context) releaseProbes {
 }
 
 // ServesResource tells whether the API server serves resource in groupVersion
+// ServesGroup tells whether c's API server serves the API group, from the
+// list of groups at /apis: one request, without discovering each group's
+// resources.
+func (c *Cluster) ServesGroup(ctx context.Context, group string) (bool, error) {
+	raw, err := c.Kube.Discovery().RESTClient().Get().AbsPath("/apis").SetHeader("Accept", "application/json").DoRaw(ctx)
+	if err != nil {
+		return false, err
+	}
+	var groups metav1.APIGroupList
+	if err := json.Unmarshal(raw, &groups); err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(groups.Groups, func(g metav1.APIGroup) bool { return g.Name == group }), nil
+}
+
 // (discovery, which every authenticated user may read).
 func (c *Cluster) ServesResource(groupVersion, resource string) (bool, error) {
 	list, err := c.Kube.Discovery().ServerResourcesForGroupVersion(groupVersion)

@@ -3,7 +3,10 @@
 // so the concerns share one package):
 //
 //	client_*     connecting (kubeconfig, proxy), reach errors, waits and
-//	             watches, server-side apply
+//	             watches, server-side apply, and the plain reads, list/
+//	             watches, writes and deletes flows makes (core objects in
+//	             client_objects.go and client_reads.go, Liqo's in
+//	             client_liqo.go)
 //	names*.go    Liqo's names, labels and keys, byte for byte
 //	keys*        the cluster ID and the authentication key pair
 //	handshake_*  the handshake's objects: nonce, tenant namespace, Tenant,

@@ -15,11 +15,7 @@ import (
 // AllTenants lists the Tenants of every namespace: the consumers of this
 // provider (§5).
 func (c *Cluster) AllTenants(ctx context.Context) ([]authv1beta1.Tenant, error) {
-	list, err := c.Liqo.Tenants("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return list.Items, nil
+	return c.TenantsIn(ctx, metav1.NamespaceAll)
 }
 
 // ReplicatedResourceSlices lists the provider's copies of the slices of a

@@ -48,6 +48,9 @@ const (
 	LiqoForeignClusterCRDName       = "foreignclusters.core.liqo.io"
 	ControllerLeaseName             = "liqo-auth-controller"
 	TenantNamespacePodSecurityLevel = "privileged"
+	// LiqoControllerDeployment is Liqo v1's controller-manager: its flags
+	// say what a provider advertises (§6.4), its pods make the key pair.
+	LiqoControllerDeployment = "liqo-controller-manager"
 )
 
 // The peering user (§9.4): a restricted human user of the provider, made by

@@ -70,7 +70,7 @@ func (c *Cluster) CheckAccess(ctx context.Context, needs []Access) error {
 	if len(needs) == 0 {
 		return nil
 	}
-	if ok, _, err := c.allowed(ctx, allAccess); err != nil || ok {
+	if ok, _, err := c.Allowed(ctx, allAccess); err != nil || ok {
 		return err
 	}
 	allowed := make([]bool, len(needs))
@@ -79,7 +79,7 @@ func (c *Cluster) CheckAccess(ctx context.Context, needs []Access) error {
 	for i, a := range needs {
 		g.Go(func() (err error) {
 			defer RecoverAsError(&err, "checking access")
-			allowed[i], reasons[i], err = c.allowed(ctx, a)
+			allowed[i], reasons[i], err = c.Allowed(ctx, a)
 			return err
 		})
 	}
@@ -98,7 +98,10 @@ func (c *Cluster) CheckAccess(ctx context.Context, needs []Access) error {
 	return nil
 }
 
-func (c *Cluster) allowed(ctx context.Context, a Access) (bool, string, error) {
+// Allowed asks the API server, with one SelfSubjectAccessReview, whether
+// the kubeconfig may do a (Resource may name a subresource: tenants/status),
+// and the authorizer's reason.
+func (c *Cluster) Allowed(ctx context.Context, a Access) (bool, string, error) {
 	resource, subresource, _ := strings.Cut(a.Resource, "/") // tenants/status
 	review := &authzv1.SelfSubjectAccessReview{Spec: authzv1.SelfSubjectAccessReviewSpec{
 		ResourceAttributes: &authzv1.ResourceAttributes{Verb: a.Verb, Group: a.Group, Resource: resource, Subresource: subresource,

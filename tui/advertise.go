@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -81,10 +82,24 @@ func (k advertiseKeys) ShortHelp() []key.Binding {
 }
 func (k advertiseKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
+// Advertiser is the advertise screen's: what a provider tells a consumer
+// to reach it at, before the provider's Identity is generated.
+type Advertiser interface {
+	// Advertised tells the API server and CA the consumer consumerID will
+	// be told to reach provider at; nil: nothing the admin could act on.
+	Advertised(ctx context.Context, provider ClusterRef, consumerID string) (*Advertisement, error)
+	// SetAdvertised changes them for consumerID: kept for the runs that
+	// follow and, when the provider already accepted its Tenant, applied to
+	// it at once (so renewals keep them). Refused when real Liqo serves the
+	// provider.
+	SetAdvertised(ctx context.Context, provider ClusterRef, consumerID string, edit AdvertiseEdit, sink handshake.Sink) (*Advertisement, error)
+}
+
 // advertiseScreen shows, before the provider's Identity is generated, the
 // address and CA the consumer will get, and lets the admin change them.
 type advertiseScreen struct {
 	s          *session
+	advertiser Advertiser
 	provider   ClusterRef
 	consumerID string
 	next       gotoRunMsg
@@ -97,7 +112,7 @@ type advertiseScreen struct {
 }
 
 func newAdvertiseScreen(s *session, provider ClusterRef, consumerID string, next gotoRunMsg) *advertiseScreen {
-	a := &advertiseScreen{s: s, provider: provider, consumerID: consumerID, next: next, loading: true,
+	a := &advertiseScreen{s: s, advertiser: s.backend, provider: provider, consumerID: consumerID, next: next, loading: true,
 		address: newAdvertiseInput("https://host:port (empty = the provider's default)"),
 		ca:      newAdvertiseInput("CA PEM file, '" + trustedWord + "' (publicly trusted), empty = default"),
 		keys: advertiseKeys{
@@ -134,11 +149,11 @@ func (a *advertiseScreen) Typing() bool      { return a.editing }
 func (a *advertiseScreen) Keys() help.KeyMap { return a.keys }
 
 func (a *advertiseScreen) load() tea.Cmd {
-	s, provider, consumerID := a.s, a.provider, a.consumerID
+	s, advertiser, provider, consumerID := a.s, a.advertiser, a.provider, a.consumerID
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		adv, err := s.backend.Advertised(ctx, provider, consumerID)
+		adv, err := advertiser.Advertised(ctx, provider, consumerID)
 		return advertisedMsg{adv: adv, err: err}
 	}
 }
@@ -149,11 +164,11 @@ func (a *advertiseScreen) save() tea.Cmd {
 	a.busy, a.err = true, ""
 	a.s.wrote = true
 	a.setKeys()
-	s, provider, consumerID := a.s, a.provider, a.consumerID
+	s, advertiser, provider, consumerID := a.s, a.advertiser, a.provider, a.consumerID
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		adv, err := s.backend.SetAdvertised(ctx, provider, consumerID, edit, handshake.Discard)
+		adv, err := advertiser.SetAdvertised(ctx, provider, consumerID, edit, handshake.Discard)
 		return advertisedMsg{adv: adv, err: err}
 	}
 }

@@ -5,7 +5,6 @@
 package tui
 
 import (
-	"context"
 	"time"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
@@ -166,127 +165,29 @@ type AuthResult struct {
 // Verification is what the consumer's credentials can do on the provider.
 type Verification = handshake.Verification
 
-// Backend is everything the wizard needs from the clusters, one interface
-// per part of the wizard, so that a new screen names the part it uses and a
-// fake implements only that. Every method may block on the network: the
-// wizard calls them only inside tea.Cmds.
+// Backend is everything the wizard needs from the clusters: the
+// composition of the small interfaces each screen or flow declares next to
+// itself and holds alone (a field of the narrow type, filled from the
+// session when the screen is built), so that a screen names the part it uses
+// and a fake implements only that. Every method may block on the network
+// (except those said not to): the wizard calls them only inside tea.Cmds.
 type Backend interface {
-	DetectBackend
-	HandshakeBackend
-	SlicesBackend
-	AdvertiseBackend
-	Liqo0xBackend
-	// The peerings this cluster already has, and what to do about them.
-	OverviewBackend
-}
-
-// DetectBackend is what the start and detect screens read and prepare:
-// the clusters, their probe, init and the controller's install.
-type DetectBackend interface {
-	// Contexts lists the contexts of a kubeconfig ("" = KUBECONFIG or
-	// ~/.kube/config) and its current context.
-	Contexts(ctx context.Context, kubeconfig string) (contexts []string, current string, err error)
-	// Probe checks reachability and authentication and reads what the
-	// handshake needs; a failure is one classified line.
-	Probe(ctx context.Context, c ClusterRef) (*ClusterInfo, error)
-	// PairProblem says in one line why the consumer and the provider
-	// cannot authenticate (their Liqo generations) and what to do; "" = they
-	// can. It reads only its arguments (no network): View may call it.
-	PairProblem(consumer, provider *ClusterInfo) string
-	// Init prepares a cluster without Liqo (cluster ID, keys, CRDs, roles).
-	// Init, InstallController and Verify report their step to sink.
-	Init(ctx context.Context, c ClusterRef, sink handshake.Sink) (*InitResult, error)
-	// InstallController installs this project's in-cluster controller
-	// (CRDs, consumer ClusterRoles, ServiceAccount, RBAC, Deployment) with
-	// image ("" = the default). It serves the cluster only once its Pods
-	// run. On failure the result (if not nil) lists what was applied before.
-	InstallController(ctx context.Context, c ClusterRef, image string, sink handshake.Sink) (*InstallResult, error)
-	// Peers lists the clusters this one has handshake objects for, in role.
-	Peers(ctx context.Context, c ClusterRef, role handshake.Role) ([]Peer, error)
-	// Stage tells how far the handshake with peer got on this cluster.
-	Stage(ctx context.Context, c ClusterRef, role handshake.Role, peerID string) (handshake.Stage, error)
-}
-
-// HandshakeBackend is the v1 handshake: automated, and each manual step
-// with its artifact's check (the peer, run, receive and hand-off screens).
-type HandshakeBackend interface {
-	// Authenticate runs the automated flow (both clusters reachable).
-	Authenticate(ctx context.Context, consumer, provider ClusterRef, sink handshake.Sink) (*AuthResult, error)
-
-	// CheckClusterID refuses what is not a cluster ID, with the words the
-	// commands use for the same value (no network).
-	CheckClusterID(id string) error
-
-	// Provider, manual mode.
-	CreateNonce(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
-	CheckTenant(ctx context.Context, provider ClusterRef, data []byte) (*Artifact, error)
-	ApplyTenant(ctx context.Context, provider ClusterRef, data []byte, sink handshake.Sink) (*Artifact, error)
-	GenerateIdentity(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
-	// GeneratePeeringUser makes the peering user of consumerID (§9.4): a
-	// Sensitive KindPeeringUser Artifact, its kubeconfig, with which the
-	// consumer's admin runs the automated flow alone.
-	GeneratePeeringUser(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
-
-	// Consumer, manual mode. An empty nonce reuses the one already signed.
-	CheckNonce(data []byte) (*Artifact, error)
-	GenerateTenant(ctx context.Context, consumer ClusterRef, providerID, nonce string, sink handshake.Sink) (*Artifact, error)
-	CheckIdentity(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
-	ApplyIdentity(ctx context.Context, consumer ClusterRef, data []byte, sink handshake.Sink) (*AuthResult, error)
-	Verify(ctx context.Context, consumer ClusterRef, providerID string, sink handshake.Sink) (*Verification, error)
-}
-
-// SlicesBackend is the slices screen's and the serving summary's.
-type SlicesBackend interface {
-	// Consumer, resources (§10.1): after the handshake, the consumer asks
-	// the provider for resources with a ResourceSlice.
-	// CheckSliceRequest validates a request as the API server would (no
-	// network): the first bad field as a *handshake.FieldError.
-	CheckSliceRequest(req SliceRequest) error
-	// RequestResources creates (or updates) the ResourceSlice on the
-	// consumer and waits for the provider's answer.
-	RequestResources(ctx context.Context, consumer ClusterRef, req SliceRequest, sink handshake.Sink) (*SliceInfo, error)
-	// ResourceSlices lists the consumer's ResourceSlices with providerID.
-	ResourceSlices(ctx context.Context, consumer ClusterRef, providerID string) ([]SliceInfo, error)
-	// SliceAnswerer tells, writing nothing, who answers the consumer's
-	// ResourceSlices on providerID: with provider (automated mode), what
-	// serves its side or this wizard in-process; else what the consumer's
-	// credentials for the provider can see (whether Liqo runs there).
-	SliceAnswerer(ctx context.Context, consumer ClusterRef, providerID string, provider *ClusterRef) (handshake.SliceAnswer, error)
-	// ServeSlices serves provider while ctx lives when nothing else does
-	// (in-process, with every reconciler: the consumer's requests for
-	// resources are answered meanwhile), and reports what serves it, then
-	// the copies of consumerID's ResourceSlices whenever they change. It
-	// returns nil once ctx ends, or why serving stopped.
-	ServeSlices(ctx context.Context, provider ClusterRef, consumerID string, report func(ProviderSlices)) error
-}
-
-// AdvertiseBackend is the advertise screen's (advertise.go).
-type AdvertiseBackend interface {
-	// Provider, before its Identity is generated (advertise.go).
-	// Advertised tells the API server and CA the consumer consumerID will
-	// be told to reach provider at; nil: nothing the admin could act on.
-	Advertised(ctx context.Context, provider ClusterRef, consumerID string) (*Advertisement, error)
-	// SetAdvertised changes them for consumerID: kept for the runs that
-	// follow and, when the provider already accepted its Tenant, applied to
-	// it at once (so renewals keep them). Refused when real Liqo serves the
-	// provider.
-	SetAdvertised(ctx context.Context, provider ClusterRef, consumerID string, edit AdvertiseEdit, sink handshake.Sink) (*Advertisement, error)
-}
-
-// Liqo0xBackend is Liqo 0.x's screens' (liqo0x*.go).
-type Liqo0xBackend interface {
-	// Liqo 0.x providers (liqo0x.go): the shared-token authentication.
-	// PeerInfo gathers the provider's peer info (ID, name, auth URL,
-	// token): a Masked KindPeerInfo Artifact.
-	PeerInfo(ctx context.Context, provider ClusterRef, sink handshake.Sink) (*Artifact, error)
-	// CheckPeerInfo validates pasted peer info for consumer: no write.
-	CheckPeerInfo(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
-	// ApplyPeerInfo authenticates consumer with the 0.x provider the peer
-	// info names: through the consumer's own Liqo 0.x, or with this tool as
-	// the 0.x consumer when the consumer has no Liqo.
-	ApplyPeerInfo(ctx context.Context, consumer ClusterRef, data []byte, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
-	// AuthenticateLiqo0x is the automated 0.x flow (both reachable).
-	AuthenticateLiqo0x(ctx context.Context, consumer, provider ClusterRef, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
+	ContextLister   // start.go
+	ClusterProber   // detect.go
+	PairJudge       // liqo0x.go
+	ClusterPreparer // ops.go: init, the controller's install
+	PeerFinder      // peer.go
+	// ops.go: the v1 handshake, automated and each side's manual steps.
+	AutomatedHandshake
+	ProviderHandshake
+	ConsumerHandshake
+	ArtifactChecker     // receive.go
+	Advertiser          // advertise.go
+	SliceRequester      // slices.go
+	SliceLister         // serve.go: the summary's
+	SliceServer         // serve.go
+	Liqo0xAuthenticator // liqo0x.go
+	OverviewBackend     // overview_backend.go
 }
 
 // Liqo0xOptions are the admin's choices for a Liqo 0.x authentication.

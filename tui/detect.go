@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -41,9 +42,22 @@ func (k detectKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Yes, k.No}, {k.Continue, k.Init, k.Install, k.Reprobe, k.Edit}, {k.Mode, k.Side, k.Swap, k.Consumer, k.Provider}}
 }
 
+// ClusterProber is what the detect screen reads of each cluster.
+type ClusterProber interface {
+	// Probe checks reachability and authentication and reads what the
+	// handshake needs; a failure is one classified line.
+	Probe(ctx context.Context, c ClusterRef) (*ClusterInfo, error)
+}
+
 // detectScreen probes the clusters concurrently and decides the mode.
 type detectScreen struct {
-	s        *session
+	s *session
+	// prober reads each cluster; peerings lists the peerings the overview
+	// would show first; stages tells where an automated handshake resumes
+	// (detect_next.go).
+	prober   ClusterProber
+	peerings PeeringLister
+	stages   StageReader
 	keys     detectKeys
 	spinner  spinner.Model
 	gen      int
@@ -68,7 +82,7 @@ type peeringsMsg struct {
 var probeGen int
 
 func newDetectScreen(s *session) *detectScreen {
-	d := &detectScreen{s: s, spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(styleWarn)),
+	d := &detectScreen{s: s, prober: s.backend, peerings: s.backend, stages: s.backend, spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(styleWarn)),
 		keys: detectKeys{
 			Continue: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "continue")),
 			Mode:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "automated/manual")),
@@ -105,11 +119,11 @@ func (d *detectScreen) probe() tea.Cmd {
 }
 
 func (d *detectScreen) probeOne(side handshake.Scope, ref ClusterRef) tea.Cmd {
-	gen, s := d.gen, d.s
+	gen, s, prober := d.gen, d.s, d.prober
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		info, err := s.backend.Probe(ctx, ref)
+		info, err := prober.Probe(ctx, ref)
 		return probeMsg{gen: gen, side: side, info: info, err: err}
 	}
 }

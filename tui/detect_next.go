@@ -23,11 +23,11 @@ func (d *detectScreen) listPeerings() tea.Cmd {
 		return navigate(peeringsMsg{gen: d.gen})
 	}
 	d.listing = true
-	gen := d.gen
+	gen, peerings := d.gen, d.peerings
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		rows, err := s.backend.Overview(ctx, *listed, other)
+		rows, err := peerings.Overview(ctx, *listed, other)
 		if err != nil {
 			rows = nil
 		}
@@ -76,11 +76,11 @@ func (d *detectScreen) next() tea.Cmd {
 	d.checking = true
 	consumer, _ := s.consumer()
 	_, pinfo := s.provider()
-	pid := idOf(pinfo)
+	pid, stages := idOf(pinfo), d.stages
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		st, err := s.backend.Stage(ctx, consumer, handshake.RoleConsumer, pid)
+		st, err := stages.Stage(ctx, consumer, handshake.RoleConsumer, pid)
 		return stageMsg{stage: st, err: err}
 	}
 }

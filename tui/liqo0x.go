@@ -17,6 +17,30 @@ import (
 // of the nonce also takes a peer info, then the same confirmation and
 // ApplyPeerInfo. Both end on the 0.x summary (liqo0x_summary.go).
 
+// Liqo0xAuthenticator is Liqo 0.x's shared-token authentication, the
+// operations of this file (the receive screen checks a pasted peer info
+// through ArtifactChecker).
+type Liqo0xAuthenticator interface {
+	// PeerInfo gathers the provider's peer info (ID, name, auth URL,
+	// token): a Masked KindPeerInfo Artifact.
+	PeerInfo(ctx context.Context, provider ClusterRef, sink handshake.Sink) (*Artifact, error)
+	// ApplyPeerInfo authenticates consumer with the 0.x provider the peer
+	// info names: through the consumer's own Liqo 0.x, or with this tool as
+	// the 0.x consumer when the consumer has no Liqo.
+	ApplyPeerInfo(ctx context.Context, consumer ClusterRef, data []byte, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
+	// AuthenticateLiqo0x is the automated 0.x flow (both reachable).
+	AuthenticateLiqo0x(ctx context.Context, consumer, provider ClusterRef, o Liqo0xOptions, sink handshake.Sink) (*Liqo0xResult, error)
+}
+
+// PairJudge says whether a consumer and a provider can authenticate at
+// all, which decides the route the wizard takes (refusal).
+type PairJudge interface {
+	// PairProblem says in one line why the consumer and the provider
+	// cannot authenticate (their Liqo generations) and what to do; "" = they
+	// can. It reads only its arguments (no network): View may call it.
+	PairProblem(consumer, provider *ClusterInfo) string
+}
+
 // gotoLiqo0xConfirmMsg asks the admin before the consumer authenticates:
 // art and data are the peer info received (manual), nil in automated mode.
 type gotoLiqo0xConfirmMsg struct {
@@ -58,7 +82,8 @@ func (s *session) refusal() string {
 		_, consumer := s.consumer()
 		_, provider := s.provider()
 		if consumer != nil && provider != nil {
-			return s.backend.PairProblem(consumer, provider)
+			var judge PairJudge = s.backend
+			return judge.PairProblem(consumer, provider)
 		}
 	case ModeManual:
 		if info := s.selfInfo(); s.selfRole() == handshake.RoleProvider && info != nil {
@@ -111,12 +136,13 @@ func (s *session) liqo0xIDs(art *Artifact) (consumer, provider string) {
 
 // opPeerInfo gathers the provider's peer info and hands it over.
 func opPeerInfo(s *session) operation {
+	var liqo0x Liqo0xAuthenticator = s.backend
 	self := s.self()
 	return operation{
 		Title: "Gathering the Liqo 0.x peer info of provider " + idOf(s.selfInfo()),
 		Phases: []phase{{Title: "Peer info",
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				return s.backend.PeerInfo(ctx, self, sink)
+				return liqo0x.PeerInfo(ctx, self, sink)
 			},
 			Apply: func(s *session, v any) { s.peerInfo = v.(*Artifact) }}},
 		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.peerInfo}) },
@@ -126,6 +152,7 @@ func opPeerInfo(s *session) operation {
 // opAuthenticateLiqo0x is the automated 0.x flow with the admin's options;
 // refused as already issued, it offers to run again with Reissue.
 func opAuthenticateLiqo0x(s *session, o Liqo0xOptions) operation {
+	var liqo0x Liqo0xAuthenticator = s.backend
 	consumer, cinfo := s.consumer()
 	provider, pinfo := s.provider()
 	title := fmt.Sprintf("Liqo 0.x: authenticating consumer %s with provider %s", idOf(cinfo), idOf(pinfo))
@@ -136,7 +163,7 @@ func opAuthenticateLiqo0x(s *session, o Liqo0xOptions) operation {
 		Title: title,
 		Phases: []phase{{Title: "Authenticate with the provider's liqo-auth server",
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				return s.backend.AuthenticateLiqo0x(ctx, consumer, provider, o, sink)
+				return liqo0x.AuthenticateLiqo0x(ctx, consumer, provider, o, sink)
 			},
 			Apply: func(s *session, v any) { s.liqo0xResult, s.liqo0xOpts = v.(*Liqo0xResult), o }}},
 		Then: goTo(gotoSummaryMsg{}),
@@ -151,13 +178,14 @@ func opAuthenticateLiqo0x(s *session, o Liqo0xOptions) operation {
 // opApplyPeerInfo authenticates the consumer in use with the peer info
 // received (manual mode: no reissue, the provider is out of reach).
 func opApplyPeerInfo(s *session, art *Artifact, data []byte, o Liqo0xOptions) operation {
+	var liqo0x Liqo0xAuthenticator = s.backend
 	self := s.self()
 	_, provider := s.liqo0xIDs(art)
 	return operation{
 		Title: "Liqo 0.x: authenticating with provider " + provider,
 		Phases: []phase{{Title: "Apply the peer info",
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				return s.backend.ApplyPeerInfo(ctx, self, data, o, sink)
+				return liqo0x.ApplyPeerInfo(ctx, self, data, o, sink)
 			},
 			Apply: func(s *session, v any) { s.liqo0xResult, s.liqo0xOpts, s.peerInfo = v.(*Liqo0xResult), o, art }}},
 		Then: goTo(gotoSummaryMsg{}),

@@ -54,16 +54,65 @@ func goTo(msg tea.Msg) func(*session) tea.Cmd {
 // runOp is the navigation that starts op.
 func runOp(op operation) tea.Cmd { return navigate(gotoRunMsg{op: op}) }
 
-// Operations of the wizard, built from the session.
+// Operations of the wizard, built from the session. Each takes from the
+// session's backend only the interface below it calls (a local of that
+// type), which its phases capture: they run on a goroutine and must not
+// read the session.
+
+// ClusterPreparer prepares a cluster for the handshake: the detect
+// screen's init and controller install. Both report their step to sink.
+type ClusterPreparer interface {
+	// Init prepares a cluster without Liqo (cluster ID, keys, CRDs, roles).
+	Init(ctx context.Context, c ClusterRef, sink handshake.Sink) (*InitResult, error)
+	// InstallController installs this project's in-cluster controller
+	// (CRDs, consumer ClusterRoles, ServiceAccount, RBAC, Deployment) with
+	// image ("" = the default). It serves the cluster only once its Pods
+	// run. On failure the result (if not nil) lists what was applied before.
+	InstallController(ctx context.Context, c ClusterRef, image string, sink handshake.Sink) (*InstallResult, error)
+}
+
+// Verifier checks what a consumer's credentials can do on its provider:
+// the last phase of a consumer's handshake, and the overview's verify.
+type Verifier interface {
+	Verify(ctx context.Context, consumer ClusterRef, providerID string, sink handshake.Sink) (*Verification, error)
+}
+
+// AutomatedHandshake is the v1 handshake with both clusters reachable.
+type AutomatedHandshake interface {
+	// Authenticate runs the automated flow (both clusters reachable).
+	Authenticate(ctx context.Context, consumer, provider ClusterRef, sink handshake.Sink) (*AuthResult, error)
+	Verifier
+}
+
+// ProviderHandshake is the provider's manual steps, each making what its
+// admin hands to the consumer's.
+type ProviderHandshake interface {
+	CreateNonce(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
+	ApplyTenant(ctx context.Context, provider ClusterRef, data []byte, sink handshake.Sink) (*Artifact, error)
+	GenerateIdentity(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
+	// GeneratePeeringUser makes the peering user of consumerID (§9.4): a
+	// Sensitive KindPeeringUser Artifact, its kubeconfig, with which the
+	// consumer's admin runs the automated flow alone (peeringuser.go).
+	GeneratePeeringUser(ctx context.Context, provider ClusterRef, consumerID string, sink handshake.Sink) (*Artifact, error)
+}
+
+// ConsumerHandshake is the consumer's manual steps. An empty nonce reuses
+// the one already signed.
+type ConsumerHandshake interface {
+	GenerateTenant(ctx context.Context, consumer ClusterRef, providerID, nonce string, sink handshake.Sink) (*Artifact, error)
+	ApplyIdentity(ctx context.Context, consumer ClusterRef, data []byte, sink handshake.Sink) (*AuthResult, error)
+	Verifier
+}
 
 func opInit(s *session, sides []handshake.Scope) operation {
+	var prepare ClusterPreparer = s.backend
 	op := operation{Title: "Preparing the cluster for the handshake (init)", Then: goTo(gotoDetectMsg{})}
 	for _, side := range sides {
 		ref := s.ref(side)
 		op.Phases = append(op.Phases, phase{
 			Title: fmt.Sprintf("(%s) Initialising %s", side, ref.Describe()),
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				return s.backend.Init(ctx, ref, scoped(side, ref, sink))
+				return prepare.Init(ctx, ref, scoped(side, ref, sink))
 			},
 			// The run screen moves on at once: the detect screen says what init did.
 			Apply: func(s *session, v any) {
@@ -82,6 +131,7 @@ func opInit(s *session, sides []handshake.Scope) operation {
 // opInstallController installs the in-cluster controller on the clusters
 // of sides. The run screen stays on the list of changes until enter.
 func opInstallController(s *session, sides []handshake.Scope) operation {
+	var prepare ClusterPreparer = s.backend
 	image := s.opts.ControllerImage
 	op := operation{Title: "Installing the in-cluster controller (liqo-auth-controller)", Then: goTo(gotoDetectMsg{}), Review: true}
 	for _, side := range sides {
@@ -90,7 +140,7 @@ func opInstallController(s *session, sides []handshake.Scope) operation {
 			Title: fmt.Sprintf("(%s) Installing the controller on %s", side, ref.Describe()),
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
 				sink = scoped(side, ref, sink)
-				res, err := s.backend.InstallController(ctx, ref, image, sink)
+				res, err := prepare.InstallController(ctx, ref, image, sink)
 				if err != nil {
 					return nil, err
 				}
@@ -124,6 +174,7 @@ func scoped(side handshake.Scope, ref ClusterRef, sink handshake.Sink) handshake
 }
 
 func opAuthenticate(s *session) operation {
+	var steps AutomatedHandshake = s.backend
 	consumer, cinfo := s.consumer()
 	provider, pinfo := s.provider()
 	return operation{
@@ -132,19 +183,19 @@ func opAuthenticate(s *session) operation {
 		Phases: []phase{
 			{Title: "Authenticate (14 steps)",
 				Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-					return s.backend.Authenticate(ctx, consumer, provider, sink)
+					return steps.Authenticate(ctx, consumer, provider, sink)
 				},
 				Apply: func(s *session, v any) { s.auth = v.(*AuthResult) }},
-			verifyPhase(s, consumer, idOf(pinfo)),
+			verifyPhase(steps, consumer, idOf(pinfo)),
 		},
 		Then: goTo(gotoSummaryMsg{}),
 	}
 }
 
-func verifyPhase(s *session, consumer ClusterRef, pid string) phase {
+func verifyPhase(verifier Verifier, consumer ClusterRef, pid string) phase {
 	return phase{Title: "Verify the kubeconfig Secret against the provider",
 		Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-			return s.backend.Verify(ctx, consumer, pid, sink)
+			return verifier.Verify(ctx, consumer, pid, sink)
 		},
 		Apply: func(s *session, v any) { s.verification = v.(*Verification) }}
 }
@@ -153,7 +204,7 @@ func verifyPhase(s *session, consumer ClusterRef, pid string) phase {
 func opVerify(s *session, consumer ClusterRef, providerID string) operation {
 	return operation{
 		Title:  "Checking the existing authentication with provider " + providerID,
-		Phases: []phase{verifyPhase(s, consumer, providerID)},
+		Phases: []phase{verifyPhase(s.backend, consumer, providerID)},
 		Then:   goTo(gotoSummaryMsg{}),
 	}
 }
@@ -176,19 +227,22 @@ func makeAndHandOver(s *session, title, phaseTitle string, slot func(*session) *
 }
 
 func opCreateNonce(s *session) operation {
+	var steps ProviderHandshake = s.backend
 	return makeAndHandOver(s, "Creating the nonce for consumer ", "Create nonce",
-		func(s *session) **Artifact { return &s.nonce }, s.backend.CreateNonce)
+		func(s *session) **Artifact { return &s.nonce }, steps.CreateNonce)
 }
 
 func opGenerateTenant(s *session, nonce string) operation {
+	var steps ConsumerHandshake = s.backend
 	return makeAndHandOver(s, "Signing the nonce and generating the Tenant for provider ", "Generate Tenant",
 		func(s *session) **Artifact { return &s.tenant },
 		func(ctx context.Context, self ClusterRef, peer string, sink handshake.Sink) (*Artifact, error) {
-			return s.backend.GenerateTenant(ctx, self, peer, nonce, sink)
+			return steps.GenerateTenant(ctx, self, peer, nonce, sink)
 		})
 }
 
 func opApplyTenant(s *session, data []byte) operation {
+	var steps ProviderHandshake = s.backend
 	self := s.self()
 	return operation{
 		Title:         "Applying the Tenant of consumer " + s.peerID,
@@ -196,20 +250,20 @@ func opApplyTenant(s *session, data []byte) operation {
 		Phases: []phase{
 			{Title: "Apply Tenant",
 				Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-					return s.backend.ApplyTenant(ctx, self, data, sink)
+					return steps.ApplyTenant(ctx, self, data, sink)
 				},
 				Apply: func(s *session, v any) { s.tenant = v.(*Artifact) }},
-			identityPhase(s),
+			identityPhase(s, steps),
 		},
 		Then: func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.identity}) },
 	}
 }
 
-func identityPhase(s *session) phase {
+func identityPhase(s *session, steps ProviderHandshake) phase {
 	self, peer := s.self(), s.peerID
 	return phase{Title: "Generate Identity",
 		Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-			return s.backend.GenerateIdentity(ctx, self, peer, sink)
+			return steps.GenerateIdentity(ctx, self, peer, sink)
 		},
 		Apply: func(s *session, v any) { s.identity = v.(*Artifact) }}
 }
@@ -219,22 +273,23 @@ func opGenerateIdentity(s *session) operation {
 	return operation{
 		Title:         "Generating the Identity for consumer " + s.peerID,
 		GivesIdentity: true,
-		Phases:        []phase{identityPhase(s)},
+		Phases:        []phase{identityPhase(s, s.backend)},
 		Then:          func(s *session) tea.Cmd { return navigate(gotoHandoffMsg{art: s.identity}) },
 	}
 }
 
 func opApplyIdentity(s *session, data []byte) operation {
+	var steps ConsumerHandshake = s.backend
 	self, peer := s.self(), s.peerID
 	return operation{
 		Title: "Applying the Identity of provider " + peer,
 		Phases: []phase{
 			{Title: "Apply Identity",
 				Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-					return s.backend.ApplyIdentity(ctx, self, data, sink)
+					return steps.ApplyIdentity(ctx, self, data, sink)
 				},
 				Apply: func(s *session, v any) { s.auth = v.(*AuthResult) }},
-			verifyPhase(s, self, peer),
+			verifyPhase(steps, self, peer),
 		},
 		Then: goTo(gotoSummaryMsg{}),
 	}

@@ -91,8 +91,13 @@ func (k overviewKeys) FullHelp() [][]key.Binding {
 
 // overviewScreen lists the peerings and acts on the one selected.
 type overviewScreen struct {
-	s    *session
-	keys overviewKeys
+	s *session
+	// reader lists and watches the peerings, doctor diagnoses and repairs
+	// one, acts acts on it.
+	reader OverviewReader
+	doctor PeeringDoctor
+	acts   PeeringActions
+	keys   overviewKeys
 	// listed is the cluster whose peerings are listed; other, in automated
 	// mode, the remote read with it (only their peerings with each other).
 	listed, other       *ClusterRef
@@ -113,7 +118,7 @@ type overviewScreen struct {
 }
 
 func newOverviewScreen(s *session) *overviewScreen {
-	o := &overviewScreen{s: s, keys: newOverviewKeys(), cancel: func() {}, win: 10}
+	o := &overviewScreen{s: s, reader: s.backend, doctor: s.backend, acts: s.backend, keys: newOverviewKeys(), cancel: func() {}, win: 10}
 	o.listed, o.listedID, o.other, o.otherID = s.overviewClusters()
 	o.setRows(s.peerings)
 	return o
@@ -140,9 +145,9 @@ func (o *overviewScreen) Init() tea.Cmd {
 	o.gen = overviewGen
 	ctx, cancel := context.WithCancel(o.s.ctx)
 	o.cancel = cancel
-	backend, listed, other, gen := o.s.backend, *o.listed, o.other, o.gen
+	reader, listed, other, gen := o.reader, *o.listed, o.other, o.gen
 	return func() tea.Msg {
-		ch, err := backend.WatchOverview(ctx, listed, other)
+		ch, err := reader.WatchOverview(ctx, listed, other)
 		if err != nil {
 			return overviewMsg{gen: gen, err: err}
 		}

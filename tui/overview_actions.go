@@ -192,12 +192,12 @@ func (o *overviewScreen) done(msg actionDoneMsg) tea.Cmd {
 
 func (o *overviewScreen) verify() tea.Cmd {
 	t, _ := o.target()
-	backend := o.s.backend
+	acts := o.acts
 	return o.start("verifying consumer "+t.consumerID+"'s credentials on provider "+t.providerID+"…",
 		"verify: consumer "+t.consumerID+" on provider "+t.providerID,
 		func(ctx context.Context, _ handshake.Sink) actionResult {
 			// What Verify found says more than its step's line.
-			v, err := backend.Verify(ctx, *t.consumer, t.providerID, func(handshake.Event) {})
+			v, err := acts.Verify(ctx, *t.consumer, t.providerID, func(handshake.Event) {})
 			if err != nil {
 				return actionResult{err: err}
 			}
@@ -228,10 +228,10 @@ func renewalText(v *Verification) string {
 
 func (o *overviewScreen) diagnose() tea.Cmd {
 	t, _ := o.target()
-	backend, listed, other := o.s.backend, *o.listed, o.other
+	doctor, listed, other := o.doctor, *o.listed, o.other
 	return o.start("running doctor's checks on the peering with "+t.row.RemoteID+"…", "diagnosis of the peering with "+t.row.RemoteID,
 		func(ctx context.Context, _ handshake.Sink) actionResult {
-			checks, err := backend.Diagnose(ctx, listed, other, t.row.RemoteID)
+			checks, err := doctor.Diagnose(ctx, listed, other, t.row.RemoteID)
 			return actionResult{checks: checks, diagnosed: t.row.RemoteID, err: err}
 		})
 }
@@ -241,14 +241,14 @@ func (o *overviewScreen) diagnose() tea.Cmd {
 func (o *overviewScreen) moveTenant(move TenantMove) func() tea.Cmd {
 	return func() tea.Cmd {
 		t, _ := o.target()
-		backend := o.s.backend
+		acts := o.acts
 		run := func() tea.Cmd {
 			return o.start(string(move)+" Tenant "+t.consumerID+"…", string(move)+" Tenant "+t.consumerID,
 				func(ctx context.Context, sink handshake.Sink) actionResult {
-					return actionResult{err: backend.MoveTenant(ctx, *t.provider, t.consumerID, move, sink)}
+					return actionResult{err: acts.MoveTenant(ctx, *t.provider, t.consumerID, move, sink)}
 				})
 		}
-		if q := backend.MoveQuestion(move, t.consumerID); q != "" {
+		if q := acts.MoveQuestion(move, t.consumerID); q != "" {
 			return o.ask(q, run)
 		}
 		return run()
@@ -274,12 +274,12 @@ func (o *overviewScreen) deleteSlice() tea.Cmd {
 }
 
 func (o *overviewScreen) confirmDeleteSlice(t peeringTarget, name string) tea.Cmd {
-	backend := o.s.backend
+	acts := o.acts
 	return o.ask(fmt.Sprintf("Delete ResourceSlice %s? The resources provider %s granted with it go, with its Identity and kubeconfig Secret.", name, t.providerID),
 		func() tea.Cmd {
 			return o.start("deleting ResourceSlice "+name+"…", "delete ResourceSlice "+name,
 				func(ctx context.Context, _ handshake.Sink) actionResult {
-					if err := backend.DeleteResourceSlice(ctx, *t.consumer, name, t.providerID); err != nil {
+					if err := acts.DeleteResourceSlice(ctx, *t.consumer, name, t.providerID); err != nil {
 						return actionResult{err: err}
 					}
 					return actionResult{lines: []string{"ResourceSlice " + name + " deleted"}}
@@ -289,7 +289,7 @@ func (o *overviewScreen) confirmDeleteSlice(t peeringTarget, name string) tea.Cm
 
 func (o *overviewScreen) unauthenticate() tea.Cmd {
 	t, _ := o.target()
-	backend := o.s.backend
+	acts := o.acts
 	req := UnauthRequest{Consumer: t.consumer, Provider: t.provider, ConsumerID: t.consumerID, ProviderID: t.providerID,
 		Route: t.row.Route()}
 	q := fmt.Sprintf("Unauthenticate consumer %s from provider %s? The consumer's identity and the provider's Tenant are deleted: "+
@@ -300,7 +300,7 @@ func (o *overviewScreen) unauthenticate() tea.Cmd {
 	return o.ask(q, func() tea.Cmd {
 		return o.start("unauthenticating "+t.consumerID+" from "+t.providerID+"…", "unauthenticate "+t.consumerID+" from "+t.providerID,
 			func(ctx context.Context, sink handshake.Sink) actionResult {
-				left, err := backend.Unauthenticate(ctx, req, sink)
+				left, err := acts.Unauthenticate(ctx, req, sink)
 				return actionResult{lines: left, err: err}
 			})
 	})

@@ -22,7 +22,7 @@ const (
 	MoveActivate TenantMove = "activate"
 )
 
-// DoctorCheck is one of doctor's checks (flows.Check): ✓ with what it
+// DoctorCheck is one of doctor's checks (doctor.Check): ✓ with what it
 // saw, or ✗ with its cause and the command that fixes it.
 type DoctorCheck struct {
 	OK                        bool
@@ -43,15 +43,34 @@ type UnauthRequest struct {
 	Route handshake.Route
 }
 
-// OverviewBackend is what the overview screen needs (overview.go).
+// OverviewBackend is what the overview screen needs (overview.go): the
+// peerings, doctor's diagnosis and repairs, and the actions on a peering,
+// each an interface of its own the screen holds.
 type OverviewBackend interface {
+	OverviewReader
+	PeeringDoctor
+	PeeringActions
+}
+
+// PeeringLister lists a cluster's peerings: the detect screen, to show the
+// overview first when there are some, and the line mode's overview.
+type PeeringLister interface {
 	// Overview lists every peering of c (with remote: only those between
 	// the two, each with both sides).
 	Overview(ctx context.Context, c ClusterRef, remote *ClusterRef) ([]OverviewRow, error)
+}
+
+// OverviewReader is how the overview reads the peerings it lists.
+type OverviewReader interface {
+	PeeringLister
 	// WatchOverview sends the overview, then a new one after each change
 	// (from watches), until ctx ends, when the channel closes. Only the
 	// latest is kept: a slow reader skips stale ones.
 	WatchOverview(ctx context.Context, c ClusterRef, remote *ClusterRef) (<-chan []OverviewRow, error)
+}
+
+// PeeringDoctor is the overview's diagnose and fix (overview_repair.go).
+type PeeringDoctor interface {
 	// Diagnose is doctor's checks of c (and remote) for the peering with
 	// remoteID. It writes nothing.
 	Diagnose(ctx context.Context, c ClusterRef, remote *ClusterRef, remoteID string) ([]DoctorCheck, error)
@@ -59,6 +78,12 @@ type OverviewBackend interface {
 	// with a Plan, shown and confirmed), as `doctor --fix` does, and
 	// returns doctor's checks of the peering after them.
 	ApplyRepair(ctx context.Context, c ClusterRef, remote *ClusterRef, remoteID string, check DoctorCheck) ([]DoctorCheck, error)
+}
+
+// PeeringActions are the overview's actions on the peering selected
+// (overview_actions.go) besides diagnose.
+type PeeringActions interface {
+	Verifier
 	// MoveQuestion is what liqoctl asks before move changes consumerID's
 	// Tenant ("" = it does not ask). No network.
 	MoveQuestion(move TenantMove, consumerID string) string

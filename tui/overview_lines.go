@@ -121,7 +121,7 @@ func (o *overviewScreen) menuLoop(u *lineUI) (tea.Msg, error) {
 func (o *overviewScreen) reload(u *lineUI) {
 	ctx, cancel := o.s.opContext()
 	defer cancel()
-	if rows, err := o.s.backend.Overview(ctx, *o.listed, o.other); err == nil {
+	if rows, err := o.reader.Overview(ctx, *o.listed, o.other); err == nil {
 		o.setRows(rows)
 	} else {
 		u.println(iconFailed + " reading the peerings again: " + oneLine(err.Error()))

@@ -54,11 +54,11 @@ func failedFirst(checks []DoctorCheck) []DoctorCheck {
 // and shows doctor's checks after it.
 func (o *overviewScreen) fix() tea.Cmd {
 	c, _ := o.repair()
-	backend, listed, other, remoteID := o.s.backend, *o.listed, o.other, o.diag.remoteID
+	doctor, listed, other, remoteID := o.doctor, *o.listed, o.other, o.diag.remoteID
 	return o.ask("Fix “"+c.Title+"”? doctor makes these writes, as doctor --fix does:", func() tea.Cmd {
 		return o.start("applying doctor's fix of "+c.Title+"…", "diagnosis of the peering with "+remoteID+" after the fix",
 			func(ctx context.Context, _ handshake.Sink) actionResult {
-				checks, err := backend.ApplyRepair(ctx, listed, other, remoteID, c)
+				checks, err := doctor.ApplyRepair(ctx, listed, other, remoteID, c)
 				if err != nil {
 					return actionResult{err: err}
 				}

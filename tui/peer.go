@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -33,11 +34,30 @@ func (k peerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Continue, k.Up, k.Down, k.Back}}
 }
 
+// StageReader tells where a handshake resumes (the peer screen, and the
+// detect screen in automated mode).
+type StageReader interface {
+	// Stage tells how far the handshake with peer got on this cluster.
+	Stage(ctx context.Context, c ClusterRef, role handshake.Role, peerID string) (handshake.Stage, error)
+}
+
+// PeerFinder is what the peer screen reads: the known peers, the ID the
+// admin types, and where the handshake with it stands.
+type PeerFinder interface {
+	// Peers lists the clusters this one has handshake objects for, in role.
+	Peers(ctx context.Context, c ClusterRef, role handshake.Role) ([]Peer, error)
+	// CheckClusterID refuses what is not a cluster ID, with the words the
+	// commands use for the same value (no network).
+	CheckClusterID(id string) error
+	StageReader
+}
+
 // peerScreen asks for the other cluster's ID (manual mode), offering the
 // peers this cluster already has handshake objects for, and resumes from
 // the state the cluster holds.
 type peerScreen struct {
 	s       *session
+	finder  PeerFinder
 	keys    peerKeys
 	input   textinput.Model
 	peers   []Peer
@@ -54,7 +74,7 @@ func newPeerScreen(s *session) *peerScreen {
 	in.CharLimit = 63
 	in.SetValue(s.peerID)
 	steadyInput(&in)
-	p := &peerScreen{s: s, input: in, loading: true, cursor: -1, keys: peerKeys{
+	p := &peerScreen{s: s, finder: s.backend, input: in, loading: true, cursor: -1, keys: peerKeys{
 		Continue: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "continue")),
 		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "known peers")),
 		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "known peers")),
@@ -67,12 +87,12 @@ func (p *peerScreen) Init() tea.Cmd { return tea.Batch(p.input.Focus(), p.loadPe
 
 // loadPeers lists the clusters this one has handshake objects for.
 func (p *peerScreen) loadPeers() tea.Cmd {
-	s := p.s
+	s, finder := p.s, p.finder
 	self, role := s.self(), s.selfRole()
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		peers, err := s.backend.Peers(ctx, self, role)
+		peers, err := finder.Peers(ctx, self, role)
 		return peersMsg{peers: peers, err: err}
 	}
 }
@@ -83,7 +103,7 @@ func (p *peerScreen) checkID(id string) error {
 		return fmt.Errorf("type the other cluster's ID (liqo-auth-tui info shows it)")
 	}
 	// The backend's verdict: the commands' --remote-cluster-id gets the same.
-	if err := p.s.backend.CheckClusterID(id); err != nil {
+	if err := p.finder.CheckClusterID(id); err != nil {
 		return err
 	}
 	if id == p.s.ownID() {
@@ -102,10 +122,11 @@ func (p *peerScreen) stage(id string) tea.Cmd {
 		// the provider's peer info (the nonce's receive screen takes it).
 		return func() tea.Msg { return peerStageMsg{id: id, stage: handshake.StageAwaitNonce} }
 	}
+	finder := p.finder
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		st, err := s.backend.Stage(ctx, self, role, id)
+		st, err := finder.Stage(ctx, self, role, id)
 		return peerStageMsg{id: id, stage: st, err: err}
 	}
 }

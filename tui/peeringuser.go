@@ -30,8 +30,9 @@ func (h *handoffScreen) offersPeeringUser() bool {
 // opGeneratePeeringUser makes the peering user of the consumer and hands
 // its kubeconfig over.
 func opGeneratePeeringUser(s *session) operation {
+	var steps ProviderHandshake = s.backend
 	return makeAndHandOver(s, "Making a peering user (restricted kubeconfig) for the admin of consumer ", "Generate peering user",
-		func(s *session) **Artifact { return &s.peeringUser }, s.backend.GeneratePeeringUser)
+		func(s *session) **Artifact { return &s.peeringUser }, steps.GeneratePeeringUser)
 }
 
 // kindLines are the hand-off's lines particular to the peering user: the

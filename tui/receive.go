@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -46,11 +47,25 @@ func (k receiveKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Apply, k.File, k.Clear}, {k.Yes, k.No, k.Back}}
 }
 
+// ArtifactChecker validates what the receive screen is given, as it
+// changes: nothing is written.
+type ArtifactChecker interface {
+	// CheckNonce validates a pasted nonce (no network).
+	CheckNonce(data []byte) (*Artifact, error)
+	// CheckTenant validates a consumer's Tenant against the provider.
+	CheckTenant(ctx context.Context, provider ClusterRef, data []byte) (*Artifact, error)
+	// CheckIdentity validates a provider's Identity against the consumer.
+	CheckIdentity(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
+	// CheckPeerInfo validates a Liqo 0.x provider's peer info for consumer.
+	CheckPeerInfo(ctx context.Context, consumer ClusterRef, data []byte) (*Artifact, error)
+}
+
 // receiveScreen takes an artifact from the other admin by paste (a
 // bracketed paste is one tea.PasteMsg) or from a file, validates it as it
 // changes and applies nothing until it is valid and confirmed.
 type receiveScreen struct {
 	s          *session
+	checker    ArtifactChecker
 	kind       handshake.ArtifactKind
 	keys       receiveKeys
 	area       textarea.Model
@@ -82,7 +97,7 @@ func newReceiveScreen(s *session, kind handshake.ArtifactKind) *receiveScreen {
 	pi.Placeholder = "./" + kind.FileName() // typing replaces it
 	pi.CharLimit = 4096
 	steadyInput(&pi)
-	r := &receiveScreen{s: s, kind: kind, area: ta, path: pi, keys: receiveKeys{
+	r := &receiveScreen{s: s, checker: s.backend, kind: kind, area: ta, path: pi, keys: receiveKeys{
 		Apply: key.NewBinding(key.WithKeys("enter", "ctrl+s"), key.WithHelp("enter/ctrl+s", "use it")),
 		File:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "paste/file")),
 		Clear: key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "clear")),
@@ -129,7 +144,7 @@ func (r *receiveScreen) Keys() help.KeyMap { return r.keys }
 // validate checks the current input: the artifact's shape, then against
 // the cluster (the nonce made for this consumer, this consumer's key...).
 func (r *receiveScreen) validate(seq int, data []byte) tea.Cmd {
-	s, kind, self := r.s, r.kind, r.s.self()
+	s, kind, self, checker := r.s, r.kind, r.s.self(), r.checker
 	return func() tea.Msg {
 		var art *Artifact
 		var err error
@@ -138,17 +153,17 @@ func (r *receiveScreen) validate(seq int, data []byte) tea.Cmd {
 			// A Liqo 0.x provider's admin sends its peer info instead.
 			ctx, cancel := s.opContext()
 			defer cancel()
-			art, err = s.backend.CheckPeerInfo(ctx, self, data)
+			art, err = checker.CheckPeerInfo(ctx, self, data)
 		case kind == handshake.KindNonce:
-			art, err = s.backend.CheckNonce(data)
+			art, err = checker.CheckNonce(data)
 		case kind == handshake.KindTenant:
 			ctx, cancel := s.opContext()
 			defer cancel()
-			art, err = s.backend.CheckTenant(ctx, self, data)
+			art, err = checker.CheckTenant(ctx, self, data)
 		case kind == handshake.KindIdentity:
 			ctx, cancel := s.opContext()
 			defer cancel()
-			art, err = s.backend.CheckIdentity(ctx, self, data)
+			art, err = checker.CheckIdentity(ctx, self, data)
 		}
 		return validatedMsg{seq: seq, art: art, err: err}
 	}

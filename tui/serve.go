@@ -27,6 +27,22 @@ type (
 	serveEndedMsg struct{ err error }
 )
 
+// SliceLister is what the summary reads of the consumer's resources.
+type SliceLister interface {
+	// ResourceSlices lists the consumer's ResourceSlices with providerID.
+	ResourceSlices(ctx context.Context, consumer ClusterRef, providerID string) ([]SliceInfo, error)
+}
+
+// SliceServer serves a manual provider from its summary.
+type SliceServer interface {
+	// ServeSlices serves provider while ctx lives when nothing else does
+	// (in-process, with every reconciler: the consumer's requests for
+	// resources are answered meanwhile), and reports what serves it, then
+	// the copies of consumerID's ResourceSlices whenever they change. It
+	// returns nil once ctx ends, or why serving stopped.
+	ServeSlices(ctx context.Context, provider ClusterRef, consumerID string, report func(ProviderSlices)) error
+}
+
 // serving is the provider served while the wizard runs: one per session.
 type serving struct {
 	cancel context.CancelFunc
@@ -59,7 +75,8 @@ func (s *session) serveSlices(notify func(tea.Msg)) *serving {
 	ctx, cancel := context.WithCancel(s.ctx)
 	sv := &serving{cancel: cancel, done: make(chan struct{}), updates: make(chan tea.Msg, 16)}
 	s.served = sv
-	provider, consumerID, backend := s.self(), s.peerID, s.backend
+	var server SliceServer = s.backend
+	provider, consumerID := s.self(), s.peerID
 	if notify == nil {
 		notify = func(msg tea.Msg) {
 			select {
@@ -76,7 +93,7 @@ func (s *session) serveSlices(notify func(tea.Msg)) *serving {
 					err = recovered("serving the provider", v)
 				}
 			}()
-			return backend.ServeSlices(ctx, provider, consumerID, func(ps ProviderSlices) {
+			return server.ServeSlices(ctx, provider, consumerID, func(ps ProviderSlices) {
 				sv.mu.Lock()
 				sv.latest = &ps
 				sv.mu.Unlock()

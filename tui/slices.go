@@ -71,9 +71,26 @@ func (k slicesKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Submit, k.Next, k.Prev, k.Skip, k.Done, k.Again}}
 }
 
+// SliceRequester is the slices screen's: a consumer asks the provider for
+// resources with a ResourceSlice, after the handshake (§10.1).
+type SliceRequester interface {
+	// CheckSliceRequest validates a request as the API server would (no
+	// network): the first bad field as a *handshake.FieldError.
+	CheckSliceRequest(req SliceRequest) error
+	// RequestResources creates (or updates) the ResourceSlice on the
+	// consumer and waits for the provider's answer.
+	RequestResources(ctx context.Context, consumer ClusterRef, req SliceRequest, sink handshake.Sink) (*SliceInfo, error)
+	// SliceAnswerer tells, writing nothing, who answers the consumer's
+	// ResourceSlices on providerID: with provider (automated mode), what
+	// serves its side or this wizard in-process; else what the consumer's
+	// credentials for the provider can see (whether Liqo runs there).
+	SliceAnswerer(ctx context.Context, consumer ClusterRef, providerID string, provider *ClusterRef) (handshake.SliceAnswer, error)
+}
+
 // slicesScreen is the request form, or (result set) the provider's answer.
 type slicesScreen struct {
 	s          *session
+	requester  SliceRequester
 	keys       slicesKeys
 	consumer   *ClusterRef
 	providerID string
@@ -90,7 +107,7 @@ type slicesScreen struct {
 }
 
 func newSlicesScreen(s *session, result *SliceInfo, taken []string) *slicesScreen {
-	m := &slicesScreen{s: s, consumer: s.consumerRef(), providerID: s.providerID(), result: result, keys: slicesKeys{
+	m := &slicesScreen{s: s, requester: s.backend, consumer: s.consumerRef(), providerID: s.providerID(), result: result, keys: slicesKeys{
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "request")),
 		Next:   key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
 		Prev:   key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field")),
@@ -142,11 +159,11 @@ func (m *slicesScreen) loadAnswerer() tea.Cmd {
 	if m.consumer == nil {
 		return nil
 	}
-	s, consumer, pid, provider := m.s, *m.consumer, m.providerID, m.request().Provider
+	s, requester, consumer, pid, provider := m.s, m.requester, *m.consumer, m.providerID, m.request().Provider
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		a, err := s.backend.SliceAnswerer(ctx, consumer, pid, provider)
+		a, err := requester.SliceAnswerer(ctx, consumer, pid, provider)
 		return sliceAnswererMsg{answer: a, err: err}
 	}
 }
@@ -226,7 +243,7 @@ func (m *slicesScreen) submit() tea.Cmd {
 		return m.refuse(&handshake.FieldError{Field: handshake.FieldSliceName, Reason: "type a name for the ResourceSlice (liqoctl peer names it after the provider: " + m.providerID + ")"})
 	}
 	m.busy, m.err = true, ""
-	check := m.s.backend.CheckSliceRequest
+	check := m.requester.CheckSliceRequest
 	return func() tea.Msg { return sliceCheckedMsg{req: req, err: check(req)} }
 }
 
@@ -293,7 +310,7 @@ func (m *slicesScreen) Update(msg tea.Msg) (screen, tea.Cmd) {
 // provider, it hands its admin what to run there (the hand-off screen,
 // whose enter sends it).
 func (m *slicesScreen) send(req SliceRequest) tea.Cmd {
-	run := runOp(opRequestResources(*m.consumer, req, m.s.backend))
+	run := runOp(opRequestResources(*m.consumer, req, m.requester))
 	if !m.answer.Answerer.NeedsProviderAdmin() {
 		return run
 	}
@@ -327,13 +344,13 @@ func (m *slicesScreen) requestArtifact(req SliceRequest) *Artifact {
 
 // opRequestResources creates the ResourceSlice and waits for the
 // provider's answer, which the screen then shows.
-func opRequestResources(consumer ClusterRef, req SliceRequest, backend Backend) operation {
+func opRequestResources(consumer ClusterRef, req SliceRequest, requester SliceRequester) operation {
 	var answer *SliceInfo
 	return operation{
 		Title: fmt.Sprintf("Requesting resources from provider %s (ResourceSlice %s)", req.ProviderID, req.Name),
 		Phases: []phase{{Title: "Create the ResourceSlice and wait for the provider's answer",
 			Run: func(ctx context.Context, sink handshake.Sink) (any, error) {
-				return backend.RequestResources(ctx, consumer, req, scoped(handshake.Local, consumer, sink))
+				return requester.RequestResources(ctx, consumer, req, scoped(handshake.Local, consumer, sink))
 			},
 			Apply: func(_ *session, v any) { answer = v.(*SliceInfo) }}},
 		Then: func(*session) tea.Cmd { return navigate(gotoSlicesMsg{result: answer}) },

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -35,14 +36,23 @@ type startKeys struct {
 func (k startKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Next, k.Back} }
 func (k startKeys) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Next, k.Back}} }
 
+// ContextLister is what the start screen reads: the contexts of a
+// kubeconfig.
+type ContextLister interface {
+	// Contexts lists the contexts of a kubeconfig ("" = KUBECONFIG or
+	// ~/.kube/config) and its current context.
+	Contexts(ctx context.Context, kubeconfig string) (contexts []string, current string, err error)
+}
+
 // startScreen collects the kubeconfigs and contexts not given as flags.
 type startScreen struct {
-	s     *session
-	keys  startKeys
-	phase startPhase
-	form  *huh.Form
-	width int
-	err   string
+	s        *session
+	contexts ContextLister
+	keys     startKeys
+	phase    startPhase
+	form     *huh.Form
+	width    int
+	err      string
 
 	localPath, remotePath string
 	localCtx, remoteCtx   string
@@ -53,7 +63,7 @@ type startScreen struct {
 const noRemote = "\x00none"
 
 func newStartScreen(s *session) *startScreen {
-	st := &startScreen{s: s, width: 80,
+	st := &startScreen{s: s, contexts: s.backend, width: 80,
 		localPath: s.local.Kubeconfig, remotePath: s.remote.Kubeconfig,
 		localCtx: s.local.Context, remoteCtx: s.remote.Context,
 		keys: startKeys{
@@ -110,15 +120,15 @@ func (st *startScreen) askRemote() bool {
 
 func (st *startScreen) loadContexts() tea.Cmd {
 	st.phase = phaseLoading
-	s := st.s
+	s, contexts := st.s, st.contexts
 	local, remote := strings.TrimSpace(st.localPath), strings.TrimSpace(st.remotePath)
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
 		var m contextsMsg
-		m.local, m.localCur, m.localErr = s.backend.Contexts(ctx, local)
+		m.local, m.localCur, m.localErr = contexts.Contexts(ctx, local)
 		if remote != "" {
-			m.remote, m.remoteCur, m.remoteErr = s.backend.Contexts(ctx, remote)
+			m.remote, m.remoteCur, m.remoteErr = contexts.Contexts(ctx, remote)
 		} else {
 			m.remote, m.remoteFromLocalConfig = m.local, true
 		}

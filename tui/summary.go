@@ -33,10 +33,10 @@ type slicesListedMsg struct {
 	err    error
 }
 
-// summaryScreen is the end: what was set up, the consumer's resources, and
-// the verify result.
+// summaryScreen is the end: what was set up, the consumer's slices, verify's result.
 type summaryScreen struct {
 	s       *session
+	listing SliceLister
 	keys    summaryKeys
 	details bool
 	// The consumer's ResourceSlices with the provider, once listed.
@@ -74,7 +74,7 @@ func newSummaryScreen(s *session) *summaryScreen {
 		k.Reverify.SetEnabled(false)
 		k.Request.SetEnabled(false)
 	}
-	return &summaryScreen{s: s, keys: k}
+	return &summaryScreen{s: s, listing: s.backend, keys: k}
 }
 
 // consumerRef is the consumer cluster this session can reach (nil if none).
@@ -179,11 +179,11 @@ func (m *summaryScreen) listSlices() tea.Cmd {
 	if c == nil || !m.keys.Request.Enabled() {
 		return nil
 	}
-	s, consumer, pid := m.s, *c, m.s.providerID()
+	s, listing, consumer, pid := m.s, m.listing, *c, m.s.providerID()
 	return func() tea.Msg {
 		ctx, cancel := s.opContext()
 		defer cancel()
-		list, err := s.backend.ResourceSlices(ctx, consumer, pid)
+		list, err := listing.ResourceSlices(ctx, consumer, pid)
 		return slicesListedMsg{slices: list, err: err}
 	}
 }

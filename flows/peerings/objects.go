@@ -120,58 +120,58 @@ func listPeeringObjects(ctx context.Context, c *kube.Cluster, fallback string) (
 	})
 	list("namespaces", func(ns string) error {
 		if ns != metav1.NamespaceAll {
-			n, err := c.Kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			n, err := c.NamespaceNamed(ctx, ns)
 			if err == nil {
 				o.Namespaces = filterPtrs([]corev1.Namespace{*n}, isTenantNamespace)
 			}
 			return ignoreNotServed(err)
 		}
-		l, err := c.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		l, err := c.Namespaces(ctx)
 		if err == nil {
-			o.Namespaces = filterPtrs(l.Items, isTenantNamespace)
+			o.Namespaces = filterPtrs(l, isTenantNamespace)
 		}
 		return err
 	})
 	list("Secrets labelled "+peeringSecretSelector, func(ns string) error {
-		l, err := c.Kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: peeringSecretSelector})
+		l, err := c.SecretsLabelled(ctx, ns, peeringSecretSelector)
 		if err == nil {
-			o.Secrets = filterPtrs(l.Items, nil)
+			o.Secrets = filterPtrs(l, nil)
 		}
 		return err
 	})
 	list("Secrets labelled "+liqo0xSecretSelector, func(ns string) error {
-		l, err := c.Kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: liqo0xSecretSelector})
+		l, err := c.SecretsLabelled(ctx, ns, liqo0xSecretSelector)
 		if err == nil {
-			o.Liqo0xSecrets = filterPtrs(l.Items, nil)
+			o.Liqo0xSecrets = filterPtrs(l, nil)
 		}
 		return err
 	})
 	// The Liqo kinds are not served on a cluster without Liqo v1 nor init.
 	list("Tenants", func(ns string) error {
-		l, err := c.Liqo.Tenants(ns).List(ctx, metav1.ListOptions{})
+		l, err := c.TenantsIn(ctx, ns)
 		if err == nil {
-			o.Tenants = filterPtrs(l.Items, nil)
+			o.Tenants = filterPtrs(l, nil)
 		}
 		return ignoreNotServed(err)
 	})
 	list("Identities", func(ns string) error {
-		l, err := c.Liqo.Identities(ns).List(ctx, metav1.ListOptions{})
+		l, err := c.IdentitiesIn(ctx, ns)
 		if err == nil {
-			o.Identities = filterPtrs(l.Items, nil)
+			o.Identities = filterPtrs(l, nil)
 		}
 		return ignoreNotServed(err)
 	})
 	list("ResourceSlices", func(ns string) error {
-		l, err := c.Liqo.ResourceSlices(ns).List(ctx, metav1.ListOptions{})
+		l, err := c.ResourceSlicesIn(ctx, ns)
 		if err == nil {
-			o.Slices = filterPtrs(l.Items, nil)
+			o.Slices = filterPtrs(l, nil)
 		}
 		return ignoreNotServed(err)
 	})
 	list("Renews", func(ns string) error {
-		l, err := c.Liqo.Renews(ns).List(ctx, metav1.ListOptions{})
+		l, err := c.RenewsIn(ctx, ns)
 		if err == nil {
-			o.Renews = filterPtrs(l.Items, nil)
+			o.Renews = filterPtrs(l, nil)
 		}
 		return ignoreNotServed(err)
 	})

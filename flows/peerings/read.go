@@ -21,7 +21,7 @@ type Options struct {
 	// OnSnapshot, when set, is handed what each overview read, before its
 	// rows are returned or sent (by Watch from its goroutine):
 	// doctor checks it instead of listing the clusters again
-	// (flows.DoctorOptions.Snapshot).
+	// (doctor.Options.Snapshot).
 	OnSnapshot func(*Snapshot)
 }
 
@@ -62,7 +62,7 @@ func RowsOf(local, remote *Objects, now time.Time) []handshake.Peering {
 
 // Snapshot is what one overview read of its clusters (the objects
 // its rows were built from): Doctor checks it instead of listing again
-// (flows.DoctorOptions.Snapshot). Watch's are its informers' stores at
+// (doctor.Options.Snapshot). Watch's are its informers' stores at
 // that overview: read only.
 type Snapshot struct {
 	Local, Remote *Objects

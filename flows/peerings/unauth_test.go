@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
@@ -53,7 +54,7 @@ func TestOverviewReadsAnUnauthenticatedPair(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, handshake.StageAwaitIdentity, rowFor(t, rows, "ovu-provider", handshake.RoleConsumer, handshake.GenerationV1).Stage)
 
-	d, err := flows.Doctor(ctx, consumer, flows.DoctorOptions{RemoteID: "ovu-provider", Remote: provider})
+	d, err := doctor.Run(ctx, consumer, doctor.Options{RemoteID: "ovu-provider", Remote: provider})
 	require.NoError(t, err)
 	found := false
 	for _, c := range d.Checks {
@@ -76,7 +77,7 @@ func TestOverviewReadsAnUnauthenticatedPair(t *testing.T) {
 
 	// Doctor on the overview's snapshot checks what it read, not the
 	// clusters again: the pair as it was, unauthenticated.
-	d, err = flows.Doctor(ctx, consumer, flows.DoctorOptions{RemoteID: "ovu-provider", Remote: provider, Snapshot: snapshot})
+	d, err = doctor.Run(ctx, consumer, doctor.Options{RemoteID: "ovu-provider", Remote: provider, Snapshot: snapshot})
 	require.NoError(t, err)
 	for _, c := range d.Checks {
 		if c.ID == "handshake-complete" {

@@ -122,20 +122,18 @@ func startPeeringInformers(ctx context.Context, c *kube.Cluster, changed chan st
 	if p.release, err = c.DetectRelease(ctx); err != nil {
 		return nil, err
 	}
-	secrets := c.Kube.CoreV1().Secrets("")
-	namespaces := c.Kube.CoreV1().Namespaces()
-	p.namespaces = newOverviewInformer(kube.ListWatch(namespaces.List, namespaces.Watch, noTweak), &corev1.Namespace{})
-	p.secrets = newOverviewInformer(kube.ListWatch(secrets.List, secrets.Watch, kube.BySelector(peeringSecretSelector)), &corev1.Secret{})
-	p.liqo0xSecrets = newOverviewInformer(kube.ListWatch(secrets.List, secrets.Watch, kube.BySelector(liqo0xSecretSelector)), &corev1.Secret{})
+	p.namespaces = newOverviewInformer(c.NamespacesListWatch(noTweak), &corev1.Namespace{})
+	p.secrets = newOverviewInformer(c.SecretsListWatch(metav1.NamespaceAll, kube.BySelector(peeringSecretSelector)), &corev1.Secret{})
+	p.liqo0xSecrets = newOverviewInformer(c.SecretsListWatch(metav1.NamespaceAll, kube.BySelector(liqo0xSecretSelector)), &corev1.Secret{})
 	informers := []cache.SharedIndexInformer{p.namespaces, p.secrets, p.liqo0xSecrets}
 	// Kinds the cluster does not serve stay without an informer (it would
 	// fail its lists forever).
 	if serves, err := c.ServesResource(authv1beta1.GroupVersion.String(), authv1beta1.TenantResource); err == nil && serves {
-		tenants, identities, slices, renews := c.Liqo.Tenants(""), c.Liqo.Identities(""), c.Liqo.ResourceSlices(""), c.Liqo.Renews("")
-		p.tenants = newOverviewInformer(kube.ListWatch(tenants.List, tenants.Watch, noTweak), &authv1beta1.Tenant{})
-		p.identities = newOverviewInformer(kube.ListWatch(identities.List, identities.Watch, noTweak), &authv1beta1.Identity{})
-		p.slices = newOverviewInformer(kube.ListWatch(slices.List, slices.Watch, noTweak), &authv1beta1.ResourceSlice{})
-		p.renews = newOverviewInformer(kube.ListWatch(renews.List, renews.Watch, noTweak), &authv1beta1.Renew{})
+		all := metav1.NamespaceAll
+		p.tenants = newOverviewInformer(c.TenantsListWatch(all, noTweak), &authv1beta1.Tenant{})
+		p.identities = newOverviewInformer(c.IdentitiesListWatch(all, noTweak), &authv1beta1.Identity{})
+		p.slices = newOverviewInformer(c.ResourceSlicesListWatch(all, noTweak), &authv1beta1.ResourceSlice{})
+		p.renews = newOverviewInformer(c.RenewsListWatch(all, noTweak), &authv1beta1.Renew{})
 		informers = append(informers, p.tenants, p.identities, p.slices, p.renews)
 	}
 	if serves, err := c.ServesResource(kube.Liqo0xDiscoveryGroupVersion, "foreignclusters"); err == nil && serves {

@@ -65,6 +65,7 @@ type csrBatch struct {
 	ended   int      // issuances of the batch that finished
 	names   []string // for the fallback, one delete each
 	adopted []string // reused from an earlier run: another batch label, one delete each
+	left    []string // given up as the run stops: kept for the run that takes over
 }
 
 func newCSRTracker(c *kube.Cluster, lister certlisters.CertificateSigningRequestLister, index cache.Indexer, keep bool) *csrTracker {
@@ -181,6 +182,19 @@ func (t *csrTracker) finish(ctx context.Context, b *csrBatch) {
 	}
 }
 
+// leave keeps the named CSR when b's CSRs are deleted: its issuance was
+// given up because the run is stopping (a replica losing its Pod), and the
+// run that takes over (another replica, or this one started again) reuses
+// it instead of having a second certificate signed for the same request.
+func (t *csrTracker) leave(b *csrBatch, name string) {
+	if b == nil {
+		return
+	}
+	t.mu.Lock()
+	b.left = append(b.left, name)
+	t.mu.Unlock()
+}
+
 // pendingDeletion tells whether csr belongs to a batch the tracker will delete.
 func (t *csrTracker) pendingDeletion(csr *certv1.CertificateSigningRequest) bool {
 	id, ok := csr.Labels[csrBatchLabel]
@@ -269,6 +283,19 @@ func (t *csrTracker) flush() { t.deleting.Wait() }
 // background. Failing to is not fatal: the CSR cleaner and the API server
 // collect leftovers.
 func (t *csrTracker) delete(ctx context.Context, b *csrBatch) {
+	t.mu.Lock()
+	left := slices.Clone(b.left)
+	t.mu.Unlock()
+	if len(left) > 0 { // one by one: the batch label also selects what is left
+		kept := func(name string) bool { return slices.Contains(left, name) }
+		names := append(slices.DeleteFunc(slices.Clone(b.names), kept), slices.DeleteFunc(slices.Clone(b.adopted), kept)...)
+		t.deleting.Go(func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), csrDeleteTimeout)
+			defer cancel()
+			t.deleteEach(ctx, names)
+		})
+		return
+	}
 	switch len(b.names) + len(b.adopted) {
 	case 0:
 		return

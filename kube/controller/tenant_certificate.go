@@ -69,17 +69,26 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 // none (current nil), else updated from current. The wait for the signer
 // is served by the shared CSR informer, and the CSR object is deleted with
 // the others of its batch once the certificate is stored.
-func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, namespace string, current *corev1.Secret) ([]byte, error) {
+func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, namespace string, current *corev1.Secret) (_ []byte, err error) {
+	// written: the certificate is in the cache Secret. An issuance the
+	// stopping run gives up before that leaves its CSR to the next run.
+	written := false
 	req := kube.CSRRequest{PEM: t.Spec.CSR, GenerateName: kube.IdentityCSRGenerateName,
 		Reason: kube.IdentityApprovalReason, Message: kube.IdentityApprovalMessage, KeepObject: r.o.KeepCSRs}
 	if r.caches != nil && r.caches.csrs != nil {
 		batch, labels := r.caches.csrs.begin()
 		defer r.caches.csrs.finish(ctx, batch)
 		req.Labels, req.KeepObject, req.Wait = labels, true, r.caches.csrs.wait
-		req.Created = func(name string) { r.caches.csrs.created(batch, name) }
-		req.Reused = func(name string) { r.caches.csrs.adopted(batch, name) }
+		var csrName string
+		req.Created = func(name string) { csrName = name; r.caches.csrs.created(batch, name) }
+		req.Reused = func(name string) { csrName = name; r.caches.csrs.adopted(batch, name) }
 		now := r.clock()
 		req.Reuse = func() *certv1.CertificateSigningRequest { return r.caches.csrs.reusable(t.Spec.CSR, now) }
+		defer func() {
+			if ctx.Err() != nil && csrName != "" && !written {
+				r.caches.csrs.leave(batch, csrName)
+			}
+		}()
 	} else {
 		req.Labels = map[string]string{kube.RemoteTenantCSRLabel: "true"}
 	}
@@ -101,6 +110,7 @@ func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, nam
 	if err != nil {
 		return nil, err
 	}
+	written = true
 	if r.caches != nil && r.caches.certs != nil && stored != nil {
 		if cached, err := certSecretSkeleton(stored); err == nil {
 			r.caches.certs.wrote(cached.(*corev1.Secret))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
@@ -81,13 +82,13 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 		return err
 	}
 	localRef, remoteRef := o.Local.ref(), o.Remote.ref()
-	opts := flows.DoctorOptions{RemoteID: o.RemoteID, LocalRef: &localRef, RemoteRef: &remoteRef}
+	opts := doctor.Options{RemoteID: o.RemoteID, LocalRef: &localRef, RemoteRef: &remoteRef}
 	if o.Remote.Kubeconfig != "" || o.Remote.Context != "" {
 		if opts.Remote, err = o.connectReachable(ctx, o.Remote); err != nil {
 			return flows.Scoped(handshake.Remote, err)
 		}
 	}
-	d, err := flows.Doctor(ctx, local, opts)
+	d, err := doctor.Run(ctx, local, opts)
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 	if err := o.repair(ctx, d); err != nil {
 		return err
 	}
-	if d, err = flows.Doctor(ctx, local, opts); err != nil {
+	if d, err = doctor.Run(ctx, local, opts); err != nil {
 		return err
 	}
 	fmt.Fprintln(o.Printer.Out, "\nAfter the fixes:")
@@ -113,7 +114,7 @@ func (o *DoctorOptions) Run(ctx context.Context) error {
 }
 
 // repair shows each fix's plan, asks, and applies it.
-func (o *DoctorOptions) repair(ctx context.Context, d *flows.Diagnosis) error {
+func (o *DoctorOptions) repair(ctx context.Context, d *doctor.Diagnosis) error {
 	confirm := o.confirmOptions(o.Yes)
 	for _, c := range d.Repairs() {
 		plan := o.Printer.program.say(fmt.Sprintf("Fix %q%s:\n  %s", c.Title, peeringSuffix(c), strings.Join(c.Repair.Plan, "\n  ")))
@@ -128,7 +129,7 @@ func (o *DoctorOptions) repair(ctx context.Context, d *flows.Diagnosis) error {
 		} else {
 			fmt.Fprintln(o.Printer.Out, plan)
 		}
-		if err := flows.ApplyRepair(ctx, c); err != nil {
+		if err := doctor.ApplyRepair(ctx, c); err != nil {
 			return flows.Scoped(c.Scope, err)
 		}
 		o.Printer.Info(c.Scope, "fixed: %s", c.Title)
@@ -136,14 +137,14 @@ func (o *DoctorOptions) repair(ctx context.Context, d *flows.Diagnosis) error {
 	return nil
 }
 
-func checksFailed(d *flows.Diagnosis) error {
+func checksFailed(d *doctor.Diagnosis) error {
 	if n := len(d.Failed()); n > 0 {
 		return &ChecksFailedError{Failed: n}
 	}
 	return nil
 }
 
-func peeringSuffix(c flows.Check) string {
+func peeringSuffix(c doctor.Check) string {
 	if c.RemoteID == "" {
 		return ""
 	}
@@ -153,7 +154,7 @@ func peeringSuffix(c flows.Check) string {
 // printDiagnosis prints the cluster's checks, then each peering's under
 // its heading: ✓/✗, scope (when both clusters were checked), title; for ✗
 // its cause and fix.
-func printDiagnosis(w io.Writer, d *flows.Diagnosis, bothSides bool, program programName) {
+func printDiagnosis(w io.Writer, d *doctor.Diagnosis, bothSides bool, program programName) {
 	heading := "\x00"
 	for _, c := range d.Checks {
 		if c.RemoteID != heading {

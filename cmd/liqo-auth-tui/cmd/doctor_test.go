@@ -16,7 +16,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -36,9 +36,9 @@ func TestDoctorCommand(t *testing.T) {
 
 	code, out, errOut = run(s.args("doctor", "-o", "json")...)
 	assert.Equal(t, cmd.ExitFailure, code, errOut)
-	var d flows.Diagnosis
+	var d doctor.Diagnosis
 	require.NoError(t, json.Unmarshal([]byte(out), &d), out)
-	byID := map[string]flows.Check{}
+	byID := map[string]doctor.Check{}
 	for _, c := range d.Checks {
 		byID[c.ID] = c
 	}

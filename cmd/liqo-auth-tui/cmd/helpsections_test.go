@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
@@ -148,7 +148,7 @@ func TestPrinterNamesTheProgramAsCalled(t *testing.T) {
 	assert.Equal(t, "liqo-auth-tui init", programName(binaryName).say("liqo-auth-tui init"))
 
 	var report bytes.Buffer
-	d := &flows.Diagnosis{ClusterID: "c1", Checks: []flows.Check{{Title: "CRDs installed",
+	d := &doctor.Diagnosis{ClusterID: "c1", Checks: []doctor.Check{{Title: "CRDs installed",
 		Cause: "no Tenant CRD: run `liqo-auth-tui init`", Fix: "liqo-auth-tui init"}}}
 	printDiagnosis(&report, d, false, pluginCommand)
 	assert.Equal(t, "Cluster c1\n  ✗ CRDs installed\n      cause: no Tenant CRD: run `kubectl liqo-auth init`\n      fix:   kubectl liqo-auth init\n", report.String())

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/tui"
 )
@@ -24,7 +25,7 @@ func (b *Backend) Diagnose(ctx context.Context, ref tui.ClusterRef, remote *tui.
 
 // ApplyRepair applies check's Repair as `doctor --fix` does: doctor runs
 // again on what the watch read, the check's Repair with the plan the
-// wizard showed is applied (flows.ApplyRepair), then doctor runs on new
+// wizard showed is applied (doctor.ApplyRepair), then doctor runs on new
 // lists, the watch not having seen the repair's writes yet.
 func (b *Backend) ApplyRepair(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef, remoteID string, check tui.DoctorCheck) ([]tui.DoctorCheck, error) {
 	d, err := b.doctor(ctx, ref, remote, remoteID, true)
@@ -35,7 +36,7 @@ func (b *Backend) ApplyRepair(ctx context.Context, ref tui.ClusterRef, remote *t
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	if err := flows.ApplyRepair(ctx, c); err != nil {
+	if err := doctor.ApplyRepair(ctx, c); err != nil {
 		return nil, explainErr(flows.Scoped(c.Scope, err))
 	}
 	if d, err = b.doctor(ctx, ref, remote, remoteID, false); err != nil {
@@ -44,15 +45,15 @@ func (b *Backend) ApplyRepair(ctx context.Context, ref tui.ClusterRef, remote *t
 	return doctorChecks(d, remote != nil), nil
 }
 
-// doctor runs flows.Doctor on ref (and remote) for remoteID; watched: on
+// doctor runs doctor.Run on ref (and remote) for remoteID; watched: on
 // the latest overview its watch read, when one runs.
-func (b *Backend) doctor(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef, remoteID string, watched bool) (*flows.Diagnosis, error) {
+func (b *Backend) doctor(ctx context.Context, ref tui.ClusterRef, remote *tui.ClusterRef, remoteID string, watched bool) (*doctor.Diagnosis, error) {
 	c, o, err := b.overviewOf(ref, remote)
 	if err != nil {
 		return nil, err
 	}
 	localRef := flowsRef(ref)
-	opts := flows.DoctorOptions{RemoteID: remoteID, Remote: o.Remote, LocalRef: &localRef}
+	opts := doctor.Options{RemoteID: remoteID, Remote: o.Remote, LocalRef: &localRef}
 	if remote != nil {
 		remoteRef := flowsRef(*remote)
 		opts.RemoteRef = &remoteRef
@@ -60,7 +61,7 @@ func (b *Backend) doctor(ctx context.Context, ref tui.ClusterRef, remote *tui.Cl
 	if watched {
 		opts.Snapshot = b.snapshots.latest(snapshotKeyOf(ref, remote))
 	}
-	d, err := flows.Doctor(ctx, c, opts)
+	d, err := doctor.Run(ctx, c, opts)
 	if err != nil {
 		return nil, explainErr(err)
 	}
@@ -69,7 +70,7 @@ func (b *Backend) doctor(ctx context.Context, ref tui.ClusterRef, remote *tui.Cl
 
 // doctorChecks are a diagnosis's checks as the wizard shows them: with both
 // clusters, each titled with its side.
-func doctorChecks(d *flows.Diagnosis, both bool) []tui.DoctorCheck {
+func doctorChecks(d *doctor.Diagnosis, both bool) []tui.DoctorCheck {
 	checks := make([]tui.DoctorCheck, 0, len(d.Checks))
 	for _, ch := range d.Checks {
 		title := ch.Title

@@ -11,6 +11,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/wizardbackend"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -55,9 +56,9 @@ func TestWizardBackendAppliesDoctorsFix(t *testing.T) {
 	assert.Equal(t, "(local) handshake finished", fix.Title)
 
 	// The plan is doctor --fix's for the same check.
-	d, err := flows.Doctor(ctx, pc, flows.DoctorOptions{RemoteID: c.ClusterID, Remote: cc})
+	d, err := doctor.Run(ctx, pc, doctor.Options{RemoteID: c.ClusterID, Remote: cc})
 	require.NoError(t, err)
-	var cli *flows.Check
+	var cli *doctor.Check
 	for _, r := range d.Repairs() {
 		if r.Key() == fix.Key {
 			cli = &r

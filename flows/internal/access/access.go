@@ -8,9 +8,7 @@ import (
 	"context"
 	"fmt"
 
-	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -106,13 +104,15 @@ func Verify(ctx context.Context, cfg *rest.Config, tenantNamespace string, check
 		if ns == TenantNamespace {
 			ns = tenantNamespace
 		}
-		review := &authzv1.SelfSubjectAccessReview{Spec: authzv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authzv1.ResourceAttributes{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Subresource: a.Subresource, Namespace: ns}}}
-		r, err := c.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
-		if err != nil {
-			return nil, c.Reach(err)
+		resource := a.Resource
+		if a.Subresource != "" {
+			resource += "/" + a.Subresource
 		}
-		if r.Status.Allowed {
+		allowed, _, err := c.Allowed(ctx, kube.Access{Verb: a.Verb, Group: a.Group, Resource: resource, Namespace: ns})
+		if err != nil {
+			return nil, err
+		}
+		if allowed {
 			v.Allowed = append(v.Allowed, a.String(tenantNamespace))
 		} else {
 			v.Denied = append(v.Denied, a.String(tenantNamespace))

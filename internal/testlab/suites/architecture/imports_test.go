@@ -81,7 +81,7 @@ type rule struct {
 }
 
 var rules = []rule{{
-	name:      "the front-ends (the commands, the wizard's adapter) import no kube/... and no client-go: they call flows, flows/peerings and flows/liqo0x",
+	name:      "the front-ends (the commands, the wizard's adapter) import no kube/... and no client-go: they call flows, flows/peerings, flows/liqo0x and flows/doctor",
 	applies:   func(p string) bool { return under(p, "cmd/liqo-auth-tui") },
 	forbidden: func(imp string) bool { return own(imp, "kube") || under(imp, "k8s.io/client-go") },
 }, {
@@ -141,6 +141,12 @@ var rules = []rule{{
 	forbidden: func(imp string) bool {
 		return own(imp, "flows") && !own(imp, "flows/handshake", "flows/artifact", "flows/internal")
 	},
+}, {
+	// One way too: doctor builds on flows (its repairs resume a handshake
+	// with flows.Authenticate), so flows and what is below it never import it.
+	name:      "flows/doctor is called only by the front-ends: no other package of this module imports it",
+	applies:   func(p string) bool { return !under(p, "cmd/liqo-auth-tui", "flows/doctor") },
+	forbidden: func(imp string) bool { return own(imp, "flows/doctor") },
 }}
 
 func TestImportRules(t *testing.T) {
@@ -178,6 +184,7 @@ func TestImportRulesRefuseTheirCase(t *testing.T) {
 		rules[9].name:  {"cmd/liqo-auth-tui/wizardbackend", "kube/controller"},
 		rules[10].name: {"flows", "internal/testlab/lab"},
 		rules[11].name: {"flows/peerings", "flows"},
+		rules[12].name: {"flows", "flows/doctor"},
 	}
 	require.Len(t, cases, len(rules))
 	for _, r := range rules {

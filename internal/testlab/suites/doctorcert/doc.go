@@ -1,5 +1,5 @@
 // Package doctorcert proves doctor's certificate and replication checks
-// (flows/doctor_certificate.go, flows/doctor_replication.go) on real API
+// (flows/doctor: certificate.go, replication.go) on real API
 // servers: pairs authenticated with this project's flows and controllers,
 // and one with a real Liqo v1.1.2 provider, whose failures are provoked
 // for real (a controller stopped, a certificate left to pass its renewal

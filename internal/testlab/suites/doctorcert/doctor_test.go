@@ -15,6 +15,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -64,7 +65,7 @@ func healthy(t *testing.T) {
 		local, remote *kube.Cluster
 		remoteID      string
 	}{{p.consumer, p.provider, p.providerID}, {p.provider, p.consumer, p.consumerID}} {
-		d := doctor(t, ctx, side.local, side.remote, side.remoteID)
+		d := diagnose(t, ctx, side.local, side.remote, side.remoteID)
 		cert := checkOf(t, d, certificateCheck)
 		assert.True(t, cert.OK)
 		assert.Regexp(t, `^valid until \S+, renewal due \S+, last renewal (never|\S+)$`, cert.Detail)
@@ -87,7 +88,7 @@ func noControllerOnProvider(t *testing.T) {
 	p.stopProvider(t)
 	waitUntil(t, ctx, overdue(p.first), "renewal overdue")
 
-	d := doctor(t, ctx, p.consumer, p.provider, p.providerID)
+	d := diagnose(t, ctx, p.consumer, p.provider, p.providerID)
 	c := checkOf(t, d, certificateCheck)
 	assert.False(t, c.OK)
 	assert.Equal(t, handshake.Local, c.Scope, "the consumer's certificate")
@@ -97,7 +98,7 @@ func noControllerOnProvider(t *testing.T) {
 	assert.Equal(t, "liqo-auth-tui install controller --kubeconfig <provider's kubeconfig>", c.Fix)
 	assert.Nil(t, c.Repair)
 
-	d = doctor(t, ctx, p.provider, p.consumer, p.consumerID)
+	d = diagnose(t, ctx, p.provider, p.consumer, p.consumerID)
 	c = checkOf(t, d, certificateCheck)
 	assert.False(t, c.OK)
 	assert.Equal(t, handshake.Remote, c.Scope, "the consumer's certificate")
@@ -107,7 +108,7 @@ func noControllerOnProvider(t *testing.T) {
 	// The fix: the controller runs on the provider again.
 	p.startProvider(t, ctx)
 	waitIdentityRenewed(t, ctx, p.consumer, p.identity, p.first)
-	c = checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), certificateCheck)
+	c = checkOf(t, diagnose(t, ctx, p.consumer, p.provider, p.providerID), certificateCheck)
 	assert.True(t, c.OK)
 	assert.NotContains(t, c.Detail, "last renewal never")
 }
@@ -123,7 +124,7 @@ func certificateExpired(t *testing.T) {
 	waitUntil(t, ctx, p.first.NotAfter, "expiry")
 
 	fix := "liqo-auth-tui doctor --fix --remote-cluster-id " + p.providerID + " --remote-kubeconfig <provider's kubeconfig>"
-	c := checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), certificateCheck)
+	c := checkOf(t, diagnose(t, ctx, p.consumer, p.provider, p.providerID), certificateCheck)
 	assert.False(t, c.OK)
 	assert.Contains(t, c.Cause, "the certificate expired at "+p.first.NotAfter.UTC().Format(time.RFC3339))
 	assert.Contains(t, c.Cause, "no controller runs on the provider")
@@ -131,7 +132,7 @@ func certificateExpired(t *testing.T) {
 	assert.NotNil(t, c.Repair, "re-authenticate keeping the ResourceSlices")
 
 	// Only the consumer read: the same fix, which needs both clusters.
-	c = checkOf(t, doctor(t, ctx, p.consumer, nil, p.providerID), certificateCheck)
+	c = checkOf(t, diagnose(t, ctx, p.consumer, nil, p.providerID), certificateCheck)
 	assert.False(t, c.OK)
 	assert.Contains(t, c.Cause, "the certificate expired at ")
 	assert.Equal(t, fix, c.Fix)
@@ -158,7 +159,7 @@ func renewNotReplicated(t *testing.T) {
 
 	fix := "liqo-auth-tui doctor --fix --remote-cluster-id " + p.providerID + " --remote-kubeconfig <provider's kubeconfig>"
 	renew := p.identity.Namespace + "/" + p.identity.Name
-	d := doctor(t, ctx, p.consumer, p.provider, p.providerID)
+	d := diagnose(t, ctx, p.consumer, p.provider, p.providerID)
 	c := checkOf(t, d, certificateCheck)
 	assert.False(t, c.OK)
 	assert.Contains(t, c.Cause, "the provider renewed it (valid until ")
@@ -172,9 +173,9 @@ func renewNotReplicated(t *testing.T) {
 	require.NotNil(t, r.Repair)
 	assert.Contains(t, r.Repair.Plan, "provider: re-apply what `liqo-auth-tui init` installs (its ClusterRoles among them; what is unchanged stays)")
 
-	require.NoError(t, flows.ApplyRepair(ctx, r))
+	require.NoError(t, doctor.ApplyRepair(ctx, r))
 	waitIdentityRenewed(t, ctx, p.consumer, p.identity, p.first)
-	d = doctor(t, ctx, p.consumer, p.provider, p.providerID)
+	d = diagnose(t, ctx, p.consumer, p.provider, p.providerID)
 	assert.True(t, checkOf(t, d, certificateCheck).OK)
 	assert.True(t, checkOf(t, d, replicationCheck).OK)
 }
@@ -200,7 +201,7 @@ func replicationRefused(t *testing.T) {
 	require.NoError(t, err)
 	liqotest.WaitEvent(t, ctx, p.consumer, authv1beta1.ResourceSliceKind, consNS, slice, controller.ReasonReplicationForbidden)
 
-	r := checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
+	r := checkOf(t, diagnose(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
 	assert.False(t, r.OK)
 	assert.Equal(t, handshake.Local, r.Scope)
 	assert.Contains(t, r.Cause, "the provider refuses the copy of ResourceSlice "+consNS+"/"+slice+": Provider "+p.providerID+" refuses the copy of ResourceSlice "+slice)
@@ -209,14 +210,14 @@ func replicationRefused(t *testing.T) {
 	require.NotNil(t, r.Repair)
 	assert.Contains(t, r.Repair.Plan, "consumer: annotate ResourceSlice "+consNS+"/"+slice+" with liqo-auth-tui.io/replicate-again so that its replicator tries again now")
 
-	require.NoError(t, flows.ApplyRepair(ctx, r))
+	require.NoError(t, doctor.ApplyRepair(ctx, r))
 	_, err = p.provider.Kube.RbacV1().RoleBindings(provNS).Get(ctx, binding, metav1.GetOptions{})
 	require.NoError(t, err, "the consumer is bound again")
 	slices := p.provider.Liqo.ResourceSlices(provNS)
 	_, err = kube.WaitFor(ctx, kube.ListWatch(slices.List, slices.Watch, kube.ByName(slice)), "the slice's copy on the provider",
 		func(*authv1beta1.ResourceSlice) (bool, error) { return true, nil })
 	require.NoError(t, err)
-	r = checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
+	r = checkOf(t, diagnose(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
 	assert.True(t, r.OK)
 	assert.Contains(t, r.Detail, "ResourceSlice "+slice)
 }
@@ -243,7 +244,7 @@ func replicaFinalizerHoldsDeletion(t *testing.T) {
 	require.NoError(t, err, "held by the replicator's finalizer")
 	waitUntil(t, ctx, held.DeletionTimestamp.Add(time.Minute), "the deletion held a minute")
 
-	r := checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
+	r := checkOf(t, diagnose(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
 	assert.False(t, r.OK)
 	assert.Equal(t, handshake.Local, r.Scope)
 	assert.Contains(t, r.Cause, "ResourceSlice "+consNS+"/"+slice+" has been Terminating since "+held.DeletionTimestamp.UTC().Format(time.RFC3339)+", held by finalizer ")
@@ -254,7 +255,7 @@ func replicaFinalizerHoldsDeletion(t *testing.T) {
 	// The fix: the consumer's controller runs again.
 	p.startConsumer(t, ctx)
 	require.NoError(t, kube.WaitForDeletion(ctx, kube.ListWatch(slices.List, slices.Watch, kube.ByName(slice)), &authv1beta1.ResourceSlice{}, "slice "+slice))
-	r = checkOf(t, doctor(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
+	r = checkOf(t, diagnose(t, ctx, p.consumer, p.provider, p.providerID), replicationCheck)
 	assert.True(t, r.OK)
 	assert.NotContains(t, r.Detail, slice)
 }

@@ -42,11 +42,11 @@ func liqoProviderDoesNotRenew(t *testing.T) {
 	provNS := kube.TenantNamespaceName(ourID)
 	cache := provNS + "/" + kube.RemoteCertSecretName
 	fix := "kubectl delete secret " + kube.RemoteCertSecretName + " -n " + provNS + " --kubeconfig <provider's kubeconfig>"
-	c := checkOf(t, doctor(t, ctx, consumer, provider, liqoID), certificateCheck)
+	c := checkOf(t, diagnose(t, ctx, consumer, provider, liqoID), certificateCheck)
 	assert.False(t, c.OK)
 	assert.Contains(t, c.Cause, "a Liqo v1.1.2 provider renews only after its administrator deletes the certificate cache Secret "+cache+" (liqotech/liqo#3173)")
 	assert.Equal(t, fix, c.Fix)
-	c = checkOf(t, doctor(t, ctx, consumer, nil, liqoID), certificateCheck)
+	c = checkOf(t, diagnose(t, ctx, consumer, nil, liqoID), certificateCheck)
 	assert.False(t, c.OK)
 	assert.Contains(t, c.Cause, "the provider answers this consumer's asks with the same certificate: a Liqo v1.0–v1.1 provider renews only after its administrator deletes the certificate cache Secret "+cache)
 	assert.Equal(t, fix, c.Fix)
@@ -54,7 +54,7 @@ func liqoProviderDoesNotRenew(t *testing.T) {
 	// The fix, as printed.
 	require.NoError(t, provider.Kube.CoreV1().Secrets(provNS).Delete(ctx, kube.RemoteCertSecretName, metav1.DeleteOptions{}))
 	waitIdentityRenewed(t, ctx, consumer, res.Identity, first)
-	c = checkOf(t, doctor(t, ctx, consumer, provider, liqoID), certificateCheck)
+	c = checkOf(t, diagnose(t, ctx, consumer, provider, liqoID), certificateCheck)
 	assert.True(t, c.OK)
 }
 
@@ -79,7 +79,7 @@ func liqoConsumerNeverApplies(t *testing.T) {
 	waitTenantRenewed(t, ctx, p)
 	waitUntil(t, ctx, overdue(p.first), "renewal overdue")
 
-	c := checkOf(t, doctor(t, ctx, p.provider, consumer, liqoID), certificateCheck)
+	c := checkOf(t, diagnose(t, ctx, p.provider, consumer, liqoID), certificateCheck)
 	assert.False(t, c.OK)
 	assert.Contains(t, c.Cause, "the provider renewed it (valid until ")
 	assert.Contains(t, c.Cause, "a Liqo v1.1.2 consumer never applies a renewed control-plane certificate: re-authenticate")

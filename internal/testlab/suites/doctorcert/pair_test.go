@@ -17,6 +17,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -161,19 +162,19 @@ func waitRenewCopy(t *testing.T, ctx context.Context, p *pair) *authv1beta1.Rene
 	return r
 }
 
-// doctor runs doctor on local for the peering with remoteID, reading
+// diagnose runs doctor on local for the peering with remoteID, reading
 // remote too when given.
-func doctor(t *testing.T, ctx context.Context, local, remote *kube.Cluster, remoteID string) *flows.Diagnosis {
+func diagnose(t *testing.T, ctx context.Context, local, remote *kube.Cluster, remoteID string) *doctor.Diagnosis {
 	t.Helper()
-	d, err := flows.Doctor(ctx, local, flows.DoctorOptions{RemoteID: remoteID, Remote: remote})
+	d, err := doctor.Run(ctx, local, doctor.Options{RemoteID: remoteID, Remote: remote})
 	require.NoError(t, err)
 	return d
 }
 
 // checkOf is the check id of a diagnosis (exactly one).
-func checkOf(t *testing.T, d *flows.Diagnosis, id string) flows.Check {
+func checkOf(t *testing.T, d *doctor.Diagnosis, id string) doctor.Check {
 	t.Helper()
-	var found []flows.Check
+	var found []doctor.Check
 	for _, c := range d.Checks {
 		if c.ID == id {
 			found = append(found, c)

@@ -1,5 +1,5 @@
-// Package doctorcluster proves doctor's cluster checks (flows/doctor_cluster.go,
-// doctor_controller.go, doctor_csr.go) on real API servers: each test
+// Package doctorcluster proves doctor's cluster checks (flows/doctor: cluster.go,
+// controller.go, csr.go) on real API servers: each test
 // provokes one failure for real (a cluster ID or key pair gone, a CRD
 // missing, no controller, a Lease whose holder is gone, a denied, failed
 // or stale CSR), asserts the check's line, then applies its fix and sees

@@ -20,6 +20,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
@@ -46,21 +47,21 @@ func clusterOf(t *testing.T, lc *lab.Cluster, id string, bare bool) *kube.Cluste
 }
 
 // diagnose runs doctor on c (and remote), at now when set.
-func diagnose(t *testing.T, c, remote *kube.Cluster, now time.Time) *flows.Diagnosis {
+func diagnose(t *testing.T, c, remote *kube.Cluster, now time.Time) *doctor.Diagnosis {
 	t.Helper()
-	o := flows.DoctorOptions{Remote: remote}
+	o := doctor.Options{Remote: remote}
 	if !now.IsZero() {
 		o.Now = func() time.Time { return now }
 	}
-	d, err := flows.Doctor(labtest.Context(t), c, o)
+	d, err := doctor.Run(labtest.Context(t), c, o)
 	require.NoError(t, err)
 	return d
 }
 
 // checkOf is the one cluster check id of the side scope.
-func checkOf(t *testing.T, d *flows.Diagnosis, id string, scope handshake.Scope) flows.Check {
+func checkOf(t *testing.T, d *doctor.Diagnosis, id string, scope handshake.Scope) doctor.Check {
 	t.Helper()
-	var found []flows.Check
+	var found []doctor.Check
 	for _, c := range d.Checks {
 		if c.ID == id && c.RemoteID == "" && c.Scope == scope {
 			found = append(found, c)
@@ -72,7 +73,7 @@ func checkOf(t *testing.T, d *flows.Diagnosis, id string, scope handshake.Scope)
 
 // failedWith asserts that the check failed with a cause containing each
 // of causes and exactly the fix.
-func failedWith(t *testing.T, c flows.Check, fix string, causes ...string) {
+func failedWith(t *testing.T, c doctor.Check, fix string, causes ...string) {
 	t.Helper()
 	assert.False(t, c.OK, "%+v", c)
 	for _, want := range causes {
@@ -82,7 +83,7 @@ func failedWith(t *testing.T, c flows.Check, fix string, causes ...string) {
 	assert.NotContains(t, c.Cause, "\n", "a cause is one line")
 }
 
-func passes(t *testing.T, c flows.Check, detail string) {
+func passes(t *testing.T, c doctor.Check, detail string) {
 	t.Helper()
 	assert.True(t, c.OK, "%+v", c)
 	assert.Contains(t, c.Detail, detail)
@@ -176,7 +177,7 @@ func TestClusterKeysMismatched(t *testing.T) {
 
 // assertNoKeyMaterial: the diagnosis, as -o json prints it, holds
 // neither half of the key pair.
-func assertNoKeyMaterial(t *testing.T, c *kube.Cluster, d *flows.Diagnosis) {
+func assertNoKeyMaterial(t *testing.T, c *kube.Cluster, d *doctor.Diagnosis) {
 	t.Helper()
 	out, err := json.Marshal(d)
 	require.NoError(t, err)
@@ -340,11 +341,11 @@ func createCSRFor(t *testing.T, c *kube.Cluster, consumerID, signer string) *cer
 
 // repairCSRs applies the CSR check's repair, whose plan deletes want,
 // and sees the check pass.
-func repairCSRs(t *testing.T, c *kube.Cluster, check flows.Check, now time.Time, plan string) {
+func repairCSRs(t *testing.T, c *kube.Cluster, check doctor.Check, now time.Time, plan string) {
 	t.Helper()
 	require.NotNil(t, check.Repair, "%+v", check)
 	assert.Equal(t, []string{plan}, check.Repair.Plan)
-	require.NoError(t, flows.ApplyRepair(labtest.Context(t), check))
+	require.NoError(t, doctor.ApplyRepair(labtest.Context(t), check))
 	passes(t, checkOf(t, diagnose(t, c, nil, now), "csrs", handshake.Local), "none stuck, denied or failed")
 }
 

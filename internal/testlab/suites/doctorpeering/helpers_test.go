@@ -14,12 +14,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
-// The checks this package proves (doctor_handshake.go, doctor_credentials.go).
+// The checks this package proves (flows/doctor: handshake.go, credentials.go).
 const (
 	handshakeComplete  = "handshake-complete"
 	tenantIdentity     = "tenant-identity"
@@ -84,34 +85,34 @@ func (p pair) remove(t *testing.T) {
 
 // fromConsumer runs doctor on the consumer about the pair, with the
 // provider as the remote when both is set.
-func (p pair) fromConsumer(t *testing.T, ctx context.Context, both bool) *flows.Diagnosis {
+func (p pair) fromConsumer(t *testing.T, ctx context.Context, both bool) *doctor.Diagnosis {
 	t.Helper()
-	o := flows.DoctorOptions{RemoteID: p.providerID}
+	o := doctor.Options{RemoteID: p.providerID}
 	if both {
 		o.Remote = p.provider
 	}
-	d, err := flows.Doctor(ctx, p.consumer, o)
+	d, err := doctor.Run(ctx, p.consumer, o)
 	require.NoError(t, err)
 	return d
 }
 
 // fromProvider runs doctor on the provider about the pair, with the
 // consumer as the remote when both is set.
-func (p pair) fromProvider(t *testing.T, ctx context.Context, both bool) *flows.Diagnosis {
+func (p pair) fromProvider(t *testing.T, ctx context.Context, both bool) *doctor.Diagnosis {
 	t.Helper()
-	o := flows.DoctorOptions{RemoteID: p.consumerID}
+	o := doctor.Options{RemoteID: p.consumerID}
 	if both {
 		o.Remote = p.consumer
 	}
-	d, err := flows.Doctor(ctx, p.provider, o)
+	d, err := doctor.Run(ctx, p.provider, o)
 	require.NoError(t, err)
 	return d
 }
 
 // check is the one check with id in d.
-func check(t *testing.T, d *flows.Diagnosis, id string) flows.Check {
+func check(t *testing.T, d *doctor.Diagnosis, id string) doctor.Check {
 	t.Helper()
-	var found []flows.Check
+	var found []doctor.Check
 	for _, c := range d.Checks {
 		if c.ID == id {
 			found = append(found, c)
@@ -122,7 +123,7 @@ func check(t *testing.T, d *flows.Diagnosis, id string) flows.Check {
 }
 
 // absent asserts that d has no check with id.
-func absent(t *testing.T, d *flows.Diagnosis, id string) {
+func absent(t *testing.T, d *doctor.Diagnosis, id string) {
 	t.Helper()
 	for _, c := range d.Checks {
 		assert.NotEqual(t, id, c.ID, "unexpected check in:\n%s", describe(d))
@@ -130,7 +131,7 @@ func absent(t *testing.T, d *flows.Diagnosis, id string) {
 }
 
 // failedCheck is the check with id, asserted failed on scope.
-func failedCheck(t *testing.T, d *flows.Diagnosis, id string, scope handshake.Scope) flows.Check {
+func failedCheck(t *testing.T, d *doctor.Diagnosis, id string, scope handshake.Scope) doctor.Check {
 	t.Helper()
 	c := check(t, d, id)
 	require.False(t, c.OK, "%s should fail:\n%s", id, describe(d))
@@ -140,7 +141,7 @@ func failedCheck(t *testing.T, d *flows.Diagnosis, id string, scope handshake.Sc
 }
 
 // passes asserts that each check with the ids passed.
-func passes(t *testing.T, d *flows.Diagnosis, ids ...string) {
+func passes(t *testing.T, d *doctor.Diagnosis, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
 		c := check(t, d, id)
@@ -149,15 +150,15 @@ func passes(t *testing.T, d *flows.Diagnosis, ids ...string) {
 }
 
 // repair applies the Repair of c, which must have one.
-func repair(t *testing.T, ctx context.Context, c flows.Check) {
+func repair(t *testing.T, ctx context.Context, c doctor.Check) {
 	t.Helper()
 	require.NotNil(t, c.Repair, "%s should have a Repair", c.ID)
 	require.NotEmpty(t, c.Repair.Plan)
-	require.NoError(t, flows.ApplyRepair(ctx, c))
+	require.NoError(t, doctor.ApplyRepair(ctx, c))
 }
 
 // describe lists a diagnosis one check a line, for failure messages.
-func describe(d *flows.Diagnosis) string {
+func describe(d *doctor.Diagnosis) string {
 	var lines []string
 	for _, c := range d.Checks {
 		mark := "✓"

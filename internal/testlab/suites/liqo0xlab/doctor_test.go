@@ -14,7 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/liqo0x"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqo0x"
@@ -32,11 +32,11 @@ const (
 )
 
 // liqo0xChecks runs doctor on c and returns its Liqo 0.x checks.
-func liqo0xChecks(t *testing.T, ctx context.Context, c *kube.Cluster, o flows.DoctorOptions) []flows.Check {
+func liqo0xChecks(t *testing.T, ctx context.Context, c *kube.Cluster, o doctor.Options) []doctor.Check {
 	t.Helper()
-	diag, err := flows.Doctor(ctx, c, o)
+	diag, err := doctor.Run(ctx, c, o)
 	require.NoError(t, err)
-	var out []flows.Check
+	var out []doctor.Check
 	for _, check := range diag.Checks {
 		if strings.HasPrefix(check.ID, "liqo0x-") {
 			out = append(out, check)
@@ -46,7 +46,7 @@ func liqo0xChecks(t *testing.T, ctx context.Context, c *kube.Cluster, o flows.Do
 }
 
 // checkOf is the check id of scope; it fails the test when there is none.
-func checkOf(t *testing.T, checks []flows.Check, id string, scope handshake.Scope) flows.Check {
+func checkOf(t *testing.T, checks []doctor.Check, id string, scope handshake.Scope) doctor.Check {
 	t.Helper()
 	for _, c := range checks {
 		if c.ID == id && c.Scope == scope {
@@ -54,12 +54,12 @@ func checkOf(t *testing.T, checks []flows.Check, id string, scope handshake.Scop
 		}
 	}
 	require.Failf(t, "no check "+id, "scope %s, checks: %+v", scope, checks)
-	return flows.Check{}
+	return doctor.Check{}
 }
 
 // requireAllPassed fails unless every check passed and the ids are among
 // them (in any scope).
-func requireAllPassed(t *testing.T, checks []flows.Check, ids ...string) {
+func requireAllPassed(t *testing.T, checks []doctor.Check, ids ...string) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, c := range checks {
@@ -83,7 +83,7 @@ func TestDoctorLiqo0xIdentityLostWhileEstablished(t *testing.T) {
 	o := liqo0xOptions()
 	_, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", o, nil)
 	require.NoError(t, err)
-	both := flows.DoctorOptions{RemoteID: providerID, Remote: p.provider}
+	both := doctor.Options{RemoteID: providerID, Remote: p.provider}
 	requireAllPassed(t, liqo0xChecks(t, ctx, p.consumer, both),
 		"liqo0x-authentication-enabled", "liqo0x-identity", "liqo0x-token", "liqo0x-one-identity")
 	checkOf(t, liqo0xChecks(t, ctx, p.consumer, both), "liqo0x-issued-certificate", handshake.Remote)
@@ -92,7 +92,7 @@ func TestDoctorLiqo0xIdentityLostWhileEstablished(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.consumer.Kube.CoreV1().Secrets(id.Namespace).Delete(ctx, id.Name, metav1.DeleteOptions{}))
 
-	checks := liqo0xChecks(t, ctx, p.consumer, flows.DoctorOptions{RemoteID: providerID})
+	checks := liqo0xChecks(t, ctx, p.consumer, doctor.Options{RemoteID: providerID})
 	c := checkOf(t, checks, "liqo0x-identity", handshake.Local)
 	t.Logf("%s: %s; fix: %s", c.ID, c.Cause, c.Fix)
 	assert.False(t, c.OK)
@@ -105,7 +105,7 @@ func TestDoctorLiqo0xIdentityLostWhileEstablished(t *testing.T) {
 
 	// From the provider, with the consumer read: the consumer's check,
 	// its fix run there.
-	checks = liqo0xChecks(t, ctx, p.provider, flows.DoctorOptions{RemoteID: consumerID, Remote: p.consumer})
+	checks = liqo0xChecks(t, ctx, p.provider, doctor.Options{RemoteID: consumerID, Remote: p.consumer})
 	c = checkOf(t, checks, "liqo0x-identity", handshake.Remote)
 	assert.False(t, c.OK)
 	assert.Equal(t, reissueFix+" --kubeconfig <consumer's kubeconfig>", c.Fix)
@@ -133,7 +133,7 @@ func TestDoctorLiqo0xIdentityLostWhileEstablished(t *testing.T) {
 		{"expired", again.NotAfter.Add(time.Minute), "expired at " + again.NotAfter.UTC().Format(time.RFC3339)},
 	} {
 		now := at.now
-		c := checkOf(t, liqo0xChecks(t, ctx, p.consumer, flows.DoctorOptions{RemoteID: providerID, Now: func() time.Time { return now }}),
+		c := checkOf(t, liqo0xChecks(t, ctx, p.consumer, doctor.Options{RemoteID: providerID, Now: func() time.Time { return now }}),
 			"liqo0x-identity", handshake.Local)
 		assert.False(t, c.OK, at.name)
 		assert.Contains(t, c.Cause, at.cause)
@@ -161,7 +161,7 @@ func TestDoctorLiqo0xTokenChanged(t *testing.T) {
 	require.True(t, errors.As(err, &failure), "a refusal: %v", err)
 	require.Equal(t, kliqo0x.WrongToken, failure.Refusal)
 
-	checks := liqo0xChecks(t, ctx, p.consumer, flows.DoctorOptions{RemoteID: providerID})
+	checks := liqo0xChecks(t, ctx, p.consumer, doctor.Options{RemoteID: providerID})
 	c := checkOf(t, checks, "liqo0x-token", handshake.Local)
 	t.Logf("%s: %s; fix: %s", c.ID, c.Cause, c.Fix)
 	assert.False(t, c.OK)
@@ -177,7 +177,7 @@ func TestDoctorLiqo0xTokenChanged(t *testing.T) {
 	require.Equal(t, fresh, info.Token)
 	_, err = liqo0x.ApplyPeerInfo(ctx, p.consumer, info, liqo0xOptions(), nil)
 	require.NoError(t, err)
-	requireAllPassed(t, liqo0xChecks(t, ctx, p.consumer, flows.DoctorOptions{RemoteID: providerID}), "liqo0x-token", "liqo0x-identity")
+	requireAllPassed(t, liqo0xChecks(t, ctx, p.consumer, doctor.Options{RemoteID: providerID}), "liqo0x-token", "liqo0x-identity")
 }
 
 // recreateAuthToken deletes the provider's auth-token Secret and returns
@@ -217,7 +217,7 @@ func TestDoctorLiqo0xOneIdentityPerClusterID(t *testing.T) {
 	require.True(t, errors.As(err, &failure), "a refusal: %v", err)
 	require.Equal(t, kliqo0x.AlreadyIssued, failure.Refusal)
 
-	both := flows.DoctorOptions{RemoteID: providerID, Remote: p.provider}
+	both := doctor.Options{RemoteID: providerID, Remote: p.provider}
 	checks := liqo0xChecks(t, ctx, p.consumer, both)
 	c := checkOf(t, checks, "liqo0x-one-identity", handshake.Local)
 	t.Logf("%s: %s; fix: %s", c.ID, c.Cause, c.Fix)
@@ -249,7 +249,7 @@ func TestDoctorLiqo0xIssuedButNotHeld(t *testing.T) {
 	p := startToolPair(t, ctx)
 	res, err := liqo0x.Authenticate(ctx, p.consumer, p.provider, "", liqo0xOptions(), nil)
 	require.NoError(t, err)
-	fromProvider := flows.DoctorOptions{RemoteID: p.consumerID, Remote: p.consumer}
+	fromProvider := doctor.Options{RemoteID: p.consumerID, Remote: p.consumer}
 	checks := liqo0xChecks(t, ctx, p.provider, fromProvider)
 	requireAllPassed(t, checks, "liqo0x-issued-certificate")
 	checkOf(t, checks, "liqo0x-identity", handshake.Remote)
@@ -290,7 +290,7 @@ func TestDoctorLiqo0xAuthenticationDisabled(t *testing.T) {
 
 	before := providerObjects(t, ctx, p.provider)
 	// The provider's auth server: the remote side of the consumer.
-	c := checkOf(t, liqo0xChecks(t, ctx, p.consumer, flows.DoctorOptions{RemoteID: providerID}), "liqo0x-authentication-enabled", handshake.Remote)
+	c := checkOf(t, liqo0xChecks(t, ctx, p.consumer, doctor.Options{RemoteID: providerID}), "liqo0x-authentication-enabled", handshake.Remote)
 	t.Logf("%s: %s; fix: %s", c.ID, c.Cause, c.Fix)
 	assert.False(t, c.OK)
 	assert.Equal(t, handshake.AuthenticationDisabledWarning(open.URL)+
@@ -300,7 +300,7 @@ func TestDoctorLiqo0xAuthenticationDisabled(t *testing.T) {
 
 	// The provider's own auth server (the one its Service advertises)
 	// checks tokens; lab clusters have no liqo-auth Deployment.
-	fromProvider := flows.DoctorOptions{RemoteID: consumerID}
+	fromProvider := doctor.Options{RemoteID: consumerID}
 	c = checkOf(t, liqo0xChecks(t, ctx, p.provider, fromProvider), "liqo0x-authentication-enabled", handshake.Local)
 	assert.True(t, c.OK, c.Cause)
 	assert.Equal(t, "the auth server at "+p.info.AuthURL+" refused a random token", c.Detail)

@@ -1,13 +1,10 @@
-package flows
+package doctor
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
@@ -23,7 +20,7 @@ const replicateAgainAnnotation = "liqo-auth-tui.io/replicate-again"
 
 // replicationFix: doctor --fix with both clusters restores the consumer's
 // rights on the provider and has the replicator try again.
-func replicationFix(_ *doctorRun, consumer, provider pairSide) string {
+func replicationFix(_ *run, consumer, provider *side) string {
 	return doctorFixOf(consumer, provider)
 }
 
@@ -33,7 +30,7 @@ func replicationFix(_ *doctorRun, consumer, provider pairSide) string {
 // does), then touches the consumer's objects left without a copy so that
 // its replicator tries again now. nil without the provider or its Tenant
 // (re-authenticating is the fix then).
-func restoreReplicationRepair(d *doctorRun, consumer, provider pairSide, objects []replicated) *Repair {
+func restoreReplicationRepair(d *run, consumer, provider *side, objects []replicated) *Repair {
 	if !provider.read() {
 		return nil
 	}
@@ -91,16 +88,10 @@ func restoreReplicationRepair(d *doctorRun, consumer, provider pairSide, objects
 }
 
 // replicateAgain changes an annotation of a consumer's object.
-func replicateAgain(ctx context.Context, c *Cluster, o replicated, now time.Time) error {
+func replicateAgain(ctx context.Context, c *kube.Cluster, o replicated, now time.Time) error {
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, replicateAgainAnnotation, now.UTC().Format(time.RFC3339Nano))
 	ns, name := o.local.GetNamespace(), o.local.GetName()
-	var err error
-	switch o.kind {
-	case authv1beta1.ResourceSliceKind:
-		_, err = c.Liqo.ResourceSlices(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	case authv1beta1.RenewKind:
-		_, err = c.Liqo.Renews(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	}
+	err := c.MergePatchReplicated(ctx, o.kind, ns, name, patch)
 	if kube.IsNotFound(err) {
 		return nil
 	}

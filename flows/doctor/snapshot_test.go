@@ -1,4 +1,4 @@
-package flows_test
+package doctor_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
@@ -16,9 +16,9 @@ import (
 // passes now or that doctor cannot fix itself is refused.
 func TestRepairOfFindsTheCheckShown(t *testing.T) {
 	plan := []string{"resume the handshake"}
-	fixable := flows.Check{ID: "handshake-complete", RemoteID: "p", Scope: handshake.Remote, Title: "handshake finished", Repair: &flows.Repair{Plan: plan}}
-	byHand := flows.Check{ID: "tenant-condition", RemoteID: "p", Scope: handshake.Remote, Title: "Tenant condition", Fix: "liqo-auth-tui uncordon tenant c"}
-	d := &flows.Diagnosis{Checks: []flows.Check{byHand, fixable}}
+	fixable := doctor.Check{ID: "handshake-complete", RemoteID: "p", Scope: handshake.Remote, Title: "handshake finished", Repair: &doctor.Repair{Plan: plan}}
+	byHand := doctor.Check{ID: "tenant-condition", RemoteID: "p", Scope: handshake.Remote, Title: "Tenant condition", Fix: "liqo-auth-tui uncordon tenant c"}
+	d := &doctor.Diagnosis{Checks: []doctor.Check{byHand, fixable}}
 	assert.Equal(t, "handshake-complete/p/remote", fixable.Key())
 
 	c, err := d.RepairOf(fixable.Key(), plan)
@@ -26,10 +26,10 @@ func TestRepairOfFindsTheCheckShown(t *testing.T) {
 	assert.Equal(t, fixable.Title, c.Title)
 
 	_, err = d.RepairOf(fixable.Key(), []string{"another plan"})
-	assert.True(t, errors.Is(err, flows.ErrRepairChanged), "%v", err)
+	assert.True(t, errors.Is(err, doctor.ErrRepairChanged), "%v", err)
 	_, err = d.RepairOf(byHand.Key(), nil)
-	assert.True(t, errors.Is(err, flows.ErrRepairChanged), "%v", err)
+	assert.True(t, errors.Is(err, doctor.ErrRepairChanged), "%v", err)
 	fixable.OK = true
-	_, err = (&flows.Diagnosis{Checks: []flows.Check{fixable}}).RepairOf(fixable.Key(), plan)
-	assert.True(t, errors.Is(err, flows.ErrRepairChanged), "%v", err)
+	_, err = (&doctor.Diagnosis{Checks: []doctor.Check{fixable}}).RepairOf(fixable.Key(), plan)
+	assert.True(t, errors.Is(err, doctor.ErrRepairChanged), "%v", err)
 }

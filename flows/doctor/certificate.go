@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -21,14 +21,14 @@ const certificateCheckID, certificateCheckTitle = "certificate-renewal", "certif
 // tool's, renews and the consumer's replicator and renewer bring it back;
 // a Liqo v1.0–v1.1 consumer asks and its provider answers with its
 // certificate cache.
-func checkCertificate(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
-	if row.Generation != handshake.GenerationV1 || row.Role == handshake.RoleUnknown {
+func checkCertificate(ctx context.Context, d *run, p *pair) []Check {
+	if p.row.Generation != handshake.GenerationV1 || p.row.Role == handshake.RoleUnknown {
 		return nil
 	}
-	consumer, provider := pairOf(d, row)
-	held, side := datesOf(consumer.row), consumer
+	consumer, provider := p.consumer, p.provider
+	held, holder := datesOf(consumer.row), consumer
 	if held.notAfter.IsZero() {
-		held, side = datesOf(provider.row), provider
+		held, holder = datesOf(provider.row), provider
 	}
 	if held.notAfter.IsZero() || held.notBefore.IsZero() {
 		return nil // no certificate yet: the handshake checks say why
@@ -40,25 +40,23 @@ func checkCertificate(ctx context.Context, d *doctorRun, row handshake.Peering) 
 		why, _ := renewalBlocker(ctx, d, consumer, provider)
 		c = failed(certificateCheckID, certificateCheckTitle,
 			fmt.Sprintf("the certificate expired at %s (renewal was due %s): %s", handshake.TimeText(held.notAfter), handshake.TimeText(due), why),
-			reauthenticateFix(row))
-		if d.remote != nil {
-			c.Repair = reauthenticateRepair(d, row)
-		}
+			reauthenticateFix(p.row))
+		c.Repair = reauthenticateRepair(p) // nil without both sides
 	case !now.Before(held.late()):
 		why, fix := renewalBlocker(ctx, d, consumer, provider)
 		c = failed(certificateCheckID, certificateCheckTitle,
 			fmt.Sprintf("renewal was due %s and has not happened; the certificate expires at %s: %s", handshake.TimeText(due), handshake.TimeText(held.notAfter), why), fix)
-		if fix == reauthenticateFix(row) && d.remote != nil {
-			c.Repair = reauthenticateRepair(d, row)
+		if fix == reauthenticateFix(p.row) {
+			c.Repair = reauthenticateRepair(p)
 		}
 	default:
 		detail := fmt.Sprintf("valid until %s, renewal due %s", handshake.TimeText(held.notAfter), handshake.TimeText(due))
-		if side.role == handshake.RoleConsumer {
+		if holder.role == handshake.RoleConsumer {
 			detail += ", last renewal " + orNever(held.lastRenewal)
 		}
 		c = passed(certificateCheckID, certificateCheckTitle, detail)
 	}
-	c.Scope = side.scope
+	c.Scope = holder.scope
 	return []Check{c}
 }
 
@@ -95,7 +93,7 @@ func reauthenticateFix(row handshake.Peering) string {
 
 // doctorFixOf is `doctor --fix` on this pair with both clusters, from
 // the local side: re-authenticate, restore replication.
-func doctorFixOf(consumer, provider pairSide) string {
+func doctorFixOf(consumer, provider *side) string {
 	if consumer.scope == handshake.Remote {
 		return reauthenticateFix(handshake.Peering{RemoteID: consumer.id, Role: handshake.RoleProvider})
 	}
@@ -104,7 +102,7 @@ func doctorFixOf(consumer, provider pairSide) string {
 
 // renewalBlocker says why no renewed certificate reached the consumer,
 // and the command that unblocks it.
-func renewalBlocker(ctx context.Context, d *doctorRun, consumer, provider pairSide) (why, fix string) {
+func renewalBlocker(ctx context.Context, d *run, consumer, provider *side) (why, fix string) {
 	held, issued := datesOf(consumer.row), datesOf(provider.row)
 	if consumer.read() && provider.read() && !held.notAfter.IsZero() && issued.notAfter.After(held.notAfter) {
 		return renewalNotBack(ctx, d, consumer, provider, issued)
@@ -114,15 +112,15 @@ func renewalBlocker(ctx context.Context, d *doctorRun, consumer, provider pairSi
 
 // renewalNotBack: the provider renewed the Tenant's certificate, and the
 // consumer does not hold it.
-func renewalNotBack(ctx context.Context, d *doctorRun, consumer, provider pairSide, issued certDates) (string, string) {
+func renewalNotBack(ctx context.Context, d *run, consumer, provider *side, issued certDates) (string, string) {
 	renewed := "the provider renewed it (valid until " + handshake.TimeText(issued.notAfter) + ") but "
-	cons := runnerOf(ctx, consumer)
+	cons := consumer.controllers(ctx)
 	switch {
 	case cons.consumerDriven():
 		return renewed + "a Liqo " + cons.liqo + " consumer never applies a renewed control-plane certificate: re-authenticate",
 			doctorFixOf(consumer, provider)
 	case cons.notRunning():
-		return renewed + noControllerOn(consumer) + " to bring it back", consumer.on(installController)
+		return renewed + consumer.noController() + " to bring it back", consumer.on(installController)
 	}
 	id := consumer.identity(provider.id)
 	if id == nil {
@@ -136,13 +134,13 @@ func renewalNotBack(ctx context.Context, d *doctorRun, consumer, provider pairSi
 			consumer.on(installController)
 	case copied == nil:
 		why := renewed + "Renew " + local.Namespace + "/" + local.Name + " is not replicated to the provider"
-		if e := latestWarning(ctx, consumer, authv1beta1.RenewKind, local.Namespace, local.Name, local.UID, controller.ReasonReplicationForbidden); e != nil {
+		if e := consumer.latestWarning(ctx, authv1beta1.RenewKind, local.Namespace, local.Name, local.UID, controller.ReasonReplicationForbidden); e != nil {
 			why += ": " + refusalText(e)
 		}
 		return why, replicationFix(d, consumer, provider)
 	case !answers(copied, issued):
-		if prov := runnerOf(ctx, provider); prov.notRunning() {
-			return renewed + noControllerOn(provider) + " to answer Renew " + copied.Namespace + "/" + copied.Name, provider.on(installController)
+		if prov := provider.controllers(ctx); prov.notRunning() {
+			return renewed + provider.noController() + " to answer Renew " + copied.Namespace + "/" + copied.Name, provider.on(installController)
 		}
 		return renewed + "has not answered Renew " + copied.Namespace + "/" + copied.Name + " with it",
 			provider.on("kubectl get events -n " + copied.Namespace + " --field-selector involvedObject.kind=Renew,involvedObject.name=" + copied.Name)
@@ -153,14 +151,14 @@ func renewalNotBack(ctx context.Context, d *doctorRun, consumer, provider pairSi
 
 // renewalNotMade: nobody renewed the certificate (or the provider was not
 // read).
-func renewalNotMade(ctx context.Context, d *doctorRun, consumer, provider pairSide) (string, string) {
-	cons, prov := runnerOf(ctx, consumer), runnerOf(ctx, provider)
+func renewalNotMade(ctx context.Context, d *run, consumer, provider *side) (string, string) {
+	cons, prov := consumer.controllers(ctx), provider.controllers(ctx)
 	id := consumer.identity(provider.id)
 	switch {
 	case prov.consumerDriven():
 		return notRenewingProvider(consumer, provider, cons, prov)
 	case prov.notRunning():
-		return noControllerOn(provider) + " to renew it", provider.on(installController)
+		return provider.noController() + " to renew it", provider.on(installController)
 	case prov.ours:
 		ns := provider.tenantNamespace(consumer.id)
 		return "the provider's controller runs and has not renewed it: its Events on the Tenant say why",
@@ -172,15 +170,15 @@ func renewalNotMade(ctx context.Context, d *doctorRun, consumer, provider pairSi
 		return "a Liqo " + cons.liqo + " consumer never applies a renewed control-plane certificate: re-authenticate",
 			doctorFixOf(consumer, provider)
 	case cons.notRunning():
-		return noControllerOn(consumer) + " to bring a renewal back or ask for one", consumer.on(installController)
+		return consumer.noController() + " to bring a renewal back or ask for one", consumer.on(installController)
 	}
 	if consumer.read() && !provider.read() {
 		if local := renewNotReplicated(ctx, consumer, id); local != "" {
 			return local, replicationFix(d, consumer, provider)
 		}
 		// This tool's consumer asked, and got the same certificate back.
-		if cons.ours && id != nil && latestWarning(ctx, consumer, authv1beta1.IdentityKind, id.Namespace, id.Name, id.UID, controller.ReasonCertificateNotRenewed) != nil {
-			why, fix := notRenewingProvider(consumer, provider, cons, sideRunner{liqo: "v1.0–v1.1", old: true})
+		if cons.ours && id != nil && consumer.latestWarning(ctx, authv1beta1.IdentityKind, id.Namespace, id.Name, id.UID, controller.ReasonCertificateNotRenewed) != nil {
+			why, fix := notRenewingProvider(consumer, provider, cons, controllers{liqo: "v1.0–v1.1", old: true})
 			return "the provider answers this consumer's asks with the same certificate: " + why + " (any other provider has nothing renewing it)", fix
 		}
 		return "the provider has not renewed it, or its renewal has not come back: read both clusters to see which",
@@ -193,7 +191,7 @@ func renewalNotMade(ctx context.Context, d *doctorRun, consumer, provider pairSi
 // certificate it cached when it first signed, until its administrator
 // deletes that cache (liqotech/liqo#3173); only a consumer that asks and
 // applies the answer (this tool's) then gets a new one.
-func notRenewingProvider(consumer, provider pairSide, cons, prov sideRunner) (string, string) {
+func notRenewingProvider(consumer, provider *side, cons, prov controllers) (string, string) {
 	ns := provider.tenantNamespace(consumer.id)
 	why := "a Liqo " + prov.liqo + " provider renews only after its administrator deletes the certificate cache Secret " +
 		ns + "/" + kube.RemoteCertSecretName + " (liqotech/liqo#3173)"
@@ -203,7 +201,7 @@ func notRenewingProvider(consumer, provider pairSide, cons, prov sideRunner) (st
 		return why + ", and a Liqo " + cons.liqo + " consumer never applies a renewed control-plane certificate: re-authenticate",
 			doctorFixOf(consumer, provider)
 	case cons.notRunning():
-		return why + ", and " + noControllerOn(consumer) + " to ask for it", consumer.on(installController) + " && " + deleteCache
+		return why + ", and " + consumer.noController() + " to ask for it", consumer.on(installController) + " && " + deleteCache
 	case !cons.ours && consumer.read():
 		return why + ", and the consumer (not this tool's) does not ask for it: re-authenticate",
 			doctorFixOf(consumer, provider)
@@ -213,7 +211,7 @@ func notRenewingProvider(consumer, provider pairSide, cons, prov sideRunner) (st
 
 // renewNotReplicated: with only the consumer read, its Renew refused by
 // the provider ("" when not).
-func renewNotReplicated(ctx context.Context, consumer pairSide, id *authv1beta1.Identity) string {
+func renewNotReplicated(ctx context.Context, consumer *side, id *authv1beta1.Identity) string {
 	if id == nil {
 		return ""
 	}
@@ -221,7 +219,7 @@ func renewNotReplicated(ctx context.Context, consumer pairSide, id *authv1beta1.
 	if local == nil {
 		return ""
 	}
-	e := latestWarning(ctx, consumer, authv1beta1.RenewKind, local.Namespace, local.Name, local.UID, controller.ReasonReplicationForbidden)
+	e := consumer.latestWarning(ctx, authv1beta1.RenewKind, local.Namespace, local.Name, local.UID, controller.ReasonReplicationForbidden)
 	if e == nil {
 		return ""
 	}

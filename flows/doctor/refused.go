@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -10,20 +10,21 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // unauthorizedCheck says why the provider refuses the certificate (401):
 // expired, signed by another CA than the one the provider trusts now, or
 // valid and still refused (revoked).
-func unauthorizedCheck(ctx context.Context, d *doctorRun, row handshake.Peering, p doctorPair, cfg *rest.Config) Check {
+func unauthorizedCheck(ctx context.Context, d *run, p *pair, cfg *rest.Config) Check {
 	cause := "the provider refuses the kubeconfig's certificate (401): " + refusedCertificateReason(ctx, d, p, cfg.CertData)
 	c := failed(acceptedID, "kubeconfig accepted by the provider", cause, reauthenticationFix(p, false))
-	c.Repair = reauthenticateRepair(d, row)
+	c.Repair = reauthenticateRepair(p)
 	return c
 }
 
 // refusedCertificateReason tells a refused certificate's likely cause.
-func refusedCertificateReason(ctx context.Context, d *doctorRun, p doctorPair, certPEM []byte) string {
+func refusedCertificateReason(ctx context.Context, d *run, p *pair, certPEM []byte) string {
 	cert, err := authcrypto.ParseCertificatePEM(certPEM)
 	if err != nil {
 		return "its client certificate is unreadable: " + err.Error()
@@ -31,11 +32,11 @@ func refusedCertificateReason(ctx context.Context, d *doctorRun, p doctorPair, c
 	if !d.now.Before(cert.NotAfter) {
 		return "the certificate expired at " + handshake.TimeText(cert.NotAfter)
 	}
-	if p.provider == nil {
+	if !p.provider.read() {
 		return "the certificate is valid until " + handshake.TimeText(cert.NotAfter) +
 			" yet refused: signed by a CA the provider no longer trusts (rotated?) or revoked; --remote-kubeconfig tells which"
 	}
-	trusted, err := clientCAVerifies(ctx, p.provider, cert, d.now)
+	trusted, err := clientCAVerifies(ctx, p.provider.cluster, cert, d.now)
 	switch {
 	case err != nil:
 		return "the certificate is valid until " + handshake.TimeText(cert.NotAfter) + " yet refused (the provider's client CA could not be read: " + err.Error() + ")"
@@ -55,7 +56,7 @@ const (
 
 // clientCAVerifies tells whether cert chains to a CA the provider's API
 // server trusts for client certificates now.
-func clientCAVerifies(ctx context.Context, provider *Cluster, cert *x509.Certificate, now time.Time) (bool, error) {
+func clientCAVerifies(ctx context.Context, provider *kube.Cluster, cert *x509.Certificate, now time.Time) (bool, error) {
 	cm, err := provider.ConfigMap(ctx, clientCAConfigMapNamespace, clientCAConfigMap)
 	if err != nil {
 		return false, err

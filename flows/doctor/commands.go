@@ -1,14 +1,15 @@
-package flows
+package doctor
 
 import (
 	"strings"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 )
 
 // The checks write their fix commands with placeholders for the clusters'
 // kubeconfigs ("--kubeconfig <provider's kubeconfig>"), since a check
-// knows roles, not files. Doctor fills them with the kubeconfig and
+// knows roles, not files. Run fills them with the kubeconfig and
 // context doctor itself was given, so that a fix runs as printed.
 
 // kubeconfigPlaceholders names a cluster in the fix commands: by its role
@@ -23,7 +24,7 @@ func kubeconfigPlaceholders(role handshake.Role) []string {
 // fillKubeconfigs replaces the placeholders of fix with the flags that
 // reach each cluster: local plays localRole (unknown for cluster checks).
 // A placeholder stays when doctor was not told how a cluster was reached.
-func (o DoctorOptions) fillKubeconfigs(fix string, localRole handshake.Role, scope handshake.Scope) string {
+func (o Options) fillKubeconfigs(fix string, localRole handshake.Role, scope handshake.Scope) string {
 	if fix == "" || !strings.Contains(fix, "kubeconfig>") {
 		return fix
 	}
@@ -49,7 +50,7 @@ func (o DoctorOptions) fillKubeconfigs(fix string, localRole handshake.Role, sco
 // with ref's flags. The local cluster on its default kubeconfig needs no
 // --kubeconfig; as the remote of another command it keeps its placeholder,
 // which has no default.
-func fillFlags(fix, placeholder string, ref ClusterRef, isDefaultOK bool) string {
+func fillFlags(fix, placeholder string, ref flows.ClusterRef, isDefaultOK bool) string {
 	for _, prefix := range []string{"", "remote-"} {
 		flag := " --" + prefix + "kubeconfig " + placeholder
 		if !strings.Contains(fix, flag) {
@@ -88,13 +89,4 @@ func onCluster(role handshake.Role, scope handshake.Scope, command string) strin
 		return command + " --kubeconfig <" + string(role) + "'s kubeconfig>"
 	}
 	return command
-}
-
-// onProvider and onConsumer are onCluster for each role.
-func onProvider(scope handshake.Scope, command string) string {
-	return onCluster(handshake.RoleProvider, scope, command)
-}
-
-func onConsumer(scope handshake.Scope, command string) string {
-	return onCluster(handshake.RoleConsumer, scope, command)
 }

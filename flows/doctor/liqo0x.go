@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // says Established, a token the provider re-created, one identity per
 // cluster ID; and the plain state: the consumer's identity and its
 // certificate, the provider's issued certificate matching it.
-// The checks are in doctor_liqo0x_*.go; this file gathers each side's
+// The checks are in liqo0x_*.go; this file gathers each side's
 // objects of a 0.x peering.
 
 // The checks' IDs.
@@ -34,11 +34,10 @@ const (
 )
 
 // checkLiqo0x checks a Liqo 0.x peering, on the sides that were read.
-func checkLiqo0x(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
-	if row.Generation != handshake.GenerationLiqo0x || row.Role == handshake.RoleUnknown {
+func checkLiqo0x(ctx context.Context, d *run, p *pair) []Check {
+	if p.row.Generation != handshake.GenerationLiqo0x || p.row.Role == handshake.RoleUnknown {
 		return nil
 	}
-	p := liqo0xPeeringOf(d, row)
 	var out []Check
 	add := func(c *Check, scope handshake.Scope) {
 		if c != nil {
@@ -46,32 +45,22 @@ func checkLiqo0x(ctx context.Context, d *doctorRun, row handshake.Peering) []Che
 			out = append(out, *c)
 		}
 	}
-	add(p.authenticationCheck(ctx, d), p.providerScope) // the provider's auth server
-	if p.consumer != nil {
-		identity := p.identityCheck(d.now)
-		add(identity, p.consumerScope)
+	add(p.liqo0xAuthenticationCheck(ctx, d), p.provider.scope) // the provider's auth server
+	if p.consumer.read() {
+		identity := p.liqo0xIdentityCheck(d.now)
+		add(identity, p.consumer.scope)
 		if !p.lostWhileEstablished() { // else the identity check says it all
-			for _, c := range p.refusalChecks(ctx) {
-				add(&c, p.consumerScope)
+			for _, c := range p.liqo0xRefusalChecks(ctx) {
+				add(&c, p.consumer.scope)
 			}
 		}
 	}
-	add(p.issuedCheck(), p.providerScope)
+	add(p.liqo0xIssuedCheck(), p.provider.scope)
 	return out
 }
 
-// liqo0xPeering is a 0.x peering as doctor read it: a side is nil when
-// its cluster was not read (no --remote-kubeconfig).
-type liqo0xPeering struct {
-	consumerID, providerID       string
-	consumerScope, providerScope handshake.Scope
-	consumer, provider           *liqo0xSide
-}
-
-// liqo0xSide is what one cluster holds about the other.
-type liqo0xSide struct {
-	cluster *Cluster
-	objects *peerings.Objects
+// liqo0xObjects are what one side of a 0.x peering holds about the other.
+type liqo0xObjects struct {
 	// Consumer: Liqo's ForeignCluster and latest identity Secret, or this
 	// tool's kubeconfig Secret. Provider: the certificate it issued.
 	foreignCluster *unstructured.Unstructured
@@ -80,26 +69,9 @@ type liqo0xSide struct {
 	issued         *corev1.Secret
 }
 
-// liqo0xPeeringOf sorts the row's sides: this cluster plays the row's
-// role, the remote (when read, and when the row is about it) the other.
-func liqo0xPeeringOf(d *doctorRun, row handshake.Peering) liqo0xPeering {
-	localID := d.localObjects.LocalID
-	local := liqo0xSideOf(d.local, d.localObjects, row.RemoteID)
-	var remote *liqo0xSide
-	if d.remote != nil && d.remoteObjects != nil && d.remoteObjects.LocalID == row.RemoteID && localID != "" {
-		remote = liqo0xSideOf(d.remote, d.remoteObjects, localID)
-	}
-	if row.Role == handshake.RoleConsumer {
-		return liqo0xPeering{consumerID: localID, providerID: row.RemoteID, consumerScope: handshake.Local, providerScope: handshake.Remote,
-			consumer: local, provider: remote}
-	}
-	return liqo0xPeering{consumerID: row.RemoteID, providerID: localID, consumerScope: handshake.Remote, providerScope: handshake.Local,
-		consumer: remote, provider: local}
-}
-
-// liqo0xSideOf picks, from a cluster's lists, its 0.x objects about id.
-func liqo0xSideOf(c *Cluster, o *peerings.Objects, id string) *liqo0xSide {
-	s := &liqo0xSide{cluster: c, objects: o}
+// liqo0xObjectsOf picks, from a cluster's lists, its 0.x objects about id.
+func liqo0xObjectsOf(o *peerings.Objects, id string) *liqo0xObjects {
+	s := &liqo0xObjects{}
 	for _, fc := range o.ForeignClusters {
 		if liqo0x.ForeignClusterID(fc) == id {
 			peerings.FirstOf(&s.foreignCluster, fc)
@@ -128,7 +100,7 @@ func liqo0xSideOf(c *Cluster, o *peerings.Objects, id string) *liqo0xSide {
 
 // certificate is the consumer's identity certificate and the Secret that
 // holds it; nil when it holds none (or it is unreadable).
-func (s *liqo0xSide) certificate() (*x509.Certificate, *corev1.Secret) {
+func (s *liqo0xObjects) certificate() (*x509.Certificate, *corev1.Secret) {
 	switch {
 	case s.toolKubeconfig != nil:
 		if cert, err := kubeconfig.ClientCertificate(s.toolKubeconfig.Data[kube.KubeconfigField]); err == nil {
@@ -143,7 +115,7 @@ func (s *liqo0xSide) certificate() (*x509.Certificate, *corev1.Secret) {
 }
 
 // issuedCertificate is the certificate the provider issued, nil when none.
-func (s *liqo0xSide) issuedCertificate() *x509.Certificate {
+func (s *liqo0xObjects) issuedCertificate() *x509.Certificate {
 	if s.issued == nil {
 		return nil
 	}
@@ -156,24 +128,24 @@ func (s *liqo0xSide) issuedCertificate() *x509.Certificate {
 
 // established tells whether the consumer's ForeignCluster says
 // authentication Established.
-func (s *liqo0xSide) established() bool {
+func (s *liqo0xObjects) established() bool {
 	return s.foreignCluster != nil && liqo0x.AuthEstablished(liqo0x.ForeignClusterAuth(s.foreignCluster).Status)
 }
 
 // lostWhileEstablished: the consumer's Liqo says Established and holds no
 // identity (Liqo v0.10 keeps Established when later requests fail).
-func (p liqo0xPeering) lostWhileEstablished() bool {
-	cert, _ := p.consumer.certificate()
-	return cert == nil && p.consumer.established()
+func (p *pair) lostWhileEstablished() bool {
+	cert, _ := p.consumer.liqo0x.certificate()
+	return cert == nil && p.consumer.liqo0x.established()
 }
 
 // reissueCommand gets the consumer a new identity: this tool's 0.x flow,
 // which first deletes on the provider the one it issued (--reissue).
-func (p liqo0xPeering) reissueCommand() string {
-	return onConsumer(p.consumerScope, "liqo-auth-tui authenticate --remote-kubeconfig <provider's kubeconfig> --reissue")
+func (p *pair) reissueCommand() string {
+	return p.consumer.on("liqo-auth-tui authenticate --remote-kubeconfig <provider's kubeconfig> --reissue")
 }
 
 // deleteSecretCommand deletes a Secret of the consumer.
-func (p liqo0xPeering) deleteSecretCommand(s *corev1.Secret) string {
-	return onConsumer(p.consumerScope, "kubectl -n "+s.Namespace+" delete secret "+s.Name)
+func (p *pair) deleteSecretCommand(s *corev1.Secret) string {
+	return p.consumer.on("kubectl -n " + s.Namespace + " delete secret " + s.Name)
 }

@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/duration"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/liqo0x"
@@ -34,7 +33,8 @@ const csrListed = 3
 // csrPendingGrace. Those nothing waits for any more (denied, failed, and
 // pending ones no Tenant, ResourceSlice or Renew asks for) are stale:
 // doctor --fix deletes them.
-func checkCSRs(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check {
+func checkCSRs(ctx context.Context, d *run, s *side) []Check {
+	c := s.cluster
 	const id, title = "csrs", "CSRs"
 	l, err := c.CSRs(ctx)
 	switch {
@@ -43,7 +43,7 @@ func checkCSRs(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Sco
 	case err != nil:
 		return []Check{failed(id, title, "listing CertificateSigningRequests: "+c.Reach(err).Error(), "")}
 	}
-	asked := askedCSRs(d.sideObjects(side))
+	asked := askedCSRs(s.objects)
 	var problems []csrProblem
 	ours := 0
 	for i := range l.Items {
@@ -61,7 +61,7 @@ func checkCSRs(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Sco
 		return []Check{passed(id, title, fmt.Sprintf("none stuck, denied or failed (%d of Liqo's and this tool's)", ours))}
 	}
 	sort.Slice(problems, func(i, j int) bool { return problems[i].csr.Name < problems[j].csr.Name })
-	return []Check{csrCheck(c, side, problems)}
+	return []Check{csrCheck(s, problems)}
 }
 
 // csrProblem is one CSR doctor complains about.
@@ -111,7 +111,8 @@ func judgeCSR(csr *certv1.CertificateSigningRequest, who string, now time.Time, 
 
 // csrCheck is the failed check of the problem CSRs: their causes, the
 // kubectl commands, and the Repair that deletes the stale ones.
-func csrCheck(c *Cluster, side handshake.Scope, problems []csrProblem) Check {
+func csrCheck(s *side, problems []csrProblem) Check {
+	c := s.cluster
 	var causes, approve, remove, plan, unsigned []string
 	for i, p := range problems {
 		if i < csrListed {
@@ -138,10 +139,10 @@ func csrCheck(c *Cluster, side handshake.Scope, problems []csrProblem) Check {
 	}
 	var fixes []string
 	if len(approve) > 0 {
-		fixes = append(fixes, kubectlFix(side, "certificate approve "+strings.Join(approve, " ")))
+		fixes = append(fixes, s.kubectlFix("certificate approve "+strings.Join(approve, " ")))
 	}
 	if len(remove) > 0 {
-		fixes = append(fixes, kubectlFix(side, "delete csr "+strings.Join(remove, " ")))
+		fixes = append(fixes, s.kubectlFix("delete csr "+strings.Join(remove, " ")))
 	}
 	check := failed("csrs", "CSRs", cause, strings.Join(fixes, " && "))
 	if len(remove) > 0 {
@@ -158,7 +159,7 @@ func csrCheck(c *Cluster, side handshake.Scope, problems []csrProblem) Check {
 
 // deleteCSRs deletes the CSRs doctor saw (not another made since under
 // the same name); one already gone is fine.
-func deleteCSRs(ctx context.Context, c *Cluster, csrs []*certv1.CertificateSigningRequest) error {
+func deleteCSRs(ctx context.Context, c *kube.Cluster, csrs []*certv1.CertificateSigningRequest) error {
 	for _, csr := range csrs {
 		err := c.DeleteCSR(ctx, csr)
 		if err != nil && !kube.IsNotFound(err) && !apierrors.IsConflict(err) {

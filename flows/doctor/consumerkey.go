@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -13,18 +13,18 @@ import (
 // signed with (both sides read), or against its kubeconfig's certificate
 // (the consumer alone). A consumer reinstalled with new keys keeps its ID
 // and gets refused, its certificate for the old key.
-func consumerKey(ctx context.Context, p doctorPair) (Check, bool) {
+func consumerKey(ctx context.Context, p *pair) (Check, bool) {
 	const id, title = "consumer-key", "consumer key unchanged"
-	if p.consumer == nil {
+	if !p.consumer.read() {
 		return Check{}, false
 	}
 	var signed []byte // PEM of the key the Tenant or certificate is for
 	var what string
 	switch {
-	case p.providerObjects != nil && p.providerObjects.Tenant != nil:
-		signed, what = p.providerObjects.Tenant.Spec.PublicKey, "its Tenant on the provider was signed with"
-	case p.consumerObjects.Kubeconfig != nil:
-		cert, err := kubeconfig.ClientCertificate(p.consumerObjects.Kubeconfig.Data[kube.KubeconfigField])
+	case p.provider.peer != nil && p.provider.peer.Tenant != nil:
+		signed, what = p.provider.peer.Tenant.Spec.PublicKey, "its Tenant on the provider was signed with"
+	case p.consumer.peer.Kubeconfig != nil:
+		cert, err := kubeconfig.ClientCertificate(p.consumer.peer.Kubeconfig.Data[kube.KubeconfigField])
 		if err != nil {
 			return Check{}, false
 		}
@@ -40,17 +40,17 @@ func consumerKey(ctx context.Context, p doctorPair) (Check, bool) {
 	if err != nil {
 		return Check{}, false
 	}
-	current, _, err := p.consumer.PublicKey(ctx)
+	current, _, err := p.consumer.cluster.PublicKey(ctx)
 	if err != nil {
 		return Check{}, false // the keys themselves are the cluster checks'
 	}
 	nowFP, _ := authcrypto.Fingerprint(current)
 	if authcrypto.SamePublicKey(was, current) {
-		return passedIn(p.consumerScope, id, title, "key "+nowFP), true
+		return passedIn(p.consumer.scope, id, title, "key "+nowFP), true
 	}
 	wasFP, _ := authcrypto.Fingerprint(was)
 	c := failed(id, title, fmt.Sprintf("consumer %s's cluster key changed (now %s) since %s (%s): the provider's certificate is for the old key; re-authenticate",
-		p.consumerID, nowFP, what, wasFP), reauthenticationFix(p, true))
-	c.Scope = p.consumerScope
+		p.consumer.name(), nowFP, what, wasFP), reauthenticationFix(p, true))
+	c.Scope = p.consumer.scope
 	return c, true
 }

@@ -1,18 +1,16 @@
 //go:build cluster
 
-package flows_test
+package doctor_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
-	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // A consumer's admin holds only a peering user's kubeconfig of the
@@ -23,16 +21,11 @@ import (
 func TestDoctorWithPeeringUserAsRemote(t *testing.T) {
 	ctx := labtest.Context(t)
 	provider := labtest.InitCluster(t, ctx, clusters(t)[0], "liqo-dcpu-provider", "dcpu-provider")
-	user := generatePeeringUser(t, ctx, provider, "dcpu-consumer", flows.PeeringUserOptions{})
-	user.authenticates(t, ctx, provider.Namespace, "dcpu-consumer")
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(user.raw)
-	require.NoError(t, err)
-	restricted, err := kube.NewCluster(cfg, provider.Namespace)
-	require.NoError(t, err)
+	restricted := peeringUser(t, ctx, provider, "dcpu-consumer")
 
 	consumer := labtest.InitCluster(t, ctx, clusters(t)[1], "liqo-dcpu-consumer", "dcpu-consumer")
 
-	d, err := flows.Doctor(ctx, consumer, flows.DoctorOptions{Remote: restricted, RemoteID: "dcpu-provider"})
+	d, err := doctor.Run(ctx, consumer, doctor.Options{Remote: restricted, RemoteID: "dcpu-provider"})
 	require.NoError(t, err)
 	details := map[string]string{}
 	for _, c := range d.Checks {

@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -24,13 +24,12 @@ const (
 // (and proxy) answer from here, does the provider accept the certificate
 // (401: expired, another CA, revoked), may it do what Liqo needs (403:
 // which binding is missing). From the provider alone, only its bindings.
-func checkCredentials(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
-	if row.Generation != handshake.GenerationV1 || row.Role == handshake.RoleUnknown {
+func checkCredentials(ctx context.Context, d *run, p *pair) []Check {
+	if p.row.Generation != handshake.GenerationV1 || p.row.Role == handshake.RoleUnknown {
 		return nil
 	}
-	p := d.pairOf(row)
-	if p.consumer != nil && p.consumerObjects.Kubeconfig != nil {
-		return kubeconfigChecks(ctx, d, row, p)
+	if p.consumer.read() && p.consumer.peer.Kubeconfig != nil {
+		return kubeconfigChecks(ctx, d, p)
 	}
 	if c, ok := permissionsCheck(ctx, d, p, nil, ""); ok {
 		return []Check{c}
@@ -39,22 +38,22 @@ func checkCredentials(ctx context.Context, d *doctorRun, row handshake.Peering) 
 }
 
 // kubeconfigChecks reach the provider with the consumer's kubeconfig.
-func kubeconfigChecks(ctx context.Context, d *doctorRun, row handshake.Peering, p doctorPair) []Check {
-	s := p.consumerObjects.Kubeconfig
+func kubeconfigChecks(ctx context.Context, d *run, p *pair) []Check {
+	s := p.consumer.peer.Kubeconfig
 	if _, ok := s.Labels[liqo0x.ClientLabel]; ok {
 		return nil // an identity from a Liqo 0.x provider: the 0.x checks'
 	}
 	in := func(c Check) Check {
-		c.Scope = p.consumerScope
+		c.Scope = p.consumer.scope
 		return c
 	}
 	cfg, ns, err := access.OfSecret(s)
 	if err != nil {
-		return []Check{in(failed(acceptedID, "kubeconfig accepted by the provider", err.Error(), handshakeCommands{p}.identity()))}
+		return []Check{in(failed(acceptedID, "kubeconfig accepted by the provider", err.Error(), p.sendIdentity()))}
 	}
 	remote, err := kube.NewCluster(cfg, "")
 	if err != nil {
-		return []Check{in(failed(acceptedID, "kubeconfig accepted by the provider", err.Error(), handshakeCommands{p}.identity()))}
+		return []Check{in(failed(acceptedID, "kubeconfig accepted by the provider", err.Error(), p.sendIdentity()))}
 	}
 	dial, cancel := context.WithTimeout(ctx, d.dialTimeout())
 	user, _, err := remote.WhoAmI(dial)
@@ -63,7 +62,7 @@ func kubeconfigChecks(ctx context.Context, d *doctorRun, row handshake.Peering, 
 	switch {
 	case err == nil:
 	case errors.As(err, &reach) && reach.Class == kube.FailureUnauthorized:
-		return []Check{in(reachablePassed(remote)), in(unauthorizedCheck(ctx, d, row, p, cfg))}
+		return []Check{in(reachablePassed(remote)), in(unauthorizedCheck(ctx, d, p, cfg))}
 	default:
 		return []Check{in(unreachableCheck(p, remote, err))}
 	}
@@ -74,7 +73,7 @@ func kubeconfigChecks(ctx context.Context, d *doctorRun, row handshake.Peering, 
 	return out
 }
 
-func reachablePassed(remote *Cluster) Check {
+func reachablePassed(remote *kube.Cluster) Check {
 	detail := remote.Server
 	if remote.Proxy != "" {
 		detail += " through the proxy " + remote.Proxy
@@ -84,7 +83,7 @@ func reachablePassed(remote *Cluster) Check {
 
 // unreachableCheck: the address the provider advertised (or the proxy on
 // the way) does not answer from this machine.
-func unreachableCheck(p doctorPair, remote *Cluster, err error) Check {
+func unreachableCheck(p *pair, remote *kube.Cluster, err error) Check {
 	var reach *kube.ReachError
 	if !errors.As(err, &reach) {
 		reach = &kube.ReachError{Server: remote.Server, Proxy: remote.Proxy, Class: kube.FailureOther, Err: err}
@@ -101,5 +100,5 @@ func unreachableCheck(p doctorPair, remote *Cluster, err error) Check {
 		why = string(reach.Class) + ": " + why
 	}
 	return failed(reachableID, "advertised API server reachable",
-		fmt.Sprintf("the API server %s that provider %s advertised does not answer from here%s: %s", reach.Server, p.providerID, via, why), fix)
+		fmt.Sprintf("the API server %s that provider %s advertised does not answer from here%s: %s", reach.Server, p.provider.name(), via, why), fix)
 }

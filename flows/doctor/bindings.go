@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -17,7 +17,7 @@ type tenantBindings struct {
 	roleBindings, clusterRoleBindings map[string]bool
 }
 
-func (d *doctorRun) tenantBindingsOf(ctx context.Context, provider *Cluster) (*tenantBindings, error) {
+func (d *run) tenantBindingsOf(ctx context.Context, provider *kube.Cluster) (*tenantBindings, error) {
 	if b := d.bindings[provider]; b != nil {
 		return b, nil
 	}
@@ -37,7 +37,7 @@ func (d *doctorRun) tenantBindingsOf(ctx context.Context, provider *Cluster) (*t
 		b.clusterRoleBindings[crb.Name] = true
 	}
 	if d.bindings == nil {
-		d.bindings = map[*Cluster]*tenantBindings{}
+		d.bindings = map[*kube.Cluster]*tenantBindings{}
 	}
 	d.bindings[provider] = b
 	return b, nil
@@ -47,7 +47,7 @@ func (d *doctorRun) tenantBindingsOf(ctx context.Context, provider *Cluster) (*t
 // the provider should hold (one per ClusterRole labelled for tenants) and
 // does not. One not in the labelled lists is looked for by name: someone
 // may have made it again without the labels.
-func (d *doctorRun) missingBindings(ctx context.Context, provider *Cluster, t *authv1beta1.Tenant) ([]string, error) {
+func (d *run) missingBindings(ctx context.Context, provider *kube.Cluster, t *authv1beta1.Tenant) ([]string, error) {
 	b, err := d.tenantBindingsOf(ctx, provider)
 	if err != nil {
 		return nil, err

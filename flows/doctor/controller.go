@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -30,9 +29,10 @@ const (
 )
 
 // checkController: something serves the cluster's Tenants and Identities.
-func checkController(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check {
+func checkController(ctx context.Context, d *run, s *side) []Check {
+	c := s.cluster
 	const id, title = "controller-running", "controller"
-	objects := d.sideObjects(side)
+	objects := s.objects
 	if objects.Release.Flavor == kube.FlavorLiqo0x {
 		return nil
 	}
@@ -41,7 +41,7 @@ func checkController(ctx context.Context, d *doctorRun, c *Cluster, side handsha
 	var wg sync.WaitGroup
 	wg.Go(func() { ours = readServing(ctx, c, kube.ControllerLeaseName, controllerDeployment) })
 	if liqo {
-		wg.Go(func() { liqos = readServing(ctx, c, liqoControllerLease, liqoControllerDeployment) })
+		wg.Go(func() { liqos = readServing(ctx, c, liqoControllerLease, kube.LiqoControllerDeployment) })
 	}
 	wg.Wait()
 	if apierrors.IsForbidden(ours.leaseErr) {
@@ -58,16 +58,16 @@ func checkController(ctx context.Context, d *doctorRun, c *Cluster, side handsha
 	}
 	if liqo {
 		if liqos.deploy != nil && liqos.deploy.Status.AvailableReplicas > 0 {
-			return []Check{passed(id, title, "Liqo's "+liqoControllerDeployment+": "+replicasText(liqos.deploy))}
+			return []Check{passed(id, title, "Liqo's "+kube.LiqoControllerDeployment+": "+replicasText(liqos.deploy))}
 		}
 		if held, ago, fresh := liqos.holder(d.now); fresh {
 			return []Check{passed(id, title, fmt.Sprintf("Liqo's controller-manager: Lease held by %s, renewed %s ago", held, duration.HumanDuration(ago)))}
 		}
 		if liqos.deploy != nil {
-			return []Check{deploymentNotServing(c, side, liqos.deploy, "")}
+			return []Check{deploymentNotServing(s, liqos.deploy, "")}
 		}
-		return []Check{failed(id, title, fmt.Sprintf("Liqo v1 is installed but its controller-manager does not run: no Deployment %s/%s", c.Namespace, liqoControllerDeployment),
-			"liqoctl install <provider> --cluster-id "+clusterIDOrPlaceholder(objects.LocalID)+"   # Liqo's chart makes its controller-manager again")}
+		return []Check{failed(id, title, fmt.Sprintf("Liqo v1 is installed but its controller-manager does not run: no Deployment %s/%s", c.Namespace, kube.LiqoControllerDeployment),
+			"liqoctl install <provider> --cluster-id "+s.name()+"   # Liqo's chart makes its controller-manager again")}
 	}
 	leaseText := "nobody holds the Lease " + c.Namespace + "/" + kube.ControllerLeaseName
 	if held, ago, _ := ours.holder(d.now); held != "" {
@@ -78,16 +78,17 @@ func checkController(ctx context.Context, d *doctorRun, c *Cluster, side handsha
 		leaseText = fmt.Sprintf("the Lease %s/%s is held by %s, which %s and is gone", c.Namespace, kube.ControllerLeaseName, held, renewed)
 	}
 	if ours.deploy != nil {
-		return []Check{deploymentNotServing(c, side, ours.deploy, leaseText)}
+		return []Check{deploymentNotServing(s, ours.deploy, leaseText)}
 	}
 	return []Check{failed(id, title, fmt.Sprintf("no controller serves this cluster: no Deployment %s/%s and %s (the wizard runs one in-process only while it runs)",
-		c.Namespace, controllerDeployment, leaseText), toolFix(c, side, "install controller"))}
+		c.Namespace, controllerDeployment, leaseText), s.toolFix("install controller"))}
 }
 
 // deploymentNotServing says why a controller's Deployment serves nothing:
 // scaled to zero, its pods not ready, or ready and yet not leading
 // (lease says what the Lease shows, "" when the controller has none).
-func deploymentNotServing(c *Cluster, side handshake.Scope, deploy *appsv1.Deployment, lease string) Check {
+func deploymentNotServing(s *side, deploy *appsv1.Deployment, lease string) Check {
+	c := s.cluster
 	const id, title = "controller-running", "controller"
 	where := "Deployment " + c.Namespace + "/" + deploy.Name
 	also := ""
@@ -97,20 +98,20 @@ func deploymentNotServing(c *Cluster, side handshake.Scope, deploy *appsv1.Deplo
 	ns := "-n " + c.Namespace + " "
 	switch {
 	case deploy.Spec.Replicas != nil && *deploy.Spec.Replicas == 0:
-		return failed(id, title, where+" is scaled to 0 replicas"+also, kubectlFix(side, ns+"scale deployment/"+deploy.Name+" --replicas=2"))
+		return failed(id, title, where+" is scaled to 0 replicas"+also, s.kubectlFix(ns+"scale deployment/"+deploy.Name+" --replicas=2"))
 	case deploy.Status.AvailableReplicas == 0:
 		pods := ns + "describe pods"
 		if sel, err := metav1.LabelSelectorAsSelector(deploy.Spec.Selector); err == nil && !sel.Empty() {
 			pods += " -l " + sel.String()
 		}
 		return failed(id, title, where+" has "+replicasText(deploy)+": its pods are not ready"+also,
-			kubectlFix(side, pods)+" && "+kubectlFix(side, ns+"logs deployment/"+deploy.Name))
+			s.kubectlFix(pods)+" && "+s.kubectlFix(ns+"logs deployment/"+deploy.Name))
 	}
 	if lease == "" {
 		lease = "no replica leads"
 	}
 	return failed(id, title, where+" has "+replicasText(deploy)+" and yet "+lease+": restart its pods",
-		kubectlFix(side, ns+"rollout restart deployment/"+deploy.Name))
+		s.kubectlFix(ns+"rollout restart deployment/"+deploy.Name))
 }
 
 func replicasText(deploy *appsv1.Deployment) string {
@@ -121,13 +122,6 @@ func replicasText(deploy *appsv1.Deployment) string {
 	return fmt.Sprintf("%d/%d replicas available", deploy.Status.AvailableReplicas, want)
 }
 
-func clusterIDOrPlaceholder(s string) string {
-	if s == "" {
-		return "<this cluster's ID>"
-	}
-	return s
-}
-
 // servingObjects are a controller's Lease and Deployment (nil: absent).
 type servingObjects struct {
 	lease               *coordv1.Lease
@@ -135,7 +129,7 @@ type servingObjects struct {
 	leaseErr, deployErr error
 }
 
-func readServing(ctx context.Context, c *Cluster, lease, deployment string) servingObjects {
+func readServing(ctx context.Context, c *kube.Cluster, lease, deployment string) servingObjects {
 	var s servingObjects
 	s.lease, s.leaseErr = c.Lease(ctx, lease)
 	if kube.IsNotFound(s.leaseErr) {

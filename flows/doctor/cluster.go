@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -12,26 +12,26 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // The cluster's own checks: its ID, its key pair and the CRDs. Liqo 0.x
-// keeps its identity elsewhere (its checks are doctor_liqo0x.go's).
+// keeps its identity elsewhere (its checks are liqo0x.go's).
 
 // checkClusterIdentity: the cluster-ID ConfigMap (exactly one, with a
 // valid ID) and the authentication-keys Secret (a parseable pair whose
 // halves match). Key material is never shown: its fingerprint is.
-func checkClusterIdentity(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check {
-	release := d.sideObjects(side).Release
+func checkClusterIdentity(ctx context.Context, _ *run, s *side) []Check {
+	release := s.objects.Release
 	if release.Flavor == kube.FlavorLiqo0x {
 		return nil
 	}
 	liqo := release.Flavor == kube.FlavorV1
-	return []Check{checkClusterID(ctx, c, side, liqo), checkClusterKeys(ctx, c, side, liqo)}
+	return []Check{checkClusterID(ctx, s, liqo), checkClusterKeys(ctx, s, liqo)}
 }
 
-func checkClusterID(ctx context.Context, c *Cluster, side handshake.Scope, liqo bool) Check {
+func checkClusterID(ctx context.Context, s *side, liqo bool) Check {
+	c := s.cluster
 	const id, title = "cluster-id", "cluster ID"
 	l, err := c.ClusterIDConfigMaps(ctx)
 	switch {
@@ -40,7 +40,7 @@ func checkClusterID(ctx context.Context, c *Cluster, side handshake.Scope, liqo 
 	case err != nil:
 		return failed(id, title, "reading the cluster-ID ConfigMap: "+c.Reach(err).Error(), "")
 	}
-	reinit := toolFix(c, side, "init")
+	reinit := s.toolFix("init")
 	if liqo {
 		// init writes nothing where Liqo is installed: Liqo's chart makes it.
 		reinit = "liqoctl install <provider> --cluster-id <this cluster's ID>   # Liqo's chart makes the ConfigMap"
@@ -57,16 +57,16 @@ func checkClusterID(ctx context.Context, c *Cluster, side handshake.Scope, liqo 
 		}
 		return failed(id, title, fmt.Sprintf("%d ConfigMaps labelled %s in namespace %s (%s): Liqo reads exactly one",
 			len(l.Items), kube.ClusterIDSelector, c.Namespace, strings.Join(names, ", ")),
-			kubectlFix(side, "-n "+c.Namespace+" delete configmap <the one whose ID no peering uses>"))
+			s.kubectlFix("-n "+c.Namespace+" delete configmap <the one whose ID no peering uses>"))
 	}
 	cm := l.Items[0]
 	clusterID := cm.Data[kube.ClusterIDKey]
-	if err := ValidateClusterID(clusterID); err != nil {
+	if err := authcrypto.ValidateClusterID(clusterID); err != nil {
 		what := fmt.Sprintf("%q is not a cluster ID: %v", clusterID, err)
 		if clusterID == "" {
 			what = "has no " + kube.ClusterIDKey
 		}
-		fix := kubectlFix(side, "-n "+c.Namespace+" delete configmap "+cm.Name) + " && " + toolFix(c, side, "init --cluster-id <a DNS-1123 label>")
+		fix := s.kubectlFix("-n "+c.Namespace+" delete configmap "+cm.Name) + " && " + s.toolFix("init --cluster-id <a DNS-1123 label>")
 		if liqo {
 			fix = reinit
 		}
@@ -75,17 +75,18 @@ func checkClusterID(ctx context.Context, c *Cluster, side handshake.Scope, liqo 
 	return passed(id, title, clusterID+" (ConfigMap "+cm.Name+")")
 }
 
-func checkClusterKeys(ctx context.Context, c *Cluster, side handshake.Scope, liqo bool) Check {
+func checkClusterKeys(ctx context.Context, s *side, liqo bool) Check {
+	c := s.cluster
 	const id, title = "cluster-keys", "cluster key pair"
-	s, err := c.Secret(ctx, c.Namespace, kube.AuthKeysSecretName)
+	keys, err := c.Secret(ctx, c.Namespace, kube.AuthKeysSecretName)
 	where := "Secret " + c.Namespace + "/" + kube.AuthKeysSecretName
 	// A new key pair breaks the peerings made with the old one.
-	remake := kubectlFix(side, "-n "+c.Namespace+" delete secret "+kube.AuthKeysSecretName) + " && " + toolFix(c, side, "init")
-	create := toolFix(c, side, "init")
+	remake := s.kubectlFix("-n "+c.Namespace+" delete secret "+kube.AuthKeysSecretName) + " && " + s.toolFix("init")
+	create := s.toolFix("init")
 	if liqo {
 		// Liqo's controller-manager makes the key pair when it starts.
-		restart := kubectlFix(side, "-n "+c.Namespace+" rollout restart deployment/"+liqoControllerDeployment)
-		remake = kubectlFix(side, "-n "+c.Namespace+" delete secret "+kube.AuthKeysSecretName) + " && " + restart
+		restart := s.kubectlFix("-n " + c.Namespace + " rollout restart deployment/" + kube.LiqoControllerDeployment)
+		remake = s.kubectlFix("-n "+c.Namespace+" delete secret "+kube.AuthKeysSecretName) + " && " + restart
 		create = restart
 	}
 	switch {
@@ -101,11 +102,11 @@ func checkClusterKeys(ctx context.Context, c *Cluster, side handshake.Scope, liq
 	broken := func(what string) Check {
 		return failed(id, title, where+": "+what+"; a new pair means re-authenticating every peering of this cluster", remake)
 	}
-	priv, err := authcrypto.ParsePrivateKeyPEM(s.Data[kube.PrivateKeyField])
+	priv, err := authcrypto.ParsePrivateKeyPEM(keys.Data[kube.PrivateKeyField])
 	if err != nil {
 		return broken(kube.PrivateKeyField + ": " + err.Error())
 	}
-	pub, err := authcrypto.ParsePublicKeyPEM(s.Data[kube.PublicKeyField])
+	pub, err := authcrypto.ParsePublicKeyPEM(keys.Data[kube.PublicKeyField])
 	if err != nil {
 		return broken(kube.PublicKeyField + ": " + err.Error())
 	}
@@ -130,9 +131,10 @@ func notPreparedBy(liqo bool, liqoMakes string) string {
 
 // checkCRDs: the kinds the handshake writes are served. On a peering
 // user's kubeconfig, which may not read CRDs, discovery says it.
-func checkCRDs(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check {
+func checkCRDs(ctx context.Context, d *run, s *side) []Check {
+	c := s.cluster
 	const id, title = "crds", "CRDs"
-	release := d.sideObjects(side).Release
+	release := s.objects.Release
 	if release.Flavor == kube.FlavorLiqo0x {
 		return nil
 	}
@@ -174,12 +176,12 @@ func checkCRDs(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Sco
 		what = append(what, "not established: "+strings.Join(unserved, ", "))
 	}
 	cause := strings.Join(what, "; ")
-	fix := toolFix(c, side, "init")
+	fix := s.toolFix("init")
 	if release.Flavor == kube.FlavorV1 {
 		// init writes nothing where Liqo is installed; Helm installs CRDs
 		// only on a first install.
 		cause = "Liqo v1 is installed but its CRDs are not all there: " + cause
-		fix = kubectlFix(side, "apply --server-side -f https://raw.githubusercontent.com/liqotech/liqo/<Liqo's version>/deployments/liqo/charts/liqo-crds/crds/<group>_<kind>.yaml   # each one above")
+		fix = s.kubectlFix("apply --server-side -f https://raw.githubusercontent.com/liqotech/liqo/<Liqo's version>/deployments/liqo/charts/liqo-crds/crds/<group>_<kind>.yaml   # each one above")
 	} else if len(missing) == len(crds) {
 		cause += " (`init` was not run on this cluster)"
 	}
@@ -194,7 +196,7 @@ type crdState struct {
 
 // readCRD reads want's CRD, or asks discovery whether its kind is served
 // when the CRD may not be read.
-func readCRD(ctx context.Context, c *Cluster, want *apiextv1.CustomResourceDefinition) crdState {
+func readCRD(ctx context.Context, c *kube.Cluster, want *apiextv1.CustomResourceDefinition) crdState {
 	crd, err := c.APIExt.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
 	case err == nil:
@@ -219,33 +221,25 @@ func readCRD(ctx context.Context, c *Cluster, want *apiextv1.CustomResourceDefin
 	return crdState{}
 }
 
-// sideObjects are the overview's objects of the checked cluster.
-func (d *doctorRun) sideObjects(side handshake.Scope) *peerings.Objects {
-	if side == handshake.Remote && d.remoteObjects != nil {
-		return d.remoteObjects
-	}
-	return d.localObjects
-}
-
 // remoteKubeconfigFlag is what a fix for the remote cluster adds.
 const remoteKubeconfigFlag = " --kubeconfig <the remote cluster's kubeconfig>"
 
-// toolFix is this tool's command args run on c: with its Liqo namespace
+// toolFix is this tool's command args run on the side's cluster: with its Liqo namespace
 // when not the default, and the remote cluster's kubeconfig for that side.
-func toolFix(c *Cluster, side handshake.Scope, args string) string {
+func (s *side) toolFix(args string) string {
 	cmd := "liqo-auth-tui " + args
-	if c.Namespace != DefaultLiqoNamespace {
-		cmd += " --liqo-namespace " + c.Namespace
+	if s.cluster.Namespace != kube.DefaultLiqoNamespace {
+		cmd += " --liqo-namespace " + s.cluster.Namespace
 	}
-	if side == handshake.Remote {
+	if s.scope == handshake.Remote {
 		cmd += remoteKubeconfigFlag
 	}
 	return cmd
 }
 
 // kubectlFix is kubectl args run on the side's cluster.
-func kubectlFix(side handshake.Scope, args string) string {
-	if side == handshake.Remote {
+func (s *side) kubectlFix(args string) string {
+	if s.scope == handshake.Remote {
 		return "kubectl" + remoteKubeconfigFlag + " " + args
 	}
 	return "kubectl " + args

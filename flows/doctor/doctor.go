@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -7,15 +7,15 @@ import (
 	"strings"
 	"time"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
-// Doctor's checks: one list of ✓/✗ lines for a cluster and its peerings,
-// where every ✗ says its cause in one line and the exact command that
-// fixes it; some fixes doctor applies itself (Repair, `doctor --fix`).
-// The checks live in doctor_*.go, one file per concern; this file holds
-// the types and the order they run in.
+// This file holds the types and the order the checks run in; each
+// concern's checks are in a file of their own.
 
 // Check is one thing doctor looked at, and its verdict.
 type Check struct {
@@ -58,14 +58,14 @@ func failed(id, title, cause, fix string) Check {
 	return Check{ID: id, Title: title, Cause: cause, Fix: fix}
 }
 
-// DoctorOptions tune Doctor.
-type DoctorOptions struct {
+// Options tune Run.
+type Options struct {
 	// RemoteID keeps the checks of one peering ("" = every peering).
 	RemoteID string
 	// Remote, when set, is the remote cluster: its side is checked too,
 	// and the checks that need both sides (the consumer's key against the
 	// Tenant, the kubeconfig against the provider) are made.
-	Remote *Cluster
+	Remote *kube.Cluster
 	// Now is the clock of expiry checks (nil: time.Now).
 	Now func() time.Time
 	// ReachTimeout bounds each dial of an advertised address (0: 5s).
@@ -73,9 +73,9 @@ type DoctorOptions struct {
 	// LocalRef and RemoteRef are how the front-end reached the clusters:
 	// the fix commands name the same kubeconfigs and contexts (nil: they
 	// keep placeholders such as <provider's kubeconfig>).
-	LocalRef, RemoteRef *ClusterRef
+	LocalRef, RemoteRef *flows.ClusterRef
 	// Snapshot, when set, is what an overview of the same clusters read
-	// (peerings.Options.OnSnapshot): Doctor checks it instead of listing
+	// (peerings.Options.OnSnapshot): Run checks it instead of listing
 	// them again. Ignored when it read a remote and Remote is nil, or the
 	// other way round.
 	Snapshot *peerings.Snapshot
@@ -110,11 +110,11 @@ func (d *Diagnosis) Repairs() []Check {
 	return out
 }
 
-// doctorRun is what the checks share: the clusters, and what was read of
-// them once (the overview's lists) so that checks do not list again.
-type doctorRun struct {
-	opts          DoctorOptions
-	local, remote *Cluster
+// run is what the checks share: the clusters, and what was read of them
+// once (the overview's lists) so that checks do not list again.
+type run struct {
+	opts          Options
+	local, remote *kube.Cluster
 	now           time.Time
 	// objects of each side, as the overview reads them (remote: nil
 	// without --remote-kubeconfig); rows are the overview's rows of the
@@ -123,73 +123,62 @@ type doctorRun struct {
 	rows                        []handshake.Peering
 	// liqo0x keeps what the Liqo 0.x checks learned once per run.
 	liqo0x liqo0xMemo
-	// peers are each side's objects grouped by remote (doctor_pair.go);
-	// bindings a provider's tenant bindings (doctor_bindings.go).
+	// peers are each side's objects grouped by remote (pair.go);
+	// bindings a provider's tenant bindings (bindings.go).
 	peers    map[*peerings.Objects]map[string]*peerings.PeerObjects
-	bindings map[*Cluster]*tenantBindings
+	bindings map[*kube.Cluster]*tenantBindings
 }
 
 // clusterChecker checks one cluster (the local one, then the remote one
-// when given); it returns its checks with Scope unset.
-type clusterChecker func(ctx context.Context, d *doctorRun, c *Cluster, side handshake.Scope) []Check
+// when given), a side with no peer; it returns its checks with Scope unset.
+type clusterChecker func(ctx context.Context, d *run, s *side) []Check
 
-// peeringChecker checks one peering, from its overview row (the remote's
-// side in row.Remote when both were read).
-type peeringChecker func(ctx context.Context, d *doctorRun, row handshake.Peering) []Check
+// peeringChecker checks one peering, as its pair of sides.
+type peeringChecker func(ctx context.Context, d *run, p *pair) []Check
 
-// The checks, in the order they are listed; each lives in its file
-// (doctor_<concern>.go).
+// The checks, in the order they are listed; each lives in the file of its
+// concern.
 var (
 	clusterCheckers = []clusterChecker{
-		checkClusterIdentity, // doctor_cluster.go: cluster ID, keys
-		checkCRDs,            // doctor_cluster.go
-		checkController,      // doctor_controller.go: running, its Lease
-		checkCSRs,            // doctor_csr.go: pending, denied, failed
+		checkClusterIdentity, // cluster.go: cluster ID, keys
+		checkCRDs,            // cluster.go
+		checkController,      // controller.go: running, its Lease
+		checkCSRs,            // csr.go: pending, denied, failed
 	}
 	peeringCheckers = []peeringChecker{
-		checkHandshakeObjects, // doctor_handshake.go: Tenant/Identity/kubeconfig, stuck steps, key changed
-		checkCredentials,      // doctor_credentials.go: 401/403 on the provider, advertised address, proxy
-		checkCertificate,      // doctor_certificate.go: expiry and renewal path
-		checkReplication,      // doctor_replication.go: replication refused
-		checkTenantCondition,  // doctor_condition.go: cordoned, drained
-		checkLiqo0x,           // doctor_liqo0x.go: Liqo 0.x's traps
+		checkHandshakeObjects, // handshake.go: Tenant/Identity/kubeconfig, stuck steps, key changed
+		checkCredentials,      // credentials.go: 401/403 on the provider, advertised address, proxy
+		checkCertificate,      // certificate.go: expiry and renewal path
+		checkReplication,      // replication.go: replication refused
+		checkTenantCondition,  // condition.go: cordoned, drained
+		checkLiqo0x,           // liqo0x.go: Liqo 0.x's traps
 	}
 )
 
-// Doctor checks c (and o.Remote) and every peering between them, or the
+// Run checks c (and o.Remote) and every peering between them, or the
 // peering with o.RemoteID. It writes nothing; an error means it could not
 // read what it checks (the cluster unreachable, the kubeconfig refused).
-func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error) {
+func Run(ctx context.Context, c *kube.Cluster, o Options) (*Diagnosis, error) {
 	if o.RemoteID != "" {
-		if err := ValidateClusterID(o.RemoteID); err != nil {
+		if err := authcrypto.ValidateClusterID(o.RemoteID); err != nil {
 			return nil, fmt.Errorf("--remote-cluster-id: %w", err)
 		}
 	}
-	d := &doctorRun{opts: o, local: c, remote: o.Remote, now: peerings.Options{Now: o.Now}.Time()}
+	d := &run{opts: o, local: c, remote: o.Remote, now: peerings.Options{Now: o.Now}.Time()}
 	var err error
 	if d.localObjects, d.remoteObjects, err = o.objects(ctx, c); err != nil {
 		return nil, err
 	}
 	d.rows = peerings.RowsOf(d.localObjects, d.remoteObjects, d.now)
 	diag := &Diagnosis{ClusterID: d.localObjects.LocalID}
-	sides := []struct {
-		c     *Cluster
-		scope handshake.Scope
-	}{{c, handshake.Local}}
-	if o.Remote != nil {
-		sides = append(sides, struct {
-			c     *Cluster
-			scope handshake.Scope
-		}{o.Remote, handshake.Remote})
-	}
 	if o := d.remoteObjects; o != nil && o.NarrowedTo != "" {
 		diag.Checks = append(diag.Checks, narrowedCheck(o))
 	}
-	for _, side := range sides {
+	for _, s := range d.clusters() {
 		for _, check := range clusterCheckers {
-			for _, r := range check(ctx, d, side.c, side.scope) {
-				r.Scope = side.scope
-				r.Fix = o.fillKubeconfigs(r.Fix, handshake.RoleUnknown, side.scope)
+			for _, r := range check(ctx, d, s) {
+				r.Scope = s.scope
+				r.Fix = o.fillKubeconfigs(r.Fix, handshake.RoleUnknown, s.scope)
 				diag.Checks = append(diag.Checks, r)
 			}
 		}
@@ -200,8 +189,9 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 		if o.RemoteID != "" && row.RemoteID != o.RemoteID {
 			continue
 		}
+		p := d.pairOf(row)
 		for _, check := range peeringCheckers {
-			for _, r := range check(ctx, d, row) {
+			for _, r := range check(ctx, d, p) {
 				r.RemoteID = row.RemoteID
 				if r.Scope == handshake.NoScope {
 					r.Scope = handshake.Local
@@ -217,6 +207,16 @@ func Doctor(ctx context.Context, c *Cluster, o DoctorOptions) (*Diagnosis, error
 			Fix: "liqo-auth-tui status   # lists the peerings this cluster has"})
 	}
 	return diag, nil
+}
+
+// clusters are the clusters checked, each a side of its own: the local
+// one, and the remote one when given (whose objects Run then listed too).
+func (d *run) clusters() []*side {
+	out := []*side{{scope: handshake.Local, id: d.localObjects.LocalID, cluster: d.local, objects: d.localObjects}}
+	if d.remote != nil {
+		out = append(out, &side{scope: handshake.Remote, id: d.remoteObjects.LocalID, cluster: d.remote, objects: d.remoteObjects})
+	}
+	return out
 }
 
 // narrowedCheck says that the remote kubeconfig (a peering user's) reads

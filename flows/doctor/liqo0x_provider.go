@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"bytes"
@@ -35,19 +35,19 @@ type liqo0xMemo struct {
 // liqo0xHelmRepo is where Liqo's chart comes from (liqoctl install's).
 const liqo0xHelmRepo = "https://helm.liqo.io"
 
-// authenticationCheck: a provider whose auth server accepts any token
+// liqo0xAuthenticationCheck: a provider whose auth server accepts any token
 // gives an identity to anyone who reaches it (§2.7). Asked of the
 // provider's liqo-auth Deployment, else of its advertised auth server, and
 // of the auth server the consumer's ForeignCluster uses; failed when one
 // accepts any token, omitted when neither side can tell.
-func (p liqo0xPeering) authenticationCheck(ctx context.Context, d *doctorRun) *Check {
+func (p *pair) liqo0xAuthenticationCheck(ctx context.Context, d *run) *Check {
 	var facts, provider liqo0xAuthFacts
-	if p.provider != nil {
-		provider = d.liqo0xProviderFacts(ctx, p.provider, p.providerScope)
+	if p.provider.read() {
+		provider = d.liqo0xProviderFacts(ctx, p.provider)
 		facts = provider
 	}
-	if p.consumer != nil && p.consumer.foreignCluster != nil {
-		if url, insecure := liqo0x.ForeignClusterAuthURL(p.consumer.foreignCluster); url != "" {
+	if p.consumer.read() && p.consumer.liqo0x.foreignCluster != nil {
+		if url, insecure := liqo0x.ForeignClusterAuthURL(p.consumer.liqo0x.foreignCluster); url != "" {
 			// The server this consumer uses, unless the provider's is open.
 			if used := d.liqo0xProbe(ctx, url, insecure); used.known && !(provider.known && provider.disabled) {
 				facts = used
@@ -76,8 +76,8 @@ func (p liqo0xPeering) authenticationCheck(ctx context.Context, d *doctorRun) *C
 
 // liqo0xProviderFacts: the liqo-auth Deployment's flag when there is one,
 // else a probe of the auth server the provider advertises.
-func (d *doctorRun) liqo0xProviderFacts(ctx context.Context, s *liqo0xSide, scope handshake.Scope) liqo0xAuthFacts {
-	if facts, ok := d.liqo0x.providers[scope]; ok {
+func (d *run) liqo0xProviderFacts(ctx context.Context, s *side) liqo0xAuthFacts {
+	if facts, ok := d.liqo0x.providers[s.scope]; ok {
 		return facts
 	}
 	var facts liqo0xAuthFacts
@@ -86,7 +86,7 @@ func (d *doctorRun) liqo0xProviderFacts(ctx context.Context, s *liqo0xSide, scop
 	case err == nil:
 		facts = liqo0xAuthFacts{known: true, disabled: kube.Liqo0xAuthenticationDisabled(deploy)}
 		if v := s.objects.Release.Version; v != "" && facts.disabled {
-			facts.fix = onProvider(scope, fmt.Sprintf("helm upgrade liqo liqo --repo %s --namespace %s --reuse-values --version %s --set auth.config.enableAuthentication=true",
+			facts.fix = s.on(fmt.Sprintf("helm upgrade liqo liqo --repo %s --namespace %s --reuse-values --version %s --set auth.config.enableAuthentication=true",
 				liqo0xHelmRepo, s.cluster.Namespace, v))
 		}
 	default:
@@ -98,14 +98,14 @@ func (d *doctorRun) liqo0xProviderFacts(ctx context.Context, s *liqo0xSide, scop
 	if d.liqo0x.providers == nil {
 		d.liqo0x.providers = map[handshake.Scope]liqo0xAuthFacts{}
 	}
-	d.liqo0x.providers[scope] = facts
+	d.liqo0x.providers[s.scope] = facts
 	return facts
 }
 
 // liqo0xProbe asks the auth server at url whether it accepts a random
 // token, writing nothing there (a request no provider can fulfil), within
 // the run's reach timeout.
-func (d *doctorRun) liqo0xProbe(ctx context.Context, url string, insecure bool) liqo0xAuthFacts {
+func (d *run) liqo0xProbe(ctx context.Context, url string, insecure bool) liqo0xAuthFacts {
 	if facts, ok := d.liqo0x.urls[url]; ok {
 		return facts
 	}
@@ -127,25 +127,25 @@ func (d *doctorRun) liqo0xProbe(ctx context.Context, url string, insecure bool) 
 	return facts
 }
 
-// issuedCheck: the certificate the provider issued to the consumer (one
+// liqo0xIssuedCheck: the certificate the provider issued to the consumer (one
 // per cluster ID) is the one the consumer holds. nil when the provider was
 // not read, or neither side holds one, or another check already says why
 // the consumer holds none.
-func (p liqo0xPeering) issuedCheck() *Check {
-	if p.provider == nil {
+func (p *pair) liqo0xIssuedCheck() *Check {
+	if !p.provider.read() {
 		return nil
 	}
 	const title = "certificate the Liqo 0.x provider issued"
-	issued := p.provider.issuedCertificate()
-	if p.consumer == nil {
+	issued := p.provider.liqo0x.issuedCertificate()
+	if !p.consumer.read() {
 		if issued == nil {
 			return nil
 		}
 		c := passed(checkLiqo0xIssued, title, fmt.Sprintf("Secret %s/%s, valid until %s (the consumer was not read: give --remote-kubeconfig to compare)",
-			p.provider.issued.Namespace, p.provider.issued.Name, handshake.TimeText(issued.NotAfter)))
+			p.provider.liqo0x.issued.Namespace, p.provider.liqo0x.issued.Name, handshake.TimeText(issued.NotAfter)))
 		return &c
 	}
-	held, secret := p.consumer.certificate()
+	held, secret := p.consumer.liqo0x.certificate()
 	switch {
 	case issued != nil && held != nil && bytes.Equal(issued.Raw, held.Raw):
 		c := passed(checkLiqo0xIssued, title, fmt.Sprintf("the consumer holds it (Secret %s/%s), valid until %s",
@@ -154,24 +154,24 @@ func (p liqo0xPeering) issuedCheck() *Check {
 	case issued != nil && held != nil:
 		c := failed(checkLiqo0xIssued, title, fmt.Sprintf(
 			"the consumer's certificate (Secret %s/%s) is not the one the provider last issued to cluster ID %s (Secret %s/%s): the provider issued another since (to a re-installed cluster or another with the same ID)",
-			secret.Namespace, secret.Name, p.consumerID, p.provider.issued.Namespace, p.provider.issued.Name),
+			secret.Namespace, secret.Name, p.consumer.id, p.provider.liqo0x.issued.Namespace, p.provider.liqo0x.issued.Name),
 			p.deleteSecretCommand(secret)+" && "+p.reissueCommand())
 		return &c
 	case issued != nil:
-		if p.consumer.established() || p.consumer.foreignCluster != nil && liqo0x.AuthRefused(liqo0x.ForeignClusterAuth(p.consumer.foreignCluster).Status) {
+		if p.consumer.liqo0x.established() || p.consumer.liqo0x.foreignCluster != nil && liqo0x.AuthRefused(liqo0x.ForeignClusterAuth(p.consumer.liqo0x.foreignCluster).Status) {
 			return nil // the consumer's own checks say why it holds none
 		}
 		c := failed(checkLiqo0xIssued, title, fmt.Sprintf(
 			"the provider issued the one identity of cluster ID %s (Secret %s/%s) but the consumer holds none: its next request is refused until the provider deletes that Secret (--reissue does)",
-			p.consumerID, p.provider.issued.Namespace, p.provider.issued.Name),
+			p.consumer.id, p.provider.liqo0x.issued.Namespace, p.provider.liqo0x.issued.Name),
 			p.reissueCommand())
 		return &c
 	case held != nil && p.provider.objects.Release.Line != peerinfo.V03:
 		// v0.3 does not label liqo-remote-certificate: the lists miss it.
 		c := failed(checkLiqo0xIssued, title, fmt.Sprintf(
 			"the provider holds no certificate issued to cluster ID %s (its tenant namespace or %s was deleted): the consumer's identity (Secret %s/%s) is authorized for nothing there",
-			p.consumerID, kube.RemoteCertSecretName, secret.Namespace, secret.Name),
-			p.deleteSecretCommand(secret)+" && "+onConsumer(p.consumerScope, "liqo-auth-tui authenticate --remote-kubeconfig <provider's kubeconfig>"))
+			p.consumer.id, kube.RemoteCertSecretName, secret.Namespace, secret.Name),
+			p.deleteSecretCommand(secret)+" && "+p.consumer.on("liqo-auth-tui authenticate --remote-kubeconfig <provider's kubeconfig>"))
 		return &c
 	}
 	return nil

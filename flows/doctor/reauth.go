@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -6,9 +6,7 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -25,31 +23,29 @@ const repairStepTimeout = time.Minute
 // its kubeconfig Secret. Unlike unauthenticate, no Identity, Tenant,
 // binding or ResourceSlice is deleted. It needs both clusters: nil when
 // doctor reads one side only (the check's Fix then says the commands).
-func reauthenticateRepair(d *doctorRun, row handshake.Peering) *Repair {
-	p := d.pairOf(row)
-	if !p.both() || p.providerObjects.Tenant == nil {
+func reauthenticateRepair(p *pair) *Repair {
+	if !p.both() || p.provider.peer.Tenant == nil {
 		return nil
 	}
-	t := p.providerObjects.Tenant
+	t := p.provider.peer.Tenant
 	ns := t.Namespace
 	return &Repair{
 		Plan: []string{
-			fmt.Sprintf("delete Secret %s/%s on the provider %s (its cached certificate for consumer %s)", ns, kube.RemoteCertSecretName, p.providerID, p.consumerID),
+			fmt.Sprintf("delete Secret %s/%s on the provider %s (its cached certificate for consumer %s)", ns, kube.RemoteCertSecretName, p.provider.name(), p.consumer.name()),
 			fmt.Sprintf("clear status.authParams of Tenant %s/%s on the provider, which signs the Tenant's CSR again", ns, t.Name),
-			fmt.Sprintf("resume the handshake (as `liqo-auth-tui authenticate`): the consumer %s's Identity and kubeconfig Secret get the new certificate; its ResourceSlices stay", p.consumerID),
+			fmt.Sprintf("resume the handshake (as `liqo-auth-tui authenticate`): the consumer %s's Identity and kubeconfig Secret get the new certificate; its ResourceSlices stay", p.consumer.name()),
 		},
 		apply: func(ctx context.Context) error {
-			if err := p.provider.DeleteSecret(ctx, ns, kube.RemoteCertSecretName); err != nil && !kube.IsNotFound(err) {
+			if err := p.provider.cluster.DeleteSecret(ctx, ns, kube.RemoteCertSecretName); err != nil && !kube.IsNotFound(err) {
 				return fmt.Errorf("deleting the provider's certificate cache %s/%s: %w", ns, kube.RemoteCertSecretName, err)
 			}
-			tenants := p.provider.Liqo.Tenants(ns)
-			current, err := tenants.Get(ctx, t.Name, metav1.GetOptions{})
+			current, err := p.provider.cluster.Tenant(ctx, ns, t.Name)
 			if err != nil {
 				return fmt.Errorf("reading Tenant %s/%s: %w", ns, t.Name, err)
 			}
 			if current.Status.AuthParams != nil {
 				current.Status.AuthParams = nil
-				if _, err := tenants.UpdateStatus(ctx, current, metav1.UpdateOptions{}); err != nil {
+				if _, err := p.provider.cluster.UpdateTenantStatus(ctx, current); err != nil {
 					return fmt.Errorf("clearing the authParams of Tenant %s/%s: %w", ns, t.Name, err)
 				}
 			}
@@ -61,26 +57,25 @@ func reauthenticateRepair(d *doctorRun, row handshake.Peering) *Repair {
 // resumeHandshakeRepair finishes a handshake stuck at a step, from where
 // it stands, as `liqo-auth-tui authenticate` does (every step idempotent);
 // nil without both clusters.
-func resumeHandshakeRepair(d *doctorRun, row handshake.Peering) *Repair {
-	p := d.pairOf(row)
+func resumeHandshakeRepair(p *pair) *Repair {
 	if !p.both() {
 		return nil
 	}
 	proxyURL := ""
-	if t := p.providerObjects.Tenant; t != nil {
+	if t := p.provider.peer.Tenant; t != nil {
 		proxyURL = t.Spec.ProxyURL // re-applying the Tenant keeps its proxy
 	}
 	return &Repair{
 		Plan: []string{fmt.Sprintf("resume the handshake of consumer %s with provider %s from where it stopped (as `liqo-auth-tui authenticate`)",
-			p.consumerID, p.providerID)},
+			p.consumer.name(), p.provider.name())},
 		apply: func(ctx context.Context) error { return resumeHandshake(ctx, p, proxyURL) },
 	}
 }
 
 // resumeHandshake runs Authenticate on the pair, in-process controllers
 // serving a side that has none.
-func resumeHandshake(ctx context.Context, p doctorPair, proxyURL string) error {
-	_, err := Authenticate(ctx, AuthenticateOptions{Consumer: p.consumer, Provider: p.provider, ProxyURL: proxyURL,
+func resumeHandshake(ctx context.Context, p *pair, proxyURL string) error {
+	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: p.consumer.cluster, Provider: p.provider.cluster, ProxyURL: proxyURL,
 		StepTimeout: repairStepTimeout}, nil)
 	return err
 }
@@ -92,13 +87,13 @@ func resumeHandshake(ctx context.Context, p doctorPair, proxyURL string) error {
 // key change (newKey) so does the consumer's signed nonce, signed with
 // the old key, and the cache, made for the old key's CSR, would be
 // refused anyway.
-func reauthenticationFix(p doctorPair, newKey bool) string {
+func reauthenticationFix(p *pair, newKey bool) string {
 	cmds := []string{
 		bothSidesCommand("unauthenticate"),
-		onProvider(p.providerScope, "kubectl delete secret "+kube.RemoteCertSecretName+" -n "+kube.TenantNamespaceName(p.consumerID)),
+		p.provider.on("kubectl delete secret " + kube.RemoteCertSecretName + " -n " + kube.TenantNamespaceName(p.consumer.name())),
 	}
 	if newKey {
-		cmds = append(cmds, onConsumer(p.consumerScope, "kubectl delete secret "+kube.SignedNonceSecretName+" -n "+kube.TenantNamespaceName(p.providerID)))
+		cmds = append(cmds, p.consumer.on("kubectl delete secret "+kube.SignedNonceSecretName+" -n "+kube.TenantNamespaceName(p.provider.name())))
 	}
 	return strings.Join(append(cmds, bothSidesCommand("authenticate")), " && ")
 }

@@ -1,4 +1,4 @@
-package flows
+package doctor
 
 import (
 	"context"
@@ -41,11 +41,11 @@ func (r replicated) name() string {
 // (its Warning ReplicationForbidden says what the provider answered), an
 // object it made has no copy on the provider after a while (both sides
 // read), or an object is stuck Terminating on a replicator's finalizer.
-func checkReplication(ctx context.Context, d *doctorRun, row handshake.Peering) []Check {
-	if row.Generation != handshake.GenerationV1 || row.Role == handshake.RoleUnknown {
+func checkReplication(ctx context.Context, d *run, p *pair) []Check {
+	if p.row.Generation != handshake.GenerationV1 || p.row.Role == handshake.RoleUnknown {
 		return nil
 	}
-	consumer, provider := pairOf(d, row)
+	consumer, provider := p.consumer, p.provider
 	objects := replicatedObjects(consumer, provider)
 	if len(objects) == 0 {
 		return nil
@@ -58,7 +58,7 @@ func checkReplication(ctx context.Context, d *doctorRun, row handshake.Peering) 
 	return []Check{c}
 }
 
-func replicationVerdict(ctx context.Context, d *doctorRun, consumer, provider pairSide, objects []replicated) Check {
+func replicationVerdict(ctx context.Context, d *run, consumer, provider *side, objects []replicated) Check {
 	fail := func(cause, fix string, repair bool) Check {
 		c := failed(replicationCheckID, replicationCheckTitle, cause, fix)
 		if repair {
@@ -85,8 +85,8 @@ func replicationVerdict(ctx context.Context, d *doctorRun, consumer, provider pa
 			return fail("the provider refuses the copy of "+o.name()+": "+refusalText(e), replicationFix(d, consumer, provider), true)
 		}
 		if provider.read() && o.copied == nil && d.now.Sub(o.local.GetCreationTimestamp().Time) > replicationGrace {
-			if cons := runnerOf(ctx, consumer); cons.notRunning() {
-				return fail(o.name()+" has no copy on the provider "+age(o.local, d.now)+": "+noControllerOn(consumer)+" to replicate it",
+			if cons := consumer.controllers(ctx); cons.notRunning() {
+				return fail(o.name()+" has no copy on the provider "+age(o.local, d.now)+": "+consumer.noController()+" to replicate it",
 					consumer.on(installController), false)
 			}
 			return fail(o.name()+" has no copy on the provider "+age(o.local, d.now)+": nothing copied it", replicationFix(d, consumer, provider), true)
@@ -113,7 +113,7 @@ func replicationVerdict(ctx context.Context, d *doctorRun, consumer, provider pa
 // refusals are the last ReplicationForbidden Warning of each consumer
 // object (this tool's replicator; Liqo's only logs), one list per
 // namespace of the objects it may concern.
-func refusals(ctx context.Context, consumer, provider pairSide, objects []replicated) map[types.UID]*corev1.Event {
+func refusals(ctx context.Context, consumer, provider *side, objects []replicated) map[types.UID]*corev1.Event {
 	out := map[types.UID]*corev1.Event{}
 	listed := map[string]bool{}
 	for _, o := range objects {
@@ -121,7 +121,7 @@ func refusals(ctx context.Context, consumer, provider pairSide, objects []replic
 			continue
 		}
 		listed[o.local.GetNamespace()] = true
-		maps.Copy(out, latestEvents(ctx, consumer, o.local.GetNamespace(), fields.Set{"reason": controller.ReasonReplicationForbidden}))
+		maps.Copy(out, consumer.latestEvents(ctx, o.local.GetNamespace(), fields.Set{"reason": controller.ReasonReplicationForbidden}))
 	}
 	return out
 }
@@ -129,7 +129,7 @@ func refusals(ctx context.Context, consumer, provider pairSide, objects []replic
 // replicatedObjects pairs the consumer's objects meant for the provider
 // with their copies there (by name), and adds the copies left without a
 // local object.
-func replicatedObjects(consumer, provider pairSide) []replicated {
+func replicatedObjects(consumer, provider *side) []replicated {
 	var out []replicated
 	copies := map[string]replicated{}
 	if provider.read() {
@@ -195,7 +195,7 @@ func stuckDeleting(o metav1.Object, now time.Time) string {
 
 // blockedBy says what the replicator's finalizer on a local object waits
 // for: its copy gone from the provider.
-func blockedBy(o replicated, provider pairSide) string {
+func blockedBy(o replicated, provider *side) string {
 	if !slices.Contains(o.local.GetFinalizers(), kube.ReplicaFinalizer) {
 		return ""
 	}
@@ -213,8 +213,8 @@ func blockedBy(o replicated, provider pairSide) string {
 // leftCopyFix: the consumer's replicator lets the local object go once
 // its copy is gone; with the replicator running, the copy is what is left
 // (deleted by the provider's administrator).
-func leftCopyFix(ctx context.Context, o replicated, consumer, provider pairSide) string {
-	if cons := runnerOf(ctx, consumer); cons.notRunning() {
+func leftCopyFix(ctx context.Context, o replicated, consumer, provider *side) string {
+	if cons := consumer.controllers(ctx); cons.notRunning() {
 		return consumer.on(installController)
 	}
 	if o.copied != nil && o.copied.GetDeletionTimestamp() != nil {
@@ -231,8 +231,8 @@ func leftCopyFix(ctx context.Context, o replicated, consumer, provider pairSide)
 // owns them when it is this tool's and does not run, else the finalizers
 // taken off by hand (what the controller would have done is then left
 // undone: the provider's administrator decides).
-func unstickFix(ctx context.Context, o metav1.Object, resource string, side pairSide) string {
-	if runnerOf(ctx, side).notRunning() {
+func unstickFix(ctx context.Context, o metav1.Object, resource string, side *side) string {
+	if side.controllers(ctx).notRunning() {
 		return side.on(installController)
 	}
 	return side.on(fmt.Sprintf(`kubectl patch %s.%s %s -n %s --type=merge -p '{"metadata":{"finalizers":null}}'`,
