@@ -89,15 +89,17 @@ func advertised(ctx context.Context, provider *kube.Cluster, consumerID string, 
 			return Advertisement{}, err
 		}
 	}
-	opts, fromController := kube.AdvertiseOptions{}, false
+	// In-process controllers follow Liqo's rule as a Pod does (a
+	// control-plane Node's address), falling back to the kubeconfig's
+	// server where there is no Node.
+	opts, fromController := kube.AdvertiseOptions{NodeAddress: true, KubeconfigWithoutNode: true}, false
 	if engine != EngineInProcess {
 		// A controller in a Pod: its flags, else a Node's address and the
 		// service account's CA, which kube-root-ca.crt publishes. Our
 		// controller without its Deployment runs outside the cluster
 		// (`liqo-auth-controller --kubeconfig`, as in `make demo`), or this
-		// kubeconfig may not read it: then, as the in-process
-		// controllers, the kubeconfig's server is the best guess. Liqo
-		// always runs in a Pod.
+		// kubeconfig may not read it: then the kubeconfig's server is the
+		// best guess. Liqo always runs in a Pod.
 		deployment := kube.ControllerLeaseName
 		if engine == EngineLiqo {
 			deployment = kube.LiqoControllerDeployment

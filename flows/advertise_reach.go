@@ -40,3 +40,37 @@ func warnIfUnreachable(ctx context.Context, p authv1beta1.AuthParams, sink hands
 	sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonAdvertisedUnreachable,
 		Message: err.Error() + "; applied anyway: the consumer cluster may reach it"})
 }
+
+// ReasonLoopbackAPIServer is the reason of the Warning given, before the
+// first write, when the provider's kubeconfig server is a loopback address.
+const ReasonLoopbackAPIServer = "LoopbackAPIServer"
+
+// LoopbackWarning says, when the provider's kubeconfig reaches its API
+// server on a loopback address (kind's 127.0.0.1:PORT), that the
+// consumer's Pods cannot use that address, and what a will advertise
+// instead; "" when the kubeconfig's server is not loopback or an override
+// chose the address.
+func LoopbackWarning(provider *kube.Cluster, a Advertisement) string {
+	host := kube.LoopbackHost(provider.Config.Host)
+	switch {
+	case host == "" || a.Source == AdvertiseOverride || a.Source == AdvertiseController:
+		return ""
+	case kube.LoopbackHost(a.APIServer) == "":
+		return "the consumer's Pods cannot reach " + host + ": the provider will advertise " + a.APIServer + "; --api-server-override to choose another"
+	}
+	return "the consumer's Pods cannot reach " + host + " and the provider has no control-plane Node to advertise instead: pass --api-server-override with an address they reach"
+}
+
+// warnIfLoopback gives LoopbackWarning as a Warning progress event.
+func warnIfLoopback(ctx context.Context, provider *kube.Cluster, consumerID string, o EngineOptions, sink handshake.Sink, scope handshake.Scope) {
+	if sink == nil || kube.LoopbackHost(provider.Config.Host) == "" || o.APIServerOverride != "" {
+		return
+	}
+	a, err := AdvertisedTo(ctx, provider, consumerID, o)
+	if err != nil {
+		return // the apply tells; this is a warning
+	}
+	if line := LoopbackWarning(provider, a); line != "" {
+		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonLoopbackAPIServer, Message: line})
+	}
+}

@@ -137,6 +137,9 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 					if err != nil {
 						return fmt.Errorf("(remote) %w", err)
 					}
+					// Before anything is written: an address only this
+					// machine reaches is said now, with what is advertised.
+					warnIfLoopback(ctx, provider, res.ConsumerID, o.Engine, sink, handshake.Remote)
 					return nil
 				})
 				if err := g.Wait(); err != nil {

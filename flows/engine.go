@@ -226,6 +226,10 @@ func (e *engines) prepare(ctx context.Context, c *kube.Cluster, role handshake.R
 	p.m, err = controller.New(c, controller.Options{
 		Provider: role == handshake.RoleProvider, Consumer: role == handshake.RoleConsumer,
 		APIServerOverride: o.APIServerOverride, CAOverride: o.CAOverride, TrustedCA: o.TrustedCA,
+		// Liqo's rule, as in a Pod: what the consumer's Pods reach is a
+		// control-plane Node's address, not the admin's kubeconfig server
+		// (127.0.0.1 on kind); a bare control plane has no Node.
+		AdvertiseNodeAddress: true, AdvertiseKubeconfigWithoutNode: true,
 		HandshakeOnly: e.handshakeOnly,
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
@@ -70,6 +71,11 @@ type AdvertiseOptions struct {
 	// Node's address (the in-cluster controller, whose own server is a
 	// Service VIP); otherwise the client's server is advertised.
 	NodeAddress bool
+	// KubeconfigWithoutNode, with NodeAddress, advertises the client's
+	// server when the cluster has no control-plane Node (a bare control
+	// plane, as the lab's) or this client may not list Nodes, instead of
+	// failing: the in-process controllers, which run beside the admin.
+	KubeconfigWithoutNode bool
 	// LookupNode replaces ControlPlaneAddress (a cache); nil = list Nodes.
 	LookupNode func(context.Context) (string, error)
 }
@@ -102,10 +108,14 @@ func (c *Cluster) Advertise(ctx context.Context, o AdvertiseOptions) (Advertised
 			lookup = c.ControlPlaneAddress
 		}
 		server, err := lookup(ctx)
-		if err != nil {
+		switch {
+		case err == nil:
+			a.APIServer, a.APIServerSource = server, AdvertiseFromNode
+		case o.KubeconfigWithoutNode && (errors.Is(err, ErrNoControlPlaneNode) || apierrors.IsForbidden(err)):
+			a.APIServer, a.APIServerSource = strings.TrimSuffix(withHTTPS(c.Config.Host), "/"), AdvertiseFromKubeconfig
+		default:
 			return a, err
 		}
-		a.APIServer, a.APIServerSource = server, AdvertiseFromNode
 	default:
 		a.APIServer, a.APIServerSource = strings.TrimSuffix(withHTTPS(c.Config.Host), "/"), AdvertiseFromKubeconfig
 	}
@@ -258,4 +268,22 @@ func AdvertiseAnnotations(apiServer string, ca []byte, trustedCA bool) map[strin
 		a[AdvertiseTrustedCAAnnotation] = "true"
 	}
 	return a
+}
+
+// LoopbackHost returns the host of server (a URL or host:port) when it is
+// a loopback address (127.0.0.0/8, ::1, localhost): an address that only
+// the machine the client runs on reaches. "" otherwise.
+func LoopbackHost(server string) string {
+	u, err := url.Parse(withHTTPS(server))
+	if err != nil {
+		return ""
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return host
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return host
+	}
+	return ""
 }

@@ -50,7 +50,7 @@ func (a *advertiser) build(ctx context.Context, annotations map[string]string, c
 func (a *advertiser) options() kube.AdvertiseOptions {
 	o := kube.AdvertiseOptions{
 		APIServerOverride: a.o.APIServerOverride, CAOverride: a.o.CAOverride, TrustedCA: a.o.TrustedCA,
-		NodeAddress: a.o.AdvertiseNodeAddress,
+		NodeAddress: a.o.AdvertiseNodeAddress, KubeconfigWithoutNode: a.o.AdvertiseKubeconfigWithoutNode,
 	}
 	if o.NodeAddress {
 		o.LookupNode = a.nodeAddress

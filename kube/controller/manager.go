@@ -30,7 +30,7 @@ type Options struct {
 	// APIServerOverride is the provider API server address, https://
 	// prefixed when it does not start with it, like Liqo; "" = a
 	// control-plane Node's with AdvertiseNodeAddress, else the rest
-	// config's Host (in-process controllers; lab clusters have no Nodes).
+	// config's Host.
 	APIServerOverride string
 	// CAOverride is the provider CA PEM; nil = none with TrustedCA, else the
 	// rest config's CAData (or the content of CAFile: in a Pod, the service
@@ -45,6 +45,11 @@ type Options struct {
 	// address is cached for a minute; no such Node is an error naming
 	// --api-server-address-override.
 	AdvertiseNodeAddress bool
+	// AdvertiseKubeconfigWithoutNode, with AdvertiseNodeAddress, advertises
+	// the rest config's Host where there is no control-plane Node (or the
+	// config may not list Nodes): the in-process controllers, whose Host
+	// is the admin's.
+	AdvertiseKubeconfigWithoutNode bool
 	Workers              int // per queue; 0 = 2
 	// CertificateTimeout bounds the wait for a CSR to be signed; 0 = 30s.
 	CertificateTimeout time.Duration
