@@ -6,6 +6,9 @@ TEST_TIMEOUT ?= 25m
 TEST_PARALLEL ?= 4
 # The self-built control-plane binaries (built once, then cached per user).
 KUBE_BINARIES = $(shell hack/install-kube-binaries.sh)
+# What the lab's Nodes run: kubelet, kube-scheduler, kube-proxy, containerd
+# (built once, then cached per user) and Debian's runc and CNI plugins.
+NODE_BINARIES = $(shell hack/install-node-binaries.sh)
 
 # Stamped into the binaries (--version) and the image labels.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -15,7 +18,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image index's architectures (the OS is linux): make image IMAGE_ARCHS=arm64.
 IMAGE_ARCHS ?= amd64,arm64
 
-.PHONY: all build release size image man chart test lint bench bench-scale soak demo test-main test-tools kube-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build release size image man chart test lint bench bench-scale soak demo test-main test-tools kube-binaries node-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -71,6 +74,10 @@ chart:
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null
 
+# After kube-binaries: both compile k8s.io/kubernetes, once is enough.
+node-binaries: kube-binaries
+	@hack/install-node-binaries.sh >/dev/null
+
 # REAL Liqo v1 authentication reconcilers (hack/liqo-peer) and crd-replicator
 # with Liqo's CRDs, of each release the interoperability tests run against
 # (v1.2.0, v1.1.2, v1.0.3; built once, then cached per user).
@@ -94,8 +101,8 @@ liqo0x:
 test:
 	@$(MAKE) --no-print-directory -j2 test-main test-tools
 
-test-main: kube-binaries liqo-peer liqo0x
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
+test-main: kube-binaries node-binaries liqo-peer liqo0x
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) LIQO_AUTH_NODE_BINARIES=$(NODE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # The hack/ modules' tests (the image's two cross builds, the release
 # archive, the Helm chart on a lab kube-apiserver) mostly compile: they run

@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/transport"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/burst"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -194,8 +195,8 @@ func (s *scaleRun) controllerPhase() {
 	// The consumers: real keys, the provider's nonces (filled beforehand,
 	// the nonce creator is not what is measured), signatures and CSRs.
 	tenants := make([]*authv1beta1.Tenant, s.n)
-	parallel(b, s.conc, s.n, func(i int) (err error) {
-		tenants[i], err = syntheticConsumer(ctx, s.admin, ids[i])
+	burst.Parallel(b, s.conc, s.n, func(i int) (err error) {
+		tenants[i], err = burst.SyntheticConsumer(ctx, s.admin, ids[i])
 		return err
 	})
 
@@ -231,7 +232,7 @@ func (s *scaleRun) controllerPhase() {
 	profiled := s.profile(ctl, "controller")
 	b.StartTimer()
 	start := time.Now()
-	parallel(b, s.conc, s.n, func(i int) error {
+	burst.Parallel(b, s.conc, s.n, func(i int) error {
 		created[i] = time.Now()
 		_, err := s.admin.Liqo.Tenants(tenants[i].Namespace).Create(ctx, tenants[i], metav1.CreateOptions{})
 		return err
@@ -321,10 +322,10 @@ func (s *scaleRun) floorPhase(kind string, as *rest.Config, protocol bool) floor
 	ids := s.ids(kind)
 	csrs := make([][]byte, s.n)
 	tenants := make([]*authv1beta1.Tenant, s.n)
-	parallel(b, s.conc, s.n, func(i int) error {
+	burst.Parallel(b, s.conc, s.n, func(i int) error {
 		if protocol {
 			var err error
-			if tenants[i], err = syntheticConsumer(ctx, s.admin, ids[i]); err == nil {
+			if tenants[i], err = burst.SyntheticConsumer(ctx, s.admin, ids[i]); err == nil {
 				csrs[i] = tenants[i].Spec.CSR
 			}
 			return err
@@ -390,7 +391,7 @@ func (s *scaleRun) floorPhase(kind string, as *rest.Config, protocol bool) floor
 	profiled := s.profile(nil, "floor-"+kind)
 	defer profiled.Wait()
 	start := time.Now()
-	parallel(b, s.conc, s.n, func(i int) error {
+	burst.Parallel(b, s.conc, s.n, func(i int) error {
 		t0 := time.Now()
 		ns := kube.TenantNamespaceName(ids[i])
 		var tenant *authv1beta1.Tenant
@@ -785,33 +786,6 @@ func percentiles(d []time.Duration) (p50, p95, max time.Duration) {
 	slices.Sort(s)
 	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))] }
 	return at(0.50), at(0.95), s[len(s)-1]
-}
-
-// parallel runs f(0..n-1) on conc goroutines and fails on the first error.
-func parallel(b testing.TB, conc, n int, f func(i int) error) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, conc)
-	for range conc {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := f(i); err != nil {
-					errs <- err
-					next.Store(int64(n))
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(b, err)
-	}
 }
 
 func envString(name, def string) string {

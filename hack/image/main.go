@@ -66,7 +66,15 @@ func main() {
 	flag.StringVar(&out.ociDir, "oci-dir", "bin/image/"+binaryName, "OCI image layout written (relative to --repo; \"\": none)")
 	flag.StringVar(&out.tarPath, "tar", "bin/"+binaryName+"-image.tar", "docker-archive tarball written (relative to --repo; \"\": none)")
 	flag.StringVar(&out.tarArch, "tar-arch", "", "GOARCH of the image in the docker-archive, one of --arch (default: the host's if built, else the first)")
+	pauseTar := flag.String("pause-tar", "", "write only the lab Node's sandbox image, as a docker-archive at this path (tagged "+PauseImage+")")
 	flag.Parse()
+	if *pauseTar != "" {
+		if err := writePauseImage(s.repo, *pauseTar, s.created); err != nil {
+			fmt.Fprintln(os.Stderr, "image:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	s.archs = strings.Split(archs, ",")
 	if err := run(s, out); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)

@@ -1,6 +1,6 @@
 //go:build tools
 
-// Package tools imports the three control-plane commands so that `go mod tidy`
+// Package tools imports the control-plane and Node commands so that `go mod tidy`
 // keeps every module they need in go.sum.
 package tools
 
@@ -8,4 +8,7 @@ import (
 	_ "go.etcd.io/etcd/server/v3"
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubelet"
 )

@@ -25,13 +25,9 @@ const InstallHint = "make kube-binaries"
 func BinaryDir() (string, error) {
 	dir := os.Getenv(BinariesEnv)
 	if dir == "" {
-		root := os.Getenv("LIQO_AUTH_CACHE")
-		if root == "" {
-			cache, err := os.UserCacheDir()
-			if err != nil {
-				return "", fmt.Errorf("locating the control-plane binaries: %w", err)
-			}
-			root = filepath.Join(cache, "liqo-auth-tui")
+		root, err := cacheRoot()
+		if err != nil {
+			return "", err
 		}
 		dir = filepath.Join(root, fmt.Sprintf("kube-%s-etcd-%s", KubeVersion, EtcdVersion))
 	}
@@ -43,4 +39,16 @@ func BinaryDir() (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// cacheRoot is the per-user folder the install scripts build into.
+func cacheRoot() (string, error) {
+	if root := os.Getenv("LIQO_AUTH_CACHE"); root != "" {
+		return root, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("locating the lab's binaries: %w", err)
+	}
+	return filepath.Join(cache, "liqo-auth-tui"), nil
 }

@@ -44,6 +44,12 @@ type Options struct {
 	Etcd                *Etcd
 	APIServerArgs       map[string]string
 	APIServerEnv        []string
+
+	// Nodes gives each cluster a Node on which Pods run (Cluster.Node), in
+	// a network namespace of its own; NodeBinaryDir holds its binaries
+	// (empty: NodeBinaryDir()).
+	Nodes         bool
+	NodeBinaryDir string
 }
 
 // Etcd is an etcd several clusters' API servers share (Options.Etcd).
@@ -100,6 +106,10 @@ type Cluster struct {
 	tempDir string
 	// apiServerEnv is Options.APIServerEnv, kept for a restart.
 	apiServerEnv []string
+
+	// Node is the cluster's Node (Options.Nodes), nil without one.
+	Node    *Node
+	nodeNet *nodeNet
 }
 
 // StartCluster starts etcd, kube-apiserver and kube-controller-manager
@@ -135,6 +145,17 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 	if c.ca, err = newClientCA(); err != nil {
 		return nil, err
 	}
+	var nodeBins string
+	if opts.Nodes {
+		if nodeBins = opts.NodeBinaryDir; nodeBins == "" {
+			if nodeBins, err = NodeBinaryDir(); err != nil {
+				return nil, err
+			}
+		}
+		if c.nodeNet, err = allocateNodeNet(filepath.Join(dir, name+"-node")); err != nil {
+			return nil, err
+		}
+	}
 	c.apiServerEnv = opts.APIServerEnv
 	if opts.Etcd != nil {
 		err = c.startAPIServerOnly(bins, dir, opts)
@@ -154,6 +175,11 @@ func StartCluster(ctx context.Context, name string, opts Options) (c *Cluster, e
 	}
 	if err = c.startControllerManager(ctx, bins, dir, opts); err != nil {
 		return nil, err
+	}
+	if c.nodeNet != nil {
+		if err = c.startNode(ctx, c.nodeNet, dir, nodeBins, c.apiServerPort()); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -200,6 +226,11 @@ func (c *Cluster) startAPIServerOnly(bins, dir string, opts Options) error {
 func (c *Cluster) configureAPIServer(api *envtest.APIServer, bins, dir string, opts Options) error {
 	api.Path = filepath.Join(bins, "kube-apiserver")
 	api.SecureServing.Authn = c.ca
+	if c.nodeNet != nil {
+		if err := c.configureNodeAPIServer(api, dir); err != nil {
+			return err
+		}
+	}
 	for k, v := range opts.APIServerArgs {
 		api.Configure().Set(k, v)
 	}
@@ -230,9 +261,13 @@ func (c *Cluster) startControllerManager(ctx context.Context, bins, dir string, 
 	if err != nil {
 		return err
 	}
+	controllers := "csrsigning,namespace,garbagecollector"
+	if c.nodeNet != nil {
+		controllers += "," + nodeControllers
+	}
 	args := []string{
 		"--kubeconfig=" + c.KubeconfigPath,
-		"--controllers=csrsigning,namespace,garbagecollector",
+		"--controllers=" + controllers,
 		"--cluster-signing-cert-file=" + c.ca.certPath(),
 		"--cluster-signing-key-file=" + c.ca.keyPath(),
 		"--leader-elect=false",
@@ -244,6 +279,11 @@ func (c *Cluster) startControllerManager(ctx context.Context, bins, dir string, 
 	}
 	if opts.SigningDuration > 0 {
 		args = append(args, "--cluster-signing-duration="+opts.SigningDuration.String())
+	}
+	if c.nodeNet != nil {
+		// Published to every namespace as kube-root-ca.crt: what Pods'
+		// in-cluster config verifies the API server with.
+		args = append(args, "--root-ca-file="+c.ca.certPath())
 	}
 	cmd := exec.Command(filepath.Join(bins, "kube-controller-manager"), args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -278,6 +318,13 @@ func (c *Cluster) AddUser(user string, groups ...string) (*rest.Config, error) {
 // Stop stops every process of the cluster and removes temporary files.
 func (c *Cluster) Stop() error {
 	var errs []error
+	if c.Node != nil {
+		errs = append(errs, c.Node.stop())
+		c.Node, c.nodeNet = nil, nil
+	} else if c.nodeNet != nil {
+		c.nodeNet.destroy()
+		c.nodeNet = nil
+	}
 	if c.kcm != nil && c.kcm.Process != nil {
 		_ = c.kcm.Process.Signal(syscall.SIGTERM)
 		select {

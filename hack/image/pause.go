@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// PauseImage is the name the lab's Nodes know their sandbox image by
+// (containerd's CRI config pins it; internal/testlab/node imports it).
+const PauseImage = "localhost/liqo-auth-lab/pause:1"
+
+// writePauseImage builds internal/testlab/cmd/lab-pause for the host's
+// architecture and writes it as a one-layer docker-archive tagged
+// PauseImage, for `ctr images import`.
+func writePauseImage(repo, path string, created time.Time) error {
+	work, err := os.MkdirTemp("", "liqo-auth-pause-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	bin := filepath.Join(work, "pause")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -buildid=", "-o", bin, "./internal/testlab/cmd/lab-pause")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOFLAGS=")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build ./internal/testlab/cmd/lab-pause: %w", err)
+	}
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		return err
+	}
+	l, err := layer([]file{{name: "pause", mode: 0o755, contents: b}}, created)
+	if err != nil {
+		return err
+	}
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	if img, err = mutate.Append(img, mutate.Addendum{Layer: l, MediaType: types.OCILayer}); err != nil {
+		return err
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return err
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture, cf.Created = "linux", runtime.GOARCH, v1.Time{Time: created}
+	cf.Config = v1.Config{Entrypoint: []string{"/pause"}}
+	if img, err = mutate.ConfigFile(img, cf); err != nil {
+		return err
+	}
+	tag, err := name.NewTag(PauseImage)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return tarball.WriteToFile(path, tag, img)
+}
