@@ -50,7 +50,7 @@ type Options struct {
 	// config may not list Nodes): the in-process controllers, whose Host
 	// is the admin's.
 	AdvertiseKubeconfigWithoutNode bool
-	Workers              int // per queue; 0 = 2
+	Workers                        int // per queue; 0 = 2
 	// CertificateTimeout bounds the wait for a CSR to be signed; 0 = 30s.
 	CertificateTimeout time.Duration
 	// HandshakeOnly runs only what the handshake needs (§3–§8: the nonce
