@@ -4,8 +4,6 @@ package flows_test
 
 import (
 	"context"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
-	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
@@ -109,29 +106,6 @@ func (r replicated) locals(t *testing.T, ctx context.Context, consumer *kube.Clu
 	return out
 }
 
-// eventLog keeps every event a flow told.
-type eventLog struct {
-	mu     sync.Mutex
-	events []handshake.Event
-}
-
-func (l *eventLog) sink(ev handshake.Event) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, ev)
-}
-
-func (l *eventLog) said(part string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, ev := range l.events {
-		if strings.Contains(ev.Message, part) {
-			return true
-		}
-	}
-	return false
-}
-
 // A replicator holds the consumer's objects while their copies are on the
 // provider (the controller's Lease is held, but it never acts): the check
 // for leftovers waits, then fails saying what holds them; it never reports
@@ -141,13 +115,13 @@ func TestUnauthenticateNeverSaysNoLeftoversWhileACopyRemains(t *testing.T) {
 	holdControllerLease(t, ctx, consumer, time.Now(), 3600)
 	copies, locals := r.copies(t, ctx, provider), r.locals(t, ctx, consumer, "rg-provider-a")
 
-	log := &eventLog{}
-	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 3 * time.Second}, log.sink)
+	log := &labtest.EventLog{}
+	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 3 * time.Second}, log.Sink)
 	require.Error(t, err)
 	for _, want := range []string{"ResourceSlices are being deleted", kube.ReplicaFinalizer, "rg-provider-a", string(flows.EngineController), "--one-sided"} {
 		assert.Contains(t, err.Error(), want)
 	}
-	assert.False(t, log.said("No leftover resourceslices"), "no leftovers reported while a copy remains")
+	assert.False(t, log.Said("No leftover resourceslices"), "no leftovers reported while a copy remains")
 	assert.ElementsMatch(t, copies, r.copies(t, ctx, provider), "nothing deleted on the provider")
 	assert.ElementsMatch(t, locals, r.locals(t, ctx, consumer, "rg-provider-a"), "nothing deleted on the consumer")
 }
@@ -158,11 +132,11 @@ func TestUnauthenticateNeverSaysNoLeftoversWhileACopyRemains(t *testing.T) {
 func TestUnauthenticateDeletesTheCopiesWhenNoReplicatorRuns(t *testing.T) {
 	ctx, provider, consumer, r := replicatedPair(t, "rg-provider-b", "rg-consumer-b")
 
-	log := &eventLog{}
-	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 30 * time.Second}, log.sink)
+	log := &labtest.EventLog{}
+	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, Provider: provider, StepTimeout: 30 * time.Second}, log.Sink)
 	require.NoError(t, err)
-	assert.True(t, log.said("no replicator runs on the consumer"))
-	assert.True(t, log.said("No leftover resourceslices"))
+	assert.True(t, log.Said("no replicator runs on the consumer"))
+	assert.True(t, log.Said("No leftover resourceslices"))
 	assert.Empty(t, r.copies(t, ctx, provider), "the copies were deleted")
 	assert.Empty(t, r.locals(t, ctx, consumer, "rg-provider-b"))
 	assert.NotContains(t, providerState(t, ctx, provider, "rg-consumer-b"), "tenant")
@@ -174,10 +148,10 @@ func TestUnauthenticateConsumerOnlyLetsReplicasGo(t *testing.T) {
 	ctx, provider, consumer, r := replicatedPair(t, "rg-provider-c", "rg-consumer-c")
 	copies := r.copies(t, ctx, provider)
 
-	log := &eventLog{}
-	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: "rg-provider-c", StepTimeout: 30 * time.Second}, log.sink)
+	log := &labtest.EventLog{}
+	_, err := flows.Unauthenticate(ctx, flows.UnauthenticateOptions{Consumer: consumer, ProviderID: "rg-provider-c", StepTimeout: 30 * time.Second}, log.Sink)
 	require.NoError(t, err)
-	assert.True(t, log.said("the provider is gone"))
+	assert.True(t, log.Said("the provider is gone"))
 	assert.Empty(t, r.locals(t, ctx, consumer, "rg-provider-c"))
 	assert.ElementsMatch(t, copies, r.copies(t, ctx, provider), "the provider is not reached")
 }

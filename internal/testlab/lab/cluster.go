@@ -326,13 +326,7 @@ func (c *Cluster) Stop() error {
 		c.nodeNet = nil
 	}
 	if c.kcm != nil && c.kcm.Process != nil {
-		_ = c.kcm.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-c.kcmDone:
-		case <-time.After(5 * time.Second):
-			_ = c.kcm.Process.Kill()
-			<-c.kcmDone
-		}
+		terminate(c.kcm.Process, c.kcmDone)
 		c.kcm = nil
 	}
 	c.stopRestartedAPIServer()

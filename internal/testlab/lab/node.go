@@ -318,13 +318,7 @@ func (n *Node) stop() error {
 		if p.name == "containerd" {
 			errs = append(errs, n.killContainers())
 		}
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(5 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
+		terminate(p.cmd.Process, p.done)
 	}
 	n.procs = nil
 	errs = append(errs, cleanNodeDir(n.dir))

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -44,3 +46,19 @@ func shellQuote(words ...string) string {
 // prints "log.SetLogger(...) was never called" with a goroutine dump into
 // whatever the lab's process writes (a benchmark's report).
 var quietControllerRuntime = sync.OnceFunc(func() { ctrllog.SetLogger(logr.Discard()) })
+
+// stopGrace is how long a lab process has to exit after SIGTERM before it
+// is killed.
+const stopGrace = 5 * time.Second
+
+// terminate stops a process the lab started: SIGTERM, then SIGKILL after
+// stopGrace; done receives its exit.
+func terminate(p *os.Process, done <-chan error) {
+	_ = p.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(stopGrace):
+		_ = p.Kill()
+		<-done
+	}
+}

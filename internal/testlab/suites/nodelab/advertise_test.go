@@ -7,7 +7,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,18 +23,6 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
-// events records a flow's events.
-type events struct {
-	mu   sync.Mutex
-	list []handshake.Event
-}
-
-func (e *events) sink(ev handshake.Event) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.list = append(e.list, ev)
-}
-
 // The in-process provider advertises its control-plane Node's address on
 // 6443, as Liqo does, not the admin's loopback kubeconfig server, and says
 // so before the first write; the consumer's Node reaches the address with
@@ -45,15 +32,15 @@ func TestInProcessProviderAdvertisesItsNode(t *testing.T) {
 	lcs := testLab.Clusters(t)
 	provider, consumer := testLab.Pair(t, "node-provider", "node-consumer")
 	ctx := labtest.Context(t)
-	var ev events
-	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, ev.sink)
+	var ev labtest.EventLog
+	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, ev.Sink)
 	require.NoError(t, err)
 	want := "https://" + net.JoinHostPort(lcs[0].Node.IP, strconv.Itoa(lab.APIServerPort))
 	assert.Equal(t, want, res.Identity.Spec.AuthParams.APIServer)
 
 	// The loopback line comes before the first step that writes.
 	loopback, firstWrite := -1, -1
-	for i, e := range ev.list {
+	for i, e := range ev.Events() {
 		if e.Reason == flows.ReasonLoopbackAPIServer && loopback < 0 {
 			loopback = i
 			assert.Contains(t, e.Message, "cannot reach 127.0.0.1")
@@ -64,7 +51,7 @@ func TestInProcessProviderAdvertisesItsNode(t *testing.T) {
 			firstWrite = i
 		}
 	}
-	require.GreaterOrEqual(t, loopback, 0, "a Warning about the loopback kubeconfig server: %v", ev.list)
+	require.GreaterOrEqual(t, loopback, 0, "a Warning about the loopback kubeconfig server: %v", ev.Events())
 	require.Greater(t, firstWrite, loopback, "said before the first write")
 
 	// From the consumer's Node, with the kubeconfig Secret Liqo's components use.
