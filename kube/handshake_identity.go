@@ -106,7 +106,7 @@ func KubeconfigSecret(id *authv1beta1.Identity, kubeconfig []byte) *corev1.Secre
 }
 
 // KubeconfigCurrent tells whether a kubeconfig Secret already carries what
-// id says (server, CA, certificate): a re-applied Identity names the same
+// id says (server, proxy, CA, certificate): a re-applied Identity names the same
 // Secret in its status before its controller has rewritten it.
 func KubeconfigCurrent(s *corev1.Secret, id *authv1beta1.Identity) bool {
 	cfg, err := clientcmd.Load(s.Data[KubeconfigField])
@@ -118,7 +118,8 @@ func KubeconfigCurrent(s *corev1.Secret, id *authv1beta1.Identity) bool {
 		return false
 	}
 	cluster, user, p := cfg.Clusters[ctxt.Cluster], cfg.AuthInfos[ctxt.AuthInfo], id.Spec.AuthParams
-	return strings.TrimSuffix(cluster.Server, "/") == strings.TrimSuffix(p.APIServer, "/") &&
+	// The proxy too: a re-run with another --proxy-url changes only it.
+	return strings.TrimSuffix(cluster.Server, "/") == strings.TrimSuffix(p.APIServer, "/") && cluster.ProxyURL == p.ProxyURL &&
 		bytes.Equal(cluster.CertificateAuthorityData, p.CA) && bytes.Equal(user.ClientCertificateData, p.SignedCRT)
 }
 

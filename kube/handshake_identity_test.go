@@ -35,6 +35,7 @@ func TestKubeconfigCurrent(t *testing.T) {
 		"server":      func(p *authv1beta1.AuthParams) { p.APIServer = "https://edited.example:6443" },
 		"CA":          func(p *authv1beta1.AuthParams) { p.CA = nil },
 		"certificate": func(p *authv1beta1.AuthParams) { p.SignedCRT = []byte("renewed") },
+		"proxy":       func(p *authv1beta1.AuthParams) { p.ProxyURL = "http://proxy.example:8118" },
 	} {
 		applied := id.DeepCopy()
 		change(&applied.Spec.AuthParams)
