@@ -68,11 +68,6 @@ func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink
 		var zero T
 		return zero, fmt.Errorf("listing events of %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
 	}
-	// Events from now on count, and those already listed about the object
-	// as it is now (its controller may refuse it between the step that
-	// wrote it and this wait): an old Warning about a version that was fixed
-	// since must not fail a re-run.
-	current := currentVersion(ctx, lw, ref.Name)
 	var lastTransient atomic.Pointer[WarningError]
 	go func() {
 		var panicked error
@@ -82,6 +77,11 @@ func waitWithEvents[T runtime.Object](ctx context.Context, c *kube.Cluster, sink
 			}
 		}()
 		defer kube.RecoverAsError(&panicked, "watching the Events of "+ref.Kind+" "+ref.Name)
+		// Events from now on count, and those already listed about the
+		// object as it is now (its controller may refuse it between the
+		// step that wrote it and this wait): an old Warning about a version
+		// fixed since must not fail a re-run. Read here, beside the wait.
+		current := currentVersion(ctx, lw, ref.Name)
 		seen := eventHandler{sink: sink, scope: scope, ref: ref, fail: cancel, lastTransient: &lastTransient}
 		for i := range events.Items {
 			if about(&events.Items[i], current) && seen.handle(&events.Items[i]) {

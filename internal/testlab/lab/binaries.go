@@ -31,14 +31,23 @@ func BinaryDir() (string, error) {
 		}
 		dir = filepath.Join(root, fmt.Sprintf("kube-%s-etcd-%s", KubeVersion, EtcdVersion))
 	}
-	for _, name := range []string{"kube-apiserver", "kube-controller-manager", "etcd"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("control-plane binary %s not found in %s: build them with `%s`", name, dir, InstallHint)
-		} else if err != nil {
-			return "", fmt.Errorf("control-plane binary %s: %w", name, err)
-		}
+	if err := present(dir, "control-plane binary", InstallHint, "kube-apiserver", "kube-controller-manager", "etcd"); err != nil {
+		return "", err
 	}
 	return dir, nil
+}
+
+// present checks that dir holds every name, else says which one is
+// missing (what, e.g. "Node binary") and the command that builds them.
+func present(dir, what, hint string, names ...string) error {
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s %s not found in %s: build them with `%s`", what, name, dir, hint)
+		} else if err != nil {
+			return fmt.Errorf("%s %s: %w", what, name, err)
+		}
+	}
+	return nil
 }
 
 // cacheRoot is the per-user folder the install scripts build into.

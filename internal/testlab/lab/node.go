@@ -51,12 +51,9 @@ func NodeBinaryDir() (string, error) {
 		}
 		dir = filepath.Join(root, fmt.Sprintf("node-%s-containerd-%s", KubeVersion, ContainerdVersion))
 	}
-	for _, name := range []string{"kubelet", "kube-scheduler", "kube-proxy", "containerd", "containerd-shim-runc-v2", "ctr", "lab-runc", "pause.tar"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("Node binary %s not found in %s: build them with `%s`", name, dir, NodeInstallHint)
-		} else if err != nil {
-			return "", fmt.Errorf("Node binary %s: %w", name, err)
-		}
+	if err := present(dir, "Node binary", NodeInstallHint,
+		"kubelet", "kube-scheduler", "kube-proxy", "containerd", "containerd-shim-runc-v2", "ctr", "lab-runc", "pause.tar"); err != nil {
+		return "", err
 	}
 	return dir, nil
 }
@@ -118,14 +115,15 @@ func (c *Cluster) startNode(ctx context.Context, n *nodeNet, dir, bins string, a
 		filepath.Join(d, "cni", "10-liqo-lab.conflist"): cniConfig(n),
 		filepath.Join(d, "kubelet.yaml"):                kubeletConfig(d, n, c.ca.certPath()),
 		filepath.Join(d, "kube-proxy.yaml"):             kubeProxyConfig(proxy, node.Name, n),
-		filepath.Join(d, "resolv.conf"):                 "nameserver " + n.NodeIP + "\n",
+		// No DNS in the lab: a Pod resolves only what it is given.
+		filepath.Join(d, "resolv.conf"): "# the lab serves no DNS\n",
 	}); err != nil {
 		return err
 	}
-	if err := node.start("containerd", n.command(filepath.Join(bins, "containerd"), "--config", filepath.Join(d, "containerd.toml"))); err != nil {
+	if err := node.startContainerd(ctx, filepath.Join(d, "containerd.toml")); err != nil {
 		return err
 	}
-	if err := node.importImage(ctx, filepath.Join(bins, "pause.tar")); err != nil {
+	if err := node.LoadImage(ctx, filepath.Join(bins, "pause.tar")); err != nil {
 		return err
 	}
 	if err := node.start("kubelet", n.command(filepath.Join(bins, "kubelet"), "--config", filepath.Join(d, "kubelet.yaml"),
@@ -178,16 +176,16 @@ func (c *Cluster) nodeKubeconfig(node *Node, user string, groups ...string) (str
 	return path, WriteKubeconfig(path, user, cfg)
 }
 
-// start runs one daemon with its output in dir/<name>.log; it must not
-// outlive the process that started it.
-func (n *Node) start(name string, cmd *exec.Cmd) error {
+// start runs one daemon with its output in dir/<name>.log and env added;
+// it must not outlive the process that started it.
+func (n *Node) start(name string, cmd *exec.Cmd, env ...string) error {
 	log := filepath.Join(n.dir, name+".log")
 	f, err := os.Create(log)
 	if err != nil {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = append(os.Environ(), "PATH="+n.bins+":"+os.Getenv("PATH"))
+	cmd.Env = append(append(os.Environ(), "PATH="+n.bins+":"+os.Getenv("PATH")), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		f.Close()
@@ -199,30 +197,55 @@ func (n *Node) start(name string, cmd *exec.Cmd) error {
 	return nil
 }
 
-// importImage loads an image archive (docker-archive or OCI) into the
-// Node's runtime, where the kubelet finds it without a registry.
-func (n *Node) importImage(ctx context.Context, archive string) error {
-	var out []byte
-	var err error
-	for deadline := time.Now().Add(time.Minute); ; {
-		cmd := exec.CommandContext(ctx, filepath.Join(n.bins, "ctr"), "--address", containerdSocket(n.dir), "-n", "k8s.io",
-			"images", "import", "--all-platforms", archive)
-		if out, err = cmd.CombinedOutput(); err == nil {
-			return nil
-		}
-		// containerd opens its socket a moment after it starts.
-		if _, statErr := os.Stat(containerdSocket(n.dir)); statErr == nil || time.Now().After(deadline) || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+// LoadImage loads an image archive (docker-archive or OCI, what `make
+// image` writes: bin/liqo-auth-controller-image.tar) into the Node's
+// runtime, where the kubelet finds it without a registry.
+func (n *Node) LoadImage(ctx context.Context, archive string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(n.bins, "ctr"), "--address", containerdSocket(n.dir), "-n", "k8s.io",
+		"images", "import", "--all-platforms", archive)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("loading image %s into Node %s: %v: %s", archive, n.Name, err, strings.TrimSpace(string(out)))
 	}
-	return fmt.Errorf("loading image %s into Node %s: %v: %s", archive, n.Name, err, strings.TrimSpace(string(out)))
+	return nil
 }
 
-// LoadImage loads an image archive into the Node's runtime (what `make
-// image` writes: bin/liqo-auth-controller-image.tar).
-func (n *Node) LoadImage(ctx context.Context, archive string) error {
-	return n.importImage(ctx, archive)
+// startContainerd starts containerd and returns once it serves: it says so
+// on the sd_notify socket it is given (READY=1), as it tells systemd.
+func (n *Node) startContainerd(ctx context.Context, config string) error {
+	path := filepath.Join(n.dir, "containerd.notify")
+	_ = os.Remove(path)
+	notify, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		return fmt.Errorf("the containerd readiness socket: %w", err)
+	}
+	defer notify.Close()
+	if err := n.start("containerd", n.net.command(filepath.Join(n.bins, "containerd"), "--config", config), "NOTIFY_SOCKET="+path); err != nil {
+		return err
+	}
+	p := n.procs[len(n.procs)-1]
+	ready := make(chan struct{})
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			k, err := notify.Read(buf)
+			if err != nil {
+				return // closed: the wait below ended otherwise
+			}
+			if strings.Contains(string(buf[:k]), "READY=1") {
+				close(ready)
+				return
+			}
+		}
+	}()
+	select {
+	case <-ready:
+		return nil
+	case err := <-p.done:
+		p.done <- err
+		return fmt.Errorf("Node %s: containerd exited (%v): see %s", n.Name, err, p.log)
+	case <-ctx.Done():
+		return fmt.Errorf("Node %s: containerd did not start: %w", n.Name, ctx.Err())
+	}
 }
 
 // DialContext connects from inside the Node's network namespace: what
@@ -230,13 +253,6 @@ func (n *Node) LoadImage(ctx context.Context, archive string) error {
 // rest.Config's Dial set to it is a client on the Node.
 func (n *Node) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	return n.net.dial(ctx, network, addr)
-}
-
-// Command runs name inside the Node's network namespace: it reaches what
-// the Node and its Pods reach, not what the host reaches.
-func (n *Node) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := n.net.command(name, args...)
-	return exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
 }
 
 // waitReady waits until the Node is Ready and schedulable; a daemon that exits first

@@ -51,6 +51,10 @@ func bundleOf(args []string) string {
 // process.oomScoreAdj, keeping every other field as it was.
 func dropNegativeOOMScore(bundle string) error {
 	path := filepath.Join(bundle, "config.json")
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -75,5 +79,5 @@ func dropNegativeOOMScore(bundle string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, out, 0o600)
+	return os.WriteFile(path, out, info.Mode().Perm())
 }
