@@ -28,12 +28,17 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labimage"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 )
 
 var testLab = labtest.Lazy("helm")
 
-func TestMain(m *testing.M) { os.Exit(testLab.Run(m)) }
+func TestMain(m *testing.M) {
+	code := testLab.Run(m)
+	labimage.Remove()
+	os.Exit(code)
+}
 
 // actionConfig is Helm's client of the lab cluster, as `helm -n liqo` is.
 func actionConfig(t *testing.T, c *lab.Cluster) *action.Configuration {

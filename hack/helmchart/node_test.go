@@ -5,10 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -32,26 +28,10 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/burst"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labimage"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
-
-// imageVersion tags the image this test builds.
-const imageVersion = "v0.0.0-nodelab"
-
-// buildControllerImage builds the controller's image for this machine's
-// architecture as `make image` does (hack/image) and returns its
-// docker-archive.
-func buildControllerImage(t *testing.T, ctx context.Context) string {
-	archive := filepath.Join(t.TempDir(), "liqo-auth-controller-image.tar")
-	cmd := exec.CommandContext(ctx, "go", "run", ".", "--repo=../..", "--arch="+runtime.GOARCH, "--oci-dir=", "--tar="+archive,
-		"--version="+imageVersion, "--revision=0000000000000000000000000000000000000000")
-	cmd.Dir = filepath.Join("..", "image")
-	cmd.Env = append(os.Environ(), "GOOS=", "GOARCH=")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "hack/image: %s", out)
-	return archive
-}
 
 // The chart as an admin installs and runs it, on a cluster with a Node (one
 // replica first, the chart's default of two after): the controller runs
@@ -69,14 +49,14 @@ func TestControllerRunsAsPodsOnANode(t *testing.T) {
 	c, err := lab.StartCluster(ctx, "helm-node", lab.Options{Nodes: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, c.Stop()) })
-	require.NoError(t, c.Node.LoadImage(ctx, buildControllerImage(t, ctx)))
+	require.NoError(t, labimage.LoadController(ctx, c.Node))
 	admin, err := kube.NewCluster(c.Config, testNamespace)
 	require.NoError(t, err)
 	cfg := actionConfig(t, c)
 
 	install := action.NewInstall(cfg)
 	install.ReleaseName, install.Namespace, install.CreateNamespace = testRelease, testNamespace, true
-	imageValues := fmt.Sprintf("image: {tag: %s, pullPolicy: Never}\n", imageVersion)
+	imageValues := fmt.Sprintf("image: {tag: %s, pullPolicy: Never}\n", labimage.Version)
 	rel, err := install.RunWithContext(ctx, loadChart(t), values(t, imageValues+"replicaCount: 1\n"))
 	require.NoError(t, err)
 	pods := waitDeploymentReady(t, ctx, admin, 1)
