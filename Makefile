@@ -18,7 +18,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image index's architectures (the OS is linux): make image IMAGE_ARCHS=arm64.
 IMAGE_ARCHS ?= amd64,arm64
 
-.PHONY: all build release size image man chart test lint bench bench-scale soak demo test-main test-tools kube-binaries node-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build release size image man chart test lint bench bench-scale soak demo test-main test-tools lab-image kube-binaries node-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -71,6 +71,14 @@ man:
 chart:
 	cd hack/helmchart && $(GO) run . package -version $(VERSION) -dest ../../dist
 
+# The controller's image for the lab's Nodes (this host's architecture,
+# tagged v0.0.0-lab and latest, the manifests' default): the tests and the
+# demo load it into the Nodes without a registry. Built before the tests so
+# that those which run it, and the image's own test, find it compiled.
+LAB_IMAGE = bin/liqo-auth-controller-lab-image.tar
+lab-image:
+	@mkdir -p bin && cd hack/image && GOOS= GOARCH= $(GO) run . --repo=../.. --arch=$$(GOOS= GOARCH= $(GO) env GOARCH) --oci-dir= \
+	  --tar=$(CURDIR)/$(LAB_IMAGE) --version=v0.0.0-lab --revision=$(REVISION)
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null
 
@@ -101,8 +109,8 @@ liqo0x:
 test:
 	@$(MAKE) --no-print-directory -j2 test-main test-tools
 
-test-main: kube-binaries node-binaries liqo-peer liqo0x
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) LIQO_AUTH_NODE_BINARIES=$(NODE_BINARIES) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
+test-main: kube-binaries node-binaries liqo-peer liqo0x lab-image
+	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) LIQO_AUTH_NODE_BINARIES=$(NODE_BINARIES) LIQO_AUTH_LAB_IMAGE=$(CURDIR)/$(LAB_IMAGE) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # The hack/ modules' tests (the image's two cross builds, the release
 # archive, the Helm chart on a lab kube-apiserver) mostly compile: they run
@@ -112,9 +120,9 @@ test-main: kube-binaries node-binaries liqo-peer liqo0x
 # main tests are done: a measured run on 2 CPUs still built at 27 min, past
 # TEST_TIMEOUT, so they have a longer bound.
 IMAGE_TEST_TIMEOUT ?= 45m
-test-tools: kube-binaries node-binaries
+test-tools: kube-binaries node-binaries lab-image
 	cd hack/image && nice -n 10 $(GO) test -timeout $(IMAGE_TEST_TIMEOUT) -count=1 ./...
-	cd hack/helmchart && LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) CGO_ENABLED=1 nice -n 10 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
+	cd hack/helmchart && LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) LIQO_AUTH_NODE_BINARIES=$(NODE_BINARIES) LIQO_AUTH_LAB_IMAGE=$(CURDIR)/$(LAB_IMAGE) CGO_ENABLED=1 nice -n 10 $(GO) test -race -tags cluster -timeout $(TEST_TIMEOUT) -count=1 ./...
 	cd hack/release && nice -n 10 $(GO) test -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # Vet compiles what it checks in the race detector's mode, as `make test`
@@ -174,8 +182,12 @@ demo: kube-binaries
 	  $(GO) build -v -ldflags "$(LDFLAGS)" -o bin/ ./cmd/liqo-auth-tui ./cmd/liqo-auth-controller ./cmd/liqo-auth-lab 2>&1 | \
 	  awk '/^[^ :]+$$/ { if (++n % 25 == 0) { print "demo:   compiled " n " packages (" $$0 ")"; fflush() } next } { print; fflush() }' && \
 	  echo "demo: built in $$((SECONDS - start))s"
-	@echo "demo: starting the lab: bin/liqo-auth-lab run --dir .lab --signing-duration 4m -- hack/demo.sh"
-	@LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) bin/liqo-auth-lab run --dir .lab --signing-duration 4m -- hack/demo.sh
+	@if [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory node-binaries lab-image; fi
+	@nodes=; if [ "$$(id -u)" = 0 ]; then nodes="--nodes --load-image $(LAB_IMAGE)"; \
+	  else echo "demo: not root: the clusters get no Nodes and the controllers run as processes (sudo make demo runs them as Pods)"; fi; \
+	  echo "demo: starting the lab: bin/liqo-auth-lab run --dir .lab --signing-duration 4m $$nodes -- hack/demo.sh"; \
+	  DEMO_NODES=$${nodes:+1} LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) LIQO_AUTH_NODE_BINARIES=$$(if [ -n "$$nodes" ]; then hack/install-node-binaries.sh; fi) \
+	  bin/liqo-auth-lab run --dir .lab --signing-duration 4m $$nodes -- hack/demo.sh
 
 generate:
 	hack/generate.sh

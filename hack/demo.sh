@@ -17,12 +17,20 @@ for kc in "$PROVIDER_KUBECONFIG" "$CONSUMER_KUBECONFIG"; do
 done
 
 # The controllers keep the peering alive after the handshake (replication,
-# resource slices, renewal), as the Deployment does in a real cluster.
+# resource slices, renewal). On the Node lab (DEMO_NODES=1, make demo as
+# root) each cluster runs it as admins do: the Deployment `install
+# controller` applies, from the image loaded into its Node; elsewhere as a
+# process beside the lab.
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 for side in provider consumer; do
 	kc=PROVIDER_KUBECONFIG
 	[[ $side == consumer ]] && kc=CONSUMER_KUBECONFIG
+	if [[ ${DEMO_NODES:-} == 1 ]]; then
+		"$tool" install controller --kubeconfig "${!kc}"
+		echo "demo: liqo-auth-controller runs as Pods on the $side's Node"
+		continue
+	fi
 	bin/liqo-auth-controller --kubeconfig "${!kc}" --health-address 127.0.0.1:0 --metrics-address 127.0.0.1:0 \
 		>".lab/controller-$side.log" 2>&1 &
 	pids+=($!)

@@ -50,6 +50,7 @@ func newRootCommand() *cobra.Command {
 	up.Flags().IntVar(&opts.ControllerManagerQPS, "controller-manager-qps", 0, "kube-controller-manager client QPS (0 = its default, 20)")
 	up.Flags().DurationVar(&opts.SigningDuration, "signing-duration", 0, "validity of issued certificates (0 = 1 year)")
 	up.Flags().BoolVar(&opts.Nodes, "nodes", false, "give each cluster a Node on which Pods run, in a network namespace of its own (needs root; `make node-binaries` builds what it runs)")
+	up.Flags().StringArrayVar(&opts.Images, "load-image", nil, "docker-archive loaded into every Node once the lab is up, without a registry (repeatable; needs --nodes)")
 	down := &cobra.Command{
 		Use:   "down",
 		Short: "Stop a lab started in another shell",

@@ -50,6 +50,9 @@ type Options struct {
 	// (empty: NodeBinaryDir()).
 	Nodes         bool
 	NodeBinaryDir string
+	// Images are docker-archives Up loads into every Node once the
+	// clusters are up (`liqo-auth-lab up --nodes --load-image`).
+	Images []string
 }
 
 // Etcd is an etcd several clusters' API servers share (Options.Etcd).

@@ -45,6 +45,9 @@ func Up(ctx context.Context, dir string, opts Options, names []string, ready fun
 		return err
 	}
 	defer StopAll(clusters)
+	if err := loadImages(ctx, clusters, opts.Images); err != nil {
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(dir, ReadyFile), []byte(time.Now().Format(time.RFC3339)+"\n"), 0o600); err != nil {
 		return err
 	}
@@ -53,6 +56,24 @@ func Up(ctx context.Context, dir string, opts Options, names []string, ready fun
 		ready(clusters)
 	}
 	<-ctx.Done()
+	return nil
+}
+
+// loadImages loads each archive into every cluster's Node.
+func loadImages(ctx context.Context, clusters []*Cluster, archives []string) error {
+	for _, archive := range archives {
+		if _, err := os.Stat(archive); err != nil {
+			return fmt.Errorf("--load-image %s: %w (make lab-image builds the controller's)", archive, err)
+		}
+		for _, c := range clusters {
+			if c.Node == nil {
+				return fmt.Errorf("--load-image %s: cluster %s has no Node to load it into (add --nodes)", archive, c.Name)
+			}
+			if err := c.Node.LoadImage(ctx, archive); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -29,10 +29,20 @@ var built struct {
 	err     error
 }
 
-// Controller returns the docker-archive of the controller's image, built on
-// the first call of the process (its compiled packages then come from the
-// Go build cache).
+// Prebuilt names the archive `make lab-image` wrote (make test sets it):
+// the tests then load it instead of building their own.
+const Prebuilt = "LIQO_AUTH_LAB_IMAGE"
+
+// Controller returns the docker-archive of the controller's image: the
+// prebuilt one, else one built on the first call of the process (its
+// compiled packages then come from the Go build cache).
 func Controller(ctx context.Context) (string, error) {
+	if path := os.Getenv(Prebuilt); path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return "", fmt.Errorf("%s=%s: %w (make lab-image builds it)", Prebuilt, path, err)
+		}
+		return path, nil
+	}
 	built.once.Do(func() { built.archive, built.err = build(ctx) })
 	return built.archive, built.err
 }
