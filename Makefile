@@ -18,7 +18,7 @@ LDFLAGS = -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVI
 # The image index's architectures (the OS is linux): make image IMAGE_ARCHS=arm64.
 IMAGE_ARCHS ?= amd64,arm64
 
-.PHONY: all build release size image man chart test lint bench bench-scale soak demo test-main test-tools lab-image kube-binaries node-binaries liqo-peer liqo0x generate fuzz clean tools
+.PHONY: all build release size image man chart test lint bench bench-scale soak demo test-main test-tools lab-image test-binaries kube-binaries node-binaries liqo-peer liqo0x generate fuzz clean tools
 
 all: build
 
@@ -79,6 +79,12 @@ LAB_IMAGE = bin/liqo-auth-controller-lab-image.tar
 lab-image:
 	@mkdir -p bin && cd hack/image && GOOS= GOARCH= $(GO) run . --repo=../.. --arch=$$(GOOS= GOARCH= $(GO) env GOARCH) --oci-dir= \
 	  --tar=$(CURDIR)/$(LAB_IMAGE) --version=v0.0.0-lab --revision=$(REVISION)
+# The commands the tests run as binaries (labbin), built once before them:
+# test packages starting together would each compile the same packages.
+# Static and -trimpath, as the image's binary is built: one compilation serves both.
+TEST_BINARIES = bin/test
+test-binaries:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(TEST_BINARIES)/ ./cmd/liqo-auth-tui ./cmd/liqo-auth-controller ./cmd/liqo-auth-lab
 kube-binaries:
 	@hack/install-kube-binaries.sh >/dev/null
 
@@ -109,8 +115,8 @@ liqo0x:
 test:
 	@$(MAKE) --no-print-directory -j2 test-main test-tools
 
-test-main: kube-binaries node-binaries liqo-peer liqo0x lab-image
-	LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) LIQO_AUTH_NODE_BINARIES=$(NODE_BINARIES) LIQO_AUTH_LAB_IMAGE=$(CURDIR)/$(LAB_IMAGE) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
+test-main: kube-binaries node-binaries liqo-peer liqo0x lab-image test-binaries
+	LIQO_AUTH_TEST_BINARIES=$(CURDIR)/$(TEST_BINARIES) LIQO_AUTH_KUBE_BINARIES=$(KUBE_BINARIES) LIQO_AUTH_NODE_BINARIES=$(NODE_BINARIES) LIQO_AUTH_LAB_IMAGE=$(CURDIR)/$(LAB_IMAGE) CGO_ENABLED=1 $(GO) test -race -tags cluster -p $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -count=1 ./...
 
 # The hack/ modules' tests (the image's two cross builds, the release
 # archive, the Helm chart on a lab kube-apiserver) mostly compile: they run

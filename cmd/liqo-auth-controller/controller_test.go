@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -41,6 +43,13 @@ func TestControllerAsServiceAccountServesHandshake(t *testing.T) {
 	v, err := flows.Verify(ctx, consumer.admin, provider.id, nil)
 	require.NoError(t, err)
 	assert.Equal(t, consumer.id, v.User)
+	// A ResourceSlice, replicated by the consumer's controller (which names
+	// its own cluster from the cluster-ID ConfigMap) and answered by the
+	// provider's, each with its ServiceAccount's rights only.
+	st, err := flows.CreateResourceSlice(ctx, consumer.admin, artifact.SliceRequest{Name: "sa-slice", ProviderID: provider.id, CPU: "1"},
+		flows.SliceOptions{Wait: true, StepTimeout: time.Minute, Engine: flows.EngineOptions{NoInProcess: true}}, nil)
+	require.NoError(t, err, "the slice is replicated and answered")
+	assert.NotEmpty(t, st.KubeconfigSecret, "the slice's kubeconfig Secret: %+v", st)
 
 	// Structured logs: with --logging-format=json, one JSON object a line.
 	out, err := os.ReadFile(cp.log)

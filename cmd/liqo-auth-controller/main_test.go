@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labbin"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	authnv1 "k8s.io/api/authentication/v1"
@@ -42,9 +44,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "liqo-auth-controller")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the controller: %v\n%s", err, out)
+	if binary, err = labbin.Path(dir, "liqo-auth-controller"); err != nil {
+		fmt.Fprintf(os.Stderr, "building the controller: %v\n", err)
 		os.Exit(1)
 	}
 	os.Exit(testLab.Run(m))

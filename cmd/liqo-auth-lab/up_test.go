@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labbin"
+
 	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,10 +62,8 @@ func waitForFile(t *testing.T, ctx context.Context, path string, exited <-chan e
 func TestUpWritesKubeconfigsAndDownLeavesNoProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	bin := filepath.Join(t.TempDir(), "liqo-auth-lab")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin, err := labbin.Path(t.TempDir(), "liqo-auth-lab")
+	require.NoError(t, err)
 
 	dir := t.TempDir()
 	up := exec.Command(bin, "up", "--dir", dir)

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labbin"
+
 	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/require"
 
@@ -63,13 +65,9 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "liqo-auth-tui")
 	go func() {
 		defer close(built)
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		bin, buildErr = labbin.Path(dir, "liqo-auth-tui")
 	}()
 	code := testLab.Run(m)
 	<-built

@@ -4,10 +4,11 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labbin"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,9 +24,8 @@ import (
 // left behind.
 func TestShortSoak(t *testing.T) {
 	dir := t.TempDir()
-	binary := filepath.Join(dir, "liqo-auth-controller")
-	out, err := exec.Command("go", "build", "-o", binary, "../../cmd/liqo-auth-controller").CombinedOutput()
-	require.NoError(t, err, "building the controller: %s", out)
+	binary, err := labbin.Path(dir, "liqo-auth-controller")
+	require.NoError(t, err, "building the controller")
 	cfg := Config{Consumers: 10, Duration: 2 * time.Minute, SigningDuration: 3 * time.Minute, ProbeInterval: 15 * time.Second,
 		ProviderRestartEvery: 40 * time.Second, LeaderKillEvery: 60 * time.Second, ConsumerPauseEvery: 30 * time.Second,
 		ConsumerPauseFor: 20 * time.Second, ControllerBinary: binary, Dir: filepath.Join(dir, "soak")}

@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labbin"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/require"
@@ -538,10 +540,8 @@ func isolateHome(t *testing.T) string {
 
 // buildController builds the in-cluster controller binary.
 func buildController(t *testing.T) string {
-	bin := filepath.Join(t.TempDir(), "liqo-auth-controller")
-	build := exec.Command("go", "build", "-o", bin, "github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-controller")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "building the controller: %s", out)
+	bin, err := labbin.Path(t.TempDir(), "liqo-auth-controller")
+	require.NoError(t, err, "building the controller")
 	return bin
 }
 
