@@ -3,7 +3,9 @@
 # and Liqo's own crd-replicator for each Liqo v1 release the interoperability
 # tests run against, each into its own per-user cache folder
 # liqo-peer-<release>, with that release's CRDs and the ClusterRoles its
-# Tenant controller binds (rendered as Liqo's Helm chart renders them), for
+# Tenant controller binds (rendered as Liqo's Helm chart renders them), and
+# in pods/ the ClusterRoles and Roles the chart binds to the ServiceAccounts
+# of liqo-controller-manager and crd-replicator (to run them as Pods), for
 # internal/testlab/realliqov1.
 #
 #   hack/install-liqo-peer.sh [RELEASE...]   (default: every release below)
