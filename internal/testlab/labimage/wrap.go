@@ -46,7 +46,7 @@ func (o *onceBy) do(key string, build func() (string, error)) (string, error) {
 
 var (
 	wrapped  onceBy // docker-archives, by ref
-	commands onceBy // binaries of internal/testlab/cmd, by name
+	commands onceBy // binaries of internal/testlab/cmd by name, and hack/image's
 	scratch  struct {
 		once sync.Once
 		dir  string
@@ -74,14 +74,31 @@ func Wrap(ctx context.Context, bin, ref string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		tool, err := imageTool(ctx, root, dir)
+		if err != nil {
+			return "", err
+		}
 		archive := filepath.Join(dir, strings.NewReplacer("/", "_", ":", "_").Replace(ref)+".tar")
-		cmd := exec.CommandContext(ctx, "go", "run", ".", "--wrap-binary="+bin, "--wrap-ref="+ref, "--wrap-tar="+archive)
-		cmd.Dir = filepath.Join(root, "hack", "image")
-		cmd.Env = append(os.Environ(), "GOOS=", "GOARCH=", "GOFLAGS=")
+		cmd := exec.CommandContext(ctx, tool, "--wrap-binary="+bin, "--wrap-ref="+ref, "--wrap-tar="+archive)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("wrapping %s into an image (hack/image --wrap-binary): %v: %s", bin, err, strings.TrimSpace(string(out)))
 		}
 		return archive, nil
+	})
+}
+
+// imageTool builds hack/image for this host once per process: each image
+// wrapped then costs no link of its own.
+func imageTool(ctx context.Context, root, dir string) (string, error) {
+	return commands.do("hack/image", func() (string, error) {
+		tool := filepath.Join(dir, "hack-image")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", tool, ".")
+		cmd.Dir = filepath.Join(root, "hack", "image")
+		cmd.Env = append(os.Environ(), "GOOS=", "GOARCH=", "GOFLAGS=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("building hack/image: %v: %s", err, strings.TrimSpace(string(out)))
+		}
+		return tool, nil
 	})
 }
 

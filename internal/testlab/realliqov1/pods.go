@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -72,17 +74,32 @@ type PodOptions struct {
 // Liqo's own ClusterRoles and Roles (the chart's bindings, less those of
 // ClusterRoles the authentication module never grants). It returns once
 // both Pods are Ready (no probes: their containers run), or with why a
-// container stopped. Load the images first (LoadImages).
-func RunAsPods(ctx context.Context, cfg *rest.Config, o PodOptions) error {
-	b, err := find(o.Release)
+// container stopped, failing the test. When the test ends it deletes the
+// Deployments and waits for their Pods to go: a Pod still watching another
+// lab cluster holds up that API server's stop. Load the images first
+// (LoadImages).
+func RunAsPods(t testing.TB, ctx context.Context, cfg *rest.Config, o PodOptions) {
+	t.Helper()
+	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return err
+		t.Fatal(err)
 	}
 	ns := o.Namespace
 	if ns == "" {
 		ns = "liqo"
 	}
-	kc, err := kubernetes.NewForConfig(cfg)
+	t.Cleanup(func() {
+		if err := stopPods(kc, ns); err != nil {
+			t.Errorf("stopping Liqo's Pods: %v", err)
+		}
+	})
+	if err := runAsPods(ctx, kc, ns, o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func runAsPods(ctx context.Context, kc kubernetes.Interface, ns string, o PodOptions) error {
+	b, err := find(o.Release)
 	if err != nil {
 		return err
 	}
@@ -103,6 +120,34 @@ func RunAsPods(ctx context.Context, cfg *rest.Config, o PodOptions) error {
 	for _, d := range deployments {
 		if err := waitPodReady(ctx, kc, ns, d.Spec.Selector.MatchLabels); err != nil {
 			return fmt.Errorf("%s (Liqo %s): %w", d.Name, b.version, err)
+		}
+	}
+	return nil
+}
+
+// podStopTimeout bounds stopping Liqo's Pods (their binaries stop on
+// SIGTERM at once).
+const podStopTimeout = time.Minute
+
+// stopPods deletes the Deployments of RunAsPods and waits until no Pod of
+// theirs is left.
+func stopPods(kc kubernetes.Interface, ns string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), podStopTimeout)
+	defer cancel()
+	for _, name := range []string{ControllerManagerName, ReplicatorName} {
+		err := kc.AppsV1().Deployments(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	pods := kc.CoreV1().Pods(ns)
+	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/part-of=liqo"})
+	if err != nil {
+		return err
+	}
+	for _, p := range list.Items {
+		if err := kube.WaitForDeletion(ctx, kube.ListWatch(pods.List, pods.Watch, kube.ByName(p.Name)), &corev1.Pod{}, "Pod "+p.Name+" gone"); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -40,17 +40,17 @@ func TestLiqoConsumerAsPodsSliceOurProvider(t *testing.T) {
 	t.Cleanup(cancel)
 	const liqoID, ourID, slice, liqoNS = "liqo-pods-consumer", "ours-pods-provider", "liqo-pods-asks", "liqo"
 
+	// The images load while both clusters are set up.
 	start := time.Now()
-	probe, err := labimage.LabCommand(ctx, "lab-whoami")
-	require.NoError(t, err)
-	require.NoError(t, labimage.LoadWrapped(ctx, probe, whoamiImage, liqoLab.Node))
-	require.NoError(t, realliqov1.LoadImages(ctx, "", liqoLab.Node))
+	loaded := make(chan error, 1)
+	go func() { loaded <- loadImages(ctx, liqoLab.Node) }()
 	require.NoError(t, realliqov1.Install(ctx, liqoLab.Config, liqoNS, liqoID))
-	require.NoError(t, realliqov1.RunAsPods(ctx, liqoLab.Config, realliqov1.PodOptions{Namespace: liqoNS, Consumer: true}))
+	provider := liqotest.OurCluster(t, ctx, ourLab, ourID)
+	require.NoError(t, <-loaded)
+	realliqov1.RunAsPods(t, ctx, liqoLab.Config, realliqov1.PodOptions{Namespace: liqoNS, Consumer: true})
 	t.Logf("Liqo runs as Pods on the consumer's Node after %s", time.Since(start).Round(time.Millisecond))
 	consumer, err := kube.NewCluster(liqoLab.Config, liqoNS)
 	require.NoError(t, err)
-	provider := liqotest.OurCluster(t, ctx, ourLab, ourID)
 
 	// The handshake: our in-process provider advertises its Node.
 	advertised := "https://" + net.JoinHostPort(ourLab.Node.IP, strconv.Itoa(lab.APIServerPort))
@@ -79,6 +79,19 @@ func TestLiqoConsumerAsPodsSliceOurProvider(t *testing.T) {
 	assert.Equal(t, advertised, got.Server)
 	assert.Equal(t, kube.ResourceSliceUser(slice, liqoID), got.User)
 	assert.Contains(t, got.Groups, liqoID)
+}
+
+// loadImages wraps Liqo's binaries and lab-whoami into images and loads
+// them into the Node.
+func loadImages(ctx context.Context, node *lab.Node) error {
+	probe, err := labimage.LabCommand(ctx, "lab-whoami")
+	if err != nil {
+		return err
+	}
+	if err := labimage.LoadWrapped(ctx, probe, whoamiImage, node); err != nil {
+		return err
+	}
+	return realliqov1.LoadImages(ctx, "", node)
 }
 
 // whoamiImage is internal/testlab/cmd/lab-whoami's image on the Nodes.
