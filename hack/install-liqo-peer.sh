@@ -3,7 +3,9 @@
 # and Liqo's own crd-replicator for each Liqo v1 release the interoperability
 # tests run against, each into its own per-user cache folder
 # liqo-peer-<release>, with that release's CRDs and the ClusterRoles its
-# Tenant controller binds (rendered as Liqo's Helm chart renders them), for
+# Tenant controller binds (rendered as Liqo's Helm chart renders them), and
+# in pods/ the ClusterRoles and Roles the chart binds to the ServiceAccounts
+# of liqo-controller-manager and crd-replicator (to run them as Pods), for
 # internal/testlab/realliqov1.
 #
 #   hack/install-liqo-peer.sh [RELEASE...]   (default: every release below)
@@ -114,7 +116,7 @@ install() {
 	local liqo_dir
 	liqo_dir=$(go list -m -f '{{.Dir}}' github.com/liqotech/liqo)
 	log "copying Liqo's CRDs, ClusterRoles and Roles from $liqo_dir"
-	rm -rf "$dest/crds" "$dest/clusterroles" "$dest/roles"
+	rm -rf "$dest/crds" "$dest/clusterroles" "$dest/roles" "$dest/pods"
 	mkdir -p "$dest/crds" "$dest/clusterroles" "$dest/roles"
 	cp "$liqo_dir"/deployments/liqo/charts/liqo-crds/crds/*.yaml "$dest/crds/"
 	chmod u+w "$dest"/crds/*.yaml # the module cache is read-only
@@ -122,6 +124,15 @@ install() {
 	rbac "$dest" "$liqo_dir" "$release" ClusterRole virtual-kubelet-remote-clusterwide virtual-kubelet-remote-clusterwide virtualkubelet
 	rbac "$dest" "$liqo_dir" "$release" ClusterRole peering-user-tenant-ns peering-user peering-user
 	rbac "$dest" "$liqo_dir" "$release" Role peering-user-liqo-ns peering-user peering-user
+	# What the chart binds to the ServiceAccounts of liqo-controller-manager
+	# and crd-replicator (liqo-controller-manager-rbac.yaml,
+	# liqo-crd-replicator-rbac.yaml), for running them as Pods; kept apart
+	# from what every test installs. The controller-manager's Role has no
+	# rules file in the chart (an empty Role).
+	mkdir -p "$dest/pods/clusterroles" "$dest/pods/roles"
+	rbac "$dest/pods" "$liqo_dir" "$release" ClusterRole controller-manager controller-manager controller-manager
+	rbac "$dest/pods" "$liqo_dir" "$release" ClusterRole crd-replicator crd-replicator dispatcher
+	rbac "$dest/pods" "$liqo_dir" "$release" Role crd-replicator crd-replicator dispatcher
 
 	"$dest/liqo-peer" --help >/dev/null 2>&1 || { log "the built liqo-peer does not run"; exit 1; }
 	cd "$here"

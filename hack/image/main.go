@@ -67,7 +67,22 @@ func main() {
 	flag.StringVar(&out.tarPath, "tar", "bin/"+binaryName+"-image.tar", "docker-archive tarball written (relative to --repo; \"\": none)")
 	flag.StringVar(&out.tarArch, "tar-arch", "", "GOARCH of the image in the docker-archive, one of --arch (default: the host's if built, else the first)")
 	pauseTar := flag.String("pause-tar", "", "write only the lab Node's sandbox image, as a docker-archive at this path (tagged "+PauseImage+")")
+	var wrap wrapOptions
+	flag.StringVar(&wrap.binary, "wrap-binary", "", "write only a one-layer non-root image of this static binary (this host's architecture), tagged --wrap-ref, as a docker-archive at --wrap-tar")
+	flag.StringVar(&wrap.ref, "wrap-ref", "", "the name:tag of --wrap-binary's image")
+	flag.StringVar(&wrap.tarPath, "wrap-tar", "", "where --wrap-binary's docker-archive goes")
 	flag.Parse()
+	if wrap.binary != "" {
+		err := wrap.check()
+		if err == nil {
+			err = writeWrappedImage(wrap, s.created)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "image:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *pauseTar != "" {
 		if err := writePauseImage(s.repo, *pauseTar, s.created); err != nil {
 			fmt.Fprintln(os.Stderr, "image:", err)

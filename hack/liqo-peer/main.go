@@ -10,7 +10,8 @@
 // differs).
 //
 // The flags are liqo-controller-manager's own (same defaults), plus
-// --kubeconfig and the --provider/--consumer toggles; metrics and health
+// --kubeconfig (without it, the in-cluster config of its Pod) and the
+// --provider/--consumer toggles; metrics and health
 // probes are off unless asked for, so that several peers can run side by
 // side. Once the manager's caches synced it prints "ready" on stdout;
 // everything else (klog) goes to stderr.
@@ -27,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -79,7 +81,8 @@ func main() {
 	flagsutils.InitKlogFlags(fs)
 	restcfg.InitFlags(fs)
 	var pf peerFlags
-	fs.StringVar(&pf.kubeconfig, "kubeconfig", "", "Path to the kubeconfig of the cluster to run against (required)")
+	fs.StringVar(&pf.kubeconfig, "kubeconfig", "",
+		"Path to the kubeconfig of the cluster to run against; empty: the in-cluster config of the Pod it runs in")
 	fs.BoolVar(&pf.provider, "provider", true, "Run the provider-side reconcilers (nonce creator, Tenant, remote ResourceSlice, remote Renew)")
 	fs.BoolVar(&pf.consumer, "consumer", true,
 		"Run the consumer-side reconcilers (nonce signer, Identity, local ResourceSlice, identity creator, local Renew)")
@@ -101,9 +104,6 @@ func main() {
 
 func run(ctx context.Context, opts *liqocontrollermanager.Options, pf *peerFlags) error {
 	log.SetLogger(klog.NewKlogr())
-	if pf.kubeconfig == "" {
-		return fmt.Errorf("--kubeconfig is required")
-	}
 	if !pf.provider && !pf.consumer {
 		return fmt.Errorf("nothing to run: at least one of --provider and --consumer must be true")
 	}
@@ -112,9 +112,9 @@ func run(ctx context.Context, opts *liqocontrollermanager.Options, pf *peerFlags
 		return err
 	}
 
-	config, err := clientcmd.BuildConfigFromFlags("", pf.kubeconfig)
+	config, err := restConfig(pf.kubeconfig)
 	if err != nil {
-		return fmt.Errorf("loading --kubeconfig: %w", err)
+		return err
 	}
 	config = restcfg.SetRateLimiter(config)
 	clientset, err := kubernetes.NewForConfig(config)
@@ -156,6 +156,23 @@ func run(ctx context.Context, opts *liqocontrollermanager.Options, pf *peerFlags
 	klog.Infof("starting Liqo authentication reconcilers for cluster %q (provider=%t, consumer=%t)",
 		clusterID, pf.provider, pf.consumer)
 	return mgr.Start(ctx)
+}
+
+// restConfig loads --kubeconfig, or without one the ServiceAccount's
+// in-cluster config, as liqo-controller-manager runs in its Pod.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		config, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig and not in a Pod: %w", err)
+		}
+		return config, nil
+	}
+	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading --kubeconfig: %w", err)
+	}
+	return config, nil
 }
 
 // setupAuthentication does what liqo-controller-manager's

@@ -1,6 +1,8 @@
 // Package labimage builds the controller's image for the lab's Nodes as
 // `make image` builds it (hack/image, this host's architecture only), once
-// per test process, and loads it into Nodes without a registry.
+// per test process, and loads it into Nodes without a registry; and wraps
+// other static binaries (Liqo's, the lab's probes) into one-layer images
+// the same way (Wrap).
 package labimage
 
 import (
@@ -95,10 +97,13 @@ func repoRoot() (string, error) {
 	return root, nil
 }
 
-// Remove deletes the archive built by this process, if any (TestMain calls
-// it after the tests).
+// Remove deletes the archives and binaries built by this process, if any
+// (TestMain calls it after the tests).
 func Remove() {
 	if built.archive != "" {
 		_ = os.RemoveAll(filepath.Dir(built.archive))
+	}
+	if scratch.dir != "" {
+		_ = os.RemoveAll(scratch.dir)
 	}
 }
