@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -34,11 +33,7 @@ import (
 
 var testLab = labtest.Lazy("helm")
 
-func TestMain(m *testing.M) {
-	code := testLab.Run(m)
-	labimage.Remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { labimage.Main(m, testLab) }
 
 // actionConfig is Helm's client of the lab cluster, as `helm -n liqo` is.
 func actionConfig(t *testing.T, c *lab.Cluster) *action.Configuration {

@@ -5,15 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
-	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
 // PauseImage is the name the lab's Nodes know their sandbox image by
@@ -41,30 +35,6 @@ func writePauseImage(repo, path string, created time.Time) error {
 	if err != nil {
 		return err
 	}
-	l, err := layer([]file{{name: "pause", mode: 0o755, contents: b}}, created)
-	if err != nil {
-		return err
-	}
-	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
-	if img, err = mutate.Append(img, mutate.Addendum{Layer: l, MediaType: types.OCILayer}); err != nil {
-		return err
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return err
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture, cf.Created = "linux", runtime.GOARCH, v1.Time{Time: created}
-	cf.Config = v1.Config{Entrypoint: []string{"/pause"}}
-	if img, err = mutate.ConfigFile(img, cf); err != nil {
-		return err
-	}
-	tag, err := name.NewTag(PauseImage)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return tarball.WriteToFile(path, tag, img)
+	return writeOneLayerImage([]file{{name: "pause", mode: 0o755, contents: b}}, v1.Config{Entrypoint: []string{"/pause"}},
+		"liqo-auth-tui hack/image pause", PauseImage, path, created)
 }

@@ -41,13 +41,21 @@ func writeWrappedImage(o wrapOptions, created time.Time) error {
 		return fmt.Errorf("--wrap-binary: %w", err)
 	}
 	entry := filepath.Base(o.binary)
-	l, err := layer([]file{{name: entry, mode: 0o755, contents: b}, {name: "tmp/", mode: 0o1777}}, created)
+	return writeOneLayerImage([]file{{name: entry, mode: 0o755, contents: b}, {name: "tmp/", mode: 0o1777}},
+		v1.Config{Entrypoint: []string{"/" + entry}, User: fmt.Sprintf("%d:%d", nonRoot, nonRoot), WorkingDir: "/tmp"},
+		"liqo-auth-tui hack/image --wrap-binary "+entry, o.ref, o.tarPath, created)
+}
+
+// writeOneLayerImage writes files as the one layer of a linux image of this
+// host's architecture, with cfg, tagged ref, as a docker-archive at path.
+func writeOneLayerImage(files []file, cfg v1.Config, createdBy, ref, path string, created time.Time) error {
+	l, err := layer(files, created)
 	if err != nil {
 		return err
 	}
 	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 	if img, err = mutate.Append(img, mutate.Addendum{Layer: l, MediaType: types.OCILayer,
-		History: v1.History{CreatedBy: "liqo-auth-tui hack/image --wrap-binary " + entry, Created: v1.Time{Time: created}}}); err != nil {
+		History: v1.History{CreatedBy: createdBy, Created: v1.Time{Time: created}}}); err != nil {
 		return err
 	}
 	cf, err := img.ConfigFile()
@@ -55,17 +63,16 @@ func writeWrappedImage(o wrapOptions, created time.Time) error {
 		return err
 	}
 	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture, cf.Created = "linux", runtime.GOARCH, v1.Time{Time: created}
-	cf.Config = v1.Config{Entrypoint: []string{"/" + entry}, User: fmt.Sprintf("%d:%d", nonRoot, nonRoot), WorkingDir: "/tmp"}
+	cf.OS, cf.Architecture, cf.Created, cf.Config = "linux", runtime.GOARCH, v1.Time{Time: created}, cfg
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
 		return err
 	}
-	tag, err := name.NewTag(o.ref, name.StrictValidation)
+	tag, err := name.NewTag(ref, name.StrictValidation)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(o.tarPath), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return tarball.WriteToFile(o.tarPath, tag, img)
+	return tarball.WriteToFile(path, tag, img)
 }

@@ -13,9 +13,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
+	"testing"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 )
 
 // Version tags the image built here (beside latest, the tag of
@@ -24,12 +25,6 @@ const Version = "v0.0.0-lab"
 
 // Ref is the image built here, by its version tag.
 const Ref = "ghcr.io/liqo-auth-tui/liqo-auth-controller:" + Version
-
-var built struct {
-	once    sync.Once
-	archive string
-	err     error
-}
 
 // Prebuilt names the archive `make lab-image` wrote (make test sets it):
 // the tests then load it instead of building their own.
@@ -45,8 +40,16 @@ func Controller(ctx context.Context) (string, error) {
 		}
 		return path, nil
 	}
-	built.once.Do(func() { built.archive, built.err = build(ctx) })
-	return built.archive, built.err
+	return wrapped.do(Ref, func() (string, error) {
+		root, dir, tool, err := workspace(ctx)
+		if err != nil {
+			return "", err
+		}
+		archive := filepath.Join(dir, "liqo-auth-controller-image.tar")
+		return archive, runTool(ctx, tool, "building the controller's image (hack/image)",
+			"--repo="+root, "--arch="+runtime.GOARCH, "--oci-dir=", "--tar="+archive,
+			"--version="+Version, "--revision=0000000000000000000000000000000000000000")
+	})
 }
 
 // LoadController builds the image (once) and loads it into each Node.
@@ -55,6 +58,10 @@ func LoadController(ctx context.Context, nodes ...*lab.Node) error {
 	if err != nil {
 		return err
 	}
+	return load(ctx, archive, nodes)
+}
+
+func load(ctx context.Context, archive string, nodes []*lab.Node) error {
 	for _, n := range nodes {
 		if err := n.LoadImage(ctx, archive); err != nil {
 			return err
@@ -63,25 +70,42 @@ func LoadController(ctx context.Context, nodes ...*lab.Node) error {
 	return nil
 }
 
-func build(ctx context.Context) (string, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return "", err
+// workspace is the repository, this process's scratch directory and
+// hack/image built for this host (once per process).
+func workspace(ctx context.Context) (root, dir, tool string, err error) {
+	if root, err = repoRoot(); err != nil {
+		return "", "", "", err
 	}
-	dir, err := os.MkdirTemp("", "liqo-auth-labimage-")
-	if err != nil {
-		return "", err
+	if dir, err = scratchDir(); err != nil {
+		return "", "", "", err
 	}
-	archive := filepath.Join(dir, "liqo-auth-controller-image.tar")
-	cmd := exec.CommandContext(ctx, "go", "run", ".", "--repo="+root, "--arch="+runtime.GOARCH, "--oci-dir=", "--tar="+archive,
-		"--version="+Version, "--revision=0000000000000000000000000000000000000000")
-	cmd.Dir = filepath.Join(root, "hack", "image")
-	// The builder runs on this host; the controller inside is static.
-	cmd.Env = append(os.Environ(), "GOOS=", "GOARCH=", "GOFLAGS=")
+	tool, err = commands.do("hack/image", func() (string, error) {
+		tool := filepath.Join(dir, "hack-image")
+		return tool, goBuild(ctx, filepath.Join(root, "hack", "image"), hostEnv, "building hack/image", "-o", tool, ".")
+	})
+	return root, dir, tool, err
+}
+
+// hostEnv builds for this host: the image builder runs here, the
+// controller inside it is static whatever the caller's GOFLAGS.
+var hostEnv = []string{"GOOS=", "GOARCH=", "GOFLAGS="}
+
+func goBuild(ctx context.Context, dir string, env []string, what string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	return combined(cmd, what)
+}
+
+func runTool(ctx context.Context, tool, what string, args ...string) error {
+	return combined(exec.CommandContext(ctx, tool, args...), what)
+}
+
+func combined(cmd *exec.Cmd, what string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the controller's image (hack/image): %v: %s", err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("%s: %v: %s", what, err, strings.TrimSpace(string(out)))
 	}
-	return archive, nil
+	return nil
 }
 
 // repoRoot is the repository this file is part of (tests run from source).
@@ -100,10 +124,15 @@ func repoRoot() (string, error) {
 // Remove deletes the archives and binaries built by this process, if any
 // (TestMain calls it after the tests).
 func Remove() {
-	if built.archive != "" {
-		_ = os.RemoveAll(filepath.Dir(built.archive))
-	}
 	if scratch.dir != "" {
 		_ = os.RemoveAll(scratch.dir)
 	}
+}
+
+// Main is the TestMain of a package whose tests load images: it runs the
+// tests on l's clusters, then removes what this process built.
+func Main(m *testing.M, l *labtest.Lab) {
+	code := l.Run(m)
+	Remove()
+	os.Exit(code)
 }

@@ -2,9 +2,7 @@ package labimage
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -56,7 +54,7 @@ var (
 
 // scratchDir holds what this process builds; Remove deletes it.
 func scratchDir() (string, error) {
-	scratch.once.Do(func() { scratch.dir, scratch.err = os.MkdirTemp("", "liqo-auth-labimage-wrapped-") })
+	scratch.once.Do(func() { scratch.dir, scratch.err = os.MkdirTemp("", "liqo-auth-labimage-") })
 	return scratch.dir, scratch.err
 }
 
@@ -66,39 +64,13 @@ func scratchDir() (string, error) {
 // gets the first one's.
 func Wrap(ctx context.Context, bin, ref string) (string, error) {
 	return wrapped.do(ref, func() (string, error) {
-		root, err := repoRoot()
-		if err != nil {
-			return "", err
-		}
-		dir, err := scratchDir()
-		if err != nil {
-			return "", err
-		}
-		tool, err := imageTool(ctx, root, dir)
+		_, dir, tool, err := workspace(ctx)
 		if err != nil {
 			return "", err
 		}
 		archive := filepath.Join(dir, strings.NewReplacer("/", "_", ":", "_").Replace(ref)+".tar")
-		cmd := exec.CommandContext(ctx, tool, "--wrap-binary="+bin, "--wrap-ref="+ref, "--wrap-tar="+archive)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("wrapping %s into an image (hack/image --wrap-binary): %v: %s", bin, err, strings.TrimSpace(string(out)))
-		}
-		return archive, nil
-	})
-}
-
-// imageTool builds hack/image for this host once per process: each image
-// wrapped then costs no link of its own.
-func imageTool(ctx context.Context, root, dir string) (string, error) {
-	return commands.do("hack/image", func() (string, error) {
-		tool := filepath.Join(dir, "hack-image")
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", tool, ".")
-		cmd.Dir = filepath.Join(root, "hack", "image")
-		cmd.Env = append(os.Environ(), "GOOS=", "GOARCH=", "GOFLAGS=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("building hack/image: %v: %s", err, strings.TrimSpace(string(out)))
-		}
-		return tool, nil
+		return archive, runTool(ctx, tool, "wrapping "+bin+" into an image (hack/image --wrap-binary)",
+			"--wrap-binary="+bin, "--wrap-ref="+ref, "--wrap-tar="+archive)
 	})
 }
 
@@ -108,12 +80,7 @@ func LoadWrapped(ctx context.Context, bin, ref string, nodes ...*lab.Node) error
 	if err != nil {
 		return err
 	}
-	for _, n := range nodes {
-		if err := n.LoadImage(ctx, archive); err != nil {
-			return err
-		}
-	}
-	return nil
+	return load(ctx, archive, nodes)
 }
 
 // LabCommand builds internal/testlab/cmd/<name> as a static linux binary,
@@ -130,12 +97,8 @@ func LabCommand(ctx context.Context, name string) (string, error) {
 			return "", err
 		}
 		bin := filepath.Join(dir, name)
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w -buildid=", "-o", bin, "./internal/testlab/cmd/"+name)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH, "GOAMD64=v1", "GOARM64=v8.0", "GOFLAGS=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("go build ./internal/testlab/cmd/%s: %v: %s", name, err, strings.TrimSpace(string(out)))
-		}
-		return bin, nil
+		static := []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + runtime.GOARCH, "GOAMD64=v1", "GOARM64=v8.0", "GOFLAGS="}
+		return bin, goBuild(ctx, root, static, "go build ./internal/testlab/cmd/"+name,
+			"-trimpath", "-ldflags", "-s -w -buildid=", "-o", bin, "./internal/testlab/cmd/"+name)
 	})
 }

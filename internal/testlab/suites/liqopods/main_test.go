@@ -3,7 +3,6 @@
 package liqopods_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
@@ -15,8 +14,4 @@ import (
 // in-process controllers; "liqo" runs Liqo as Pods on its Node.
 var testLab = labtest.LazyWithOptions(lab.Options{Nodes: true}, "ours", "liqo")
 
-func TestMain(m *testing.M) {
-	code := testLab.Run(m)
-	labimage.Remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { labimage.Main(m, testLab) }

@@ -3,7 +3,6 @@
 package nodelab_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
@@ -16,8 +15,4 @@ import (
 // per process).
 var testLab = labtest.LazyWithOptions(lab.Options{Nodes: true}, "provider", "consumer")
 
-func TestMain(m *testing.M) {
-	code := testLab.Run(m)
-	labimage.Remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { labimage.Main(m, testLab) }
