@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -41,7 +42,7 @@ type EngineOptions struct {
 
 // InProcessLeaseName is the Lease in-process runners of a role hold, so two
 // wizards on one cluster never reconcile at once.
-func InProcessLeaseName(r handshake.Role) string { return "liqo-auth-inprocess-" + string(r) }
+func InProcessLeaseName(r handshake.Role) string { return kube.InProcessLeasePrefix + string(r) }
 
 // engines starts in-process controllers where a side needs them and stops
 // them when the flow ends.
@@ -49,9 +50,12 @@ type engines struct {
 	// handshakeOnly: the in-process controllers serve one authenticate
 	// (controller.Options.HandshakeOnly).
 	handshakeOnly bool
-	mu            sync.Mutex
-	runs          []*controller.Started
-	slots         []leaseSlot // of runs, freed once they stopped
+	// handedOver, if set, is told when a role's in-process controllers
+	// handed over to the in-cluster controller (its Pods run).
+	handedOver func(handshake.Role)
+	mu         sync.Mutex
+	runs       []*controller.Started
+	slots      []leaseSlot // of runs, freed once they stopped
 }
 
 type leaseSlot struct {
@@ -231,6 +235,9 @@ func (e *engines) prepare(ctx context.Context, c *kube.Cluster, role handshake.R
 		// (127.0.0.1 on kind); a bare control plane has no Node.
 		AdvertiseNodeAddress: true, AdvertiseKubeconfigWithoutNode: true,
 		HandshakeOnly: e.handshakeOnly,
+		// Once the in-cluster controller's Pods run (install controller,
+		// the wizard's I), it serves from then on, with no gap between.
+		YieldToController: true,
 	})
 	if err != nil {
 		return nil, err
@@ -288,7 +295,7 @@ func (p *pendingServe) abandon() {
 // who serves the side.
 func (p *pendingServe) finish(ctx context.Context, sink handshake.Sink, scope handshake.Scope) error {
 	if p.starting != nil {
-		if err := p.e.register(ctx, p); err != nil {
+		if err := p.e.register(ctx, p, sink, scope); err != nil {
 			return err
 		}
 	}
@@ -299,7 +306,7 @@ func (p *pendingServe) finish(ctx context.Context, sink handshake.Sink, scope ha
 }
 
 // register waits for a starting side to sync and keeps it until stop.
-func (e *engines) register(ctx context.Context, p *pendingServe) error {
+func (e *engines) register(ctx context.Context, p *pendingServe, sink handshake.Sink, scope handshake.Scope) error {
 	started, err := p.starting.Wait(ctx)
 	if err != nil {
 		leaseSlots.free(p.lease, p.slot) // Wait stopped what it started
@@ -313,15 +320,23 @@ func (e *engines) register(ctx context.Context, p *pendingServe) error {
 	e.slots = append(e.slots, leaseSlot{p.lease, p.slot})
 	e.mu.Unlock()
 	// A later failure (the Lease lost, the controllers stopped on an error)
-	// fails the flow's current step at once, with the cause.
-	if step.CanFail(ctx) {
-		go func() {
-			<-started.Done()
-			if err := started.Err(); err != nil {
-				step.Fail(ctx, &EngineError{Role: p.role, Server: p.c.Server, Err: err})
+	// fails the flow's current step at once, with the cause; a hand-over to
+	// the in-cluster controller is said, and the flow goes on.
+	go func() {
+		<-started.Done()
+		switch err := started.Err(); {
+		case errors.Is(err, controller.ErrHandedOver):
+			if sink != nil {
+				sink(handshake.Event{Kind: handshake.Note, Scope: scope,
+					Message: fmt.Sprintf("%s side handed over to %s: its Pods run", p.role, EngineController)})
 			}
-		}()
-	}
+			if e.handedOver != nil {
+				e.handedOver(p.role)
+			}
+		case err != nil && step.CanFail(ctx):
+			step.Fail(ctx, &EngineError{Role: p.role, Server: p.c.Server, Err: err})
+		}
+	}()
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/step"
@@ -38,14 +39,26 @@ func ServeSlices(ctx context.Context, provider *kube.Cluster, consumerID string,
 	// (engines.register).
 	serveCtx, stop := step.Failable(ctx)
 	defer stop()
-	var eng engines
+	// report runs on one goroutine at a time: the slices' and the
+	// hand-over's (the in-cluster controller's Pods run: it serves now).
+	var mu sync.Mutex
+	state := ProviderSlices{Engine: engine}
+	eng := engines{handedOver: func(handshake.Role) {
+		mu.Lock()
+		defer mu.Unlock()
+		state.Engine = EngineController
+		report(state)
+	}}
 	defer eng.stop()
 	if err := eng.serve(serveCtx, provider, handshake.RoleProvider, engine, o, nil, handshake.Local); err != nil {
 		return err
 	}
-	state := ProviderSlices{Engine: engine}
+	mu.Lock()
 	report(state)
+	mu.Unlock()
 	err = kube.Observe(serveCtx, provider.ResourceSlicesListWatch(ns.Name, kube.BySelector("")), func(list []*authv1beta1.ResourceSlice) {
+		mu.Lock()
+		defer mu.Unlock()
 		state.Slices = make([]SliceStatus, 0, len(list))
 		for _, rs := range list {
 			state.Slices = append(state.Slices, peerings.SliceStatusOf(rs, nil))

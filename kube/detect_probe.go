@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+
 	authnv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -94,10 +96,17 @@ func (c *Cluster) ControllerRunning(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	_, live := LeaseHeld(lease, time.Now())
+	return live, nil
+}
+
+// LeaseHeld tells until when lease is held by a holder that renewed it
+// (the zero time, false: nobody holds it, or its holder let it expire).
+func LeaseHeld(lease *coordinationv1.Lease, now time.Time) (time.Time, bool) {
 	s := lease.Spec
 	if s.HolderIdentity == nil || *s.HolderIdentity == "" || s.RenewTime == nil || s.LeaseDurationSeconds == nil {
-		return false, nil
+		return time.Time{}, false
 	}
 	expiry := s.RenewTime.Add(time.Duration(*s.LeaseDurationSeconds) * time.Second)
-	return time.Now().Before(expiry), nil
+	return expiry, now.Before(expiry)
 }

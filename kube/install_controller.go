@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -182,9 +183,63 @@ func (c *Cluster) InstallController(ctx context.Context, image string) ([]Change
 }
 
 // UninstallController removes the controller (its Deployment, ServiceAccount
-// and RBAC). CRDs, the Liqo namespace (cluster ID, keys) and the consumer
-// ClusterRoles stay: removing them would destroy existing peerings.
+// and RBAC), waits for its Pods to go and deletes its Lease. CRDs, the
+// Liqo namespace (cluster ID, keys) and the consumer ClusterRoles stay:
+// removing them would destroy existing peerings.
 func (c *Cluster) UninstallController(ctx context.Context) ([]Change, error) {
+	changes, err := c.removeController(ctx, func(string) bool { return true })
+	if err != nil {
+		return changes, err
+	}
+	pods := c.Kube.CoreV1().Pods(c.Namespace)
+	if _, err := pods.List(ctx, metav1.ListOptions{Limit: 1}); apierrors.IsForbidden(err) {
+		return changes, nil // may not see Pods: the Lease is left to expire
+	}
+	if err := WaitForDeletion(ctx, ListWatch(pods.List, pods.Watch, BySelector(ControllerPodSelector)), &corev1.Pod{}, "the controller's Pods to go"); err != nil {
+		return changes, err
+	}
+	ch := Change{Object: "Lease " + ControllerLeaseName, Action: Deleted}
+	switch err := c.Kube.CoordinationV1().Leases(c.Namespace).Delete(ctx, ControllerLeaseName, metav1.DeleteOptions{}); {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return changes, fmt.Errorf("deleting %s: %w", ch.Object, err)
+	default:
+		changes = append(changes, ch)
+	}
+	return changes, nil
+}
+
+// UndoControllerInstall undoes an install whose Pods cannot run: with the
+// image that was installed before (previous), it installs that one again;
+// without (a first install), it removes the controller objects the install
+// created (CRDs stay, as init applies them too).
+func (c *Cluster) UndoControllerInstall(ctx context.Context, installed []Change, previous string) ([]Change, error) {
+	if previous != "" {
+		return c.InstallController(ctx, previous)
+	}
+	created := map[string]bool{}
+	for _, ch := range installed {
+		created[ch.Object] = ch.Action == Created
+	}
+	return c.removeController(ctx, func(object string) bool { return created[object] })
+}
+
+// InstalledControllerImage is the image of the controller's Deployment, ""
+// when none is installed.
+func (c *Cluster) InstalledControllerImage(ctx context.Context) (string, error) {
+	d, err := c.Kube.AppsV1().Deployments(c.Namespace).Get(ctx, ControllerLeaseName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil || len(d.Spec.Template.Spec.Containers) == 0 {
+		return "", err
+	}
+	return d.Spec.Template.Spec.Containers[0].Image, nil
+}
+
+// removeController deletes the controller's objects that remove says, in
+// reverse kustomization order.
+func (c *Cluster) removeController(ctx context.Context, remove func(object string) bool) ([]Change, error) {
 	ms, dyn, mapper, err := c.controllerObjects("")
 	if err != nil {
 		return nil, err
@@ -192,14 +247,15 @@ func (c *Cluster) UninstallController(ctx context.Context) ([]Change, error) {
 	var changes []Change
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := ms[i]
-		if !strings.HasPrefix(m.path, "controller/") {
+		object := m.obj.GetKind() + " " + m.obj.GetName()
+		if !strings.HasPrefix(m.path, "controller/") || !remove(object) {
 			continue
 		}
 		res, err := c.resourceFor(mapper, dyn, m.obj)
 		if err != nil {
 			return changes, err
 		}
-		ch := Change{Object: m.obj.GetKind() + " " + m.obj.GetName(), Action: Deleted}
+		ch := Change{Object: object, Action: Deleted}
 		err = res.Delete(ctx, m.obj.GetName(), metav1.DeleteOptions{})
 		switch {
 		case apierrors.IsNotFound(err):

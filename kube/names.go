@@ -34,19 +34,23 @@ const (
 	KubeconfigField        = "kubeconfig"
 	ControlPlaneIdentity   = "controlplane-"
 
-	RemoteControlPlaneClusterRole   = "liqo-remote-controlplane"
-	RemoteClusterWideClusterRole    = "liqo-virtual-kubelet-remote-clusterwide"
-	RemoteControlPlaneRoleSelector  = "app.kubernetes.io/name=remote-controlplane"
-	RemoteClusterWideRoleSelector   = "app.kubernetes.io/name=virtual-kubelet-remote-clusterwide"
-	ClusterRoleBindingPrefix        = "liqo-binding-"
-	KubeAPIServerClientSignerName   = "kubernetes.io/kube-apiserver-client"
-	LiqoOrganization                = "liqo.io"
-	ManagedByLabel                  = "app.kubernetes.io/managed-by"
-	ManagedByValue                  = "liqo-auth-tui"
-	PartOfLabel                     = "app.kubernetes.io/part-of"
-	PartOfValue                     = "liqo"
-	LiqoForeignClusterCRDName       = "foreignclusters.core.liqo.io"
-	ControllerLeaseName             = "liqo-auth-controller"
+	RemoteControlPlaneClusterRole  = "liqo-remote-controlplane"
+	RemoteClusterWideClusterRole   = "liqo-virtual-kubelet-remote-clusterwide"
+	RemoteControlPlaneRoleSelector = "app.kubernetes.io/name=remote-controlplane"
+	RemoteClusterWideRoleSelector  = "app.kubernetes.io/name=virtual-kubelet-remote-clusterwide"
+	ClusterRoleBindingPrefix       = "liqo-binding-"
+	KubeAPIServerClientSignerName  = "kubernetes.io/kube-apiserver-client"
+	LiqoOrganization               = "liqo.io"
+	ManagedByLabel                 = "app.kubernetes.io/managed-by"
+	ManagedByValue                 = "liqo-auth-tui"
+	PartOfLabel                    = "app.kubernetes.io/part-of"
+	PartOfValue                    = "liqo"
+	LiqoForeignClusterCRDName      = "foreignclusters.core.liqo.io"
+	ControllerLeaseName            = "liqo-auth-controller"
+	// InProcessLeasePrefix + a role ("provider", "consumer") is the Lease
+	// in-process runs of that role hold (the wizard's, a command's): the
+	// in-cluster controller starts its workers only once they handed over.
+	InProcessLeasePrefix            = "liqo-auth-inprocess-"
 	TenantNamespacePodSecurityLevel = "privileged"
 	// LiqoControllerDeployment is Liqo v1's controller-manager: its flags
 	// say what a provider advertises (§6.4), its pods make the key pair.

@@ -326,9 +326,9 @@ func TestAccessibleOffersControllerInstall(t *testing.T) {
 		"(local) Installing the controller on default kubeconfig, context consumer…",
 		" INFO   (local) Deployment liqo-auth-controller created\n",
 		" INFO   (remote) 2 unchanged: Namespace liqo, CustomResourceDefinition tenants.authentication.liqo.io\n",
-		" INFO   (remote) Controller installed (liqo-auth-controller:v1)\n INFO   (remote) Until its Pods run, the wizard still serves this cluster in-process\n",
+		" INFO   (remote) Controller installed (liqo-auth-controller:v1)\n INFO   (remote) Until a Node runs its Pods, the wizard still serves this cluster in-process\n",
 		"✓ (local) controller installed: 3 object(s) created or updated, 2 unchanged",
-		"• controller installed, Pods not up yet: served in-process meanwhile",
+		"• controller installed, no Ready Node runs its Pods yet: served in-process meanwhile",
 		"Quit before the handshake is finished? [y/N]",
 	)
 	if n := strings.Count(strings.Join(f.calls, "\n"), "InstallController"); n != 2 {

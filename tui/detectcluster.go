@@ -73,7 +73,7 @@ func (d *detectScreen) clusterView(b *strings.Builder, width int, label string, 
 		case info.Controller:
 			served = "no Liqo · liqo-auth controller running in the cluster"
 		case installed:
-			served = "controller installed, Pods not up yet: served in-process meanwhile"
+			served = "controller installed, no Ready Node runs its Pods yet: served in-process meanwhile"
 		}
 		line(styleSubtle.Render(iconInfo + " " + served))
 	}

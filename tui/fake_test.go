@@ -197,8 +197,9 @@ func (f *fakeBackend) InstallController(_ context.Context, c ClusterRef, image s
 	sink(handshake.Event{Kind: handshake.Note, Scope: handshake.Local, Message: fmt.Sprintf("%d unchanged: %s", len(unchanged), strings.Join(unchanged, ", "))})
 	ev.Kind, ev.Message = handshake.StepDone, "Controller installed ("+image[strings.LastIndex(image, "/")+1:]+")"
 	sink(ev)
-	// The Pods do not run yet: the probe still finds no controller.
-	return &InstallResult{Image: image, Changed: installChanges, Unchanged: unchanged}, nil
+	// As on a cluster without a Ready Node: the Pods do not run, the
+	// probe still finds no controller.
+	return &InstallResult{Image: image, Changed: installChanges, Unchanged: unchanged, NoReadyNode: true}, nil
 }
 
 func (f *fakeBackend) Peers(_ context.Context, c ClusterRef, role handshake.Role) ([]Peer, error) {

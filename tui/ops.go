@@ -144,7 +144,9 @@ func opInstallController(s *session, sides []handshake.Scope) operation {
 				if err != nil {
 					return nil, err
 				}
-				sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: "Until its Pods run, the wizard still serves this cluster in-process"})
+				if res.NoReadyNode {
+					sink(handshake.Event{Kind: handshake.Note, Scope: side, Message: "Until a Node runs its Pods, the wizard still serves this cluster in-process"})
+				}
 				return res, nil
 			},
 			Apply: func(s *session, v any) {
@@ -152,8 +154,14 @@ func opInstallController(s *session, sides []handshake.Scope) operation {
 				s.installed[ref] = res.Image
 				// The cluster's line on the detect screen says it is served
 				// in-process until the Pods run.
-				s.notes = append(s.notes, fmt.Sprintf("%s (%s) controller installed: %d object(s) created or updated, %d unchanged",
-					iconDone, side, len(res.Changed), len(res.Unchanged)))
+				// Without a Ready Node, the cluster's line says it is served
+				// in-process meanwhile.
+				served := ""
+				if res.ServedBy != "" {
+					served = "; serving from Pod " + res.ServedBy
+				}
+				s.notes = append(s.notes, fmt.Sprintf("%s (%s) controller installed: %d object(s) created or updated, %d unchanged%s",
+					iconDone, side, len(res.Changed), len(res.Unchanged), served))
 			},
 		})
 	}

@@ -505,7 +505,7 @@ func TestDetectOffersControllerInstall(t *testing.T) {
 	// The run screen stays on what changed until enter.
 	h.mustSee("Deployment liqo-auth-controller created", "2 unchanged: Namespace liqo, CustomResourceDefinition tenants.authentication.liqo.io",
 		"✓ (local) Controller installed (liqo-auth-controller:v1)",
-		"Until its Pods run, the wizard still serves this cluster in-process", "Press enter to continue", "enter continue",
+		"Until a Node runs its Pods, the wizard still serves this cluster in-process", "Press enter to continue", "enter continue",
 		"install controller --image example.com/liqo-auth-controller:v1 --context provider")
 	if !r.finished {
 		t.Fatal("the install did not finish")
@@ -526,7 +526,7 @@ func TestDetectOffersControllerInstall(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	h.key("enter")
 	d = screenIs[*detectScreen](t, h)
-	h.mustSee("controller installed, Pods not up yet: served in-process meanwhile",
+	h.mustSee("controller installed, no Ready Node runs its Pods yet: served in-process meanwhile",
 		"(local) controller installed: 3 object(s) created or updated, 2 unchanged")
 	if d.Keys().(detectKeys).Install.Enabled() {
 		t.Fatal("install offered again for a controller just installed")

@@ -141,7 +141,10 @@ func run(ctx context.Context, o options) error {
 func controllerOptions(o options) (controller.Options, error) {
 	copts := controller.Options{Provider: o.provider, Consumer: o.consumer, Workers: o.workers,
 		APIServerOverride: o.apiServerOverride, TrustedCA: o.trustedCA, AdvertiseNodeAddress: o.kubeconfig == "",
-		DefaultNodeResources: o.defaultNodeResources.list}
+		DefaultNodeResources: o.defaultNodeResources.list,
+		// A wizard that served the cluster until these Pods ran hands over
+		// first: never two runners at once.
+		WaitForInProcess: true}
 	var err error
 	switch {
 	case o.caOverride != "":

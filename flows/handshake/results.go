@@ -41,6 +41,12 @@ type ControllerInstall struct {
 	// Unchanged the ones found as the manifests say ("Namespace liqo").
 	Changed   []string `json:"changed"`
 	Unchanged []string `json:"unchanged"`
+	// ServedBy is the Pod that serves the cluster once the install waited
+	// for it ("liqo-auth-controller-… on node-1"); NoReadyNode says the
+	// cluster has no Ready Node, where the Pods cannot run until one
+	// joins (in-process runs serve it meanwhile). Both empty: not waited.
+	ServedBy    string `json:"servedBy,omitempty"`
+	NoReadyNode bool   `json:"noReadyNode,omitempty"`
 }
 
 // ProviderSlices is what serves a provider, and the copies of one

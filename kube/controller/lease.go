@@ -183,7 +183,9 @@ func (s *Starting) Wait(ctx context.Context) (*Started, error) {
 	case <-s.m.Synced():
 		return s.run, nil
 	case <-s.run.done:
-		if err := s.run.Err(); err != nil {
+		if err := s.run.Err(); errors.Is(err, ErrHandedOver) {
+			return s.run, nil // served by the in-cluster controller (Err tells)
+		} else if err != nil {
 			return nil, err
 		}
 		return nil, errors.New("controller: the controllers stopped before they synced")
@@ -253,7 +255,7 @@ func leadOnce(ctx context.Context, lock resourcelock.Interface, name string, tim
 					defer onLeading(false)
 				}
 				err := m.Run(runCtx)
-				if err != nil {
+				if err != nil && !errors.Is(err, ErrHandedOver) {
 					klog.FromContext(ctx).Error(err, "Controllers stopped", "lease", name)
 				}
 				mu.Lock()

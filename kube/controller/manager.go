@@ -67,6 +67,13 @@ type Options struct {
 	// --default-node-resources); nil = Liqo's chart default
 	// (DefaultNodeResources), empty = nothing.
 	DefaultNodeResources corev1.ResourceList
+	// YieldToController: an in-process run (the wizard's, a command's),
+	// which stops its workers, and Run returns ErrHandedOver, once the
+	// in-cluster controller holds its Lease (handover.go).
+	YieldToController bool
+	// WaitForInProcess: the in-cluster controller, which starts its
+	// workers only once no in-process run of its roles holds its Lease.
+	WaitForInProcess bool
 }
 
 func (o Options) withDefaults() Options {
@@ -198,6 +205,22 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.syncedOnce.Do(func() { close(m.synced) })
 	logger.V(1).Info("Controllers synced", "cluster", m.c.Server, "provider", m.o.Provider, "consumer", m.o.Consumer)
 
+	// The caches are synced: a hand-over from or to an in-process run is
+	// decided now, before any worker writes.
+	if m.o.WaitForInProcess {
+		if err := m.waitInProcessDone(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+	if m.o.YieldToController {
+		var handedOver bool
+		if ctx, handedOver = m.yieldToController(ctx); handedOver {
+			return ErrHandedOver
+		}
+	}
 	var workers sync.WaitGroup
 	for _, l := range r.loops {
 		l.run(ctx, m.o.Workers, &workers)
@@ -205,6 +228,9 @@ func (m *Manager) Run(ctx context.Context) error {
 	<-ctx.Done()
 	r.shutDownQueues()
 	workers.Wait()
+	if errors.Is(context.Cause(ctx), ErrHandedOver) {
+		return ErrHandedOver
+	}
 	return nil
 }
 

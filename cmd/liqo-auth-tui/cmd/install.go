@@ -12,6 +12,8 @@ import (
 type InstallOptions struct {
 	*Options
 	Image string
+	// Wait for the controller's Pods (--wait, the default).
+	Wait bool
 }
 
 func newInstallCommand(o *Options) *cobra.Command {
@@ -27,6 +29,7 @@ controller (ServiceAccount, least-privilege RBAC, a 2-replica Deployment) in the
 		RunE: func(cmd *cobra.Command, _ []string) error { return opts.Install(cmd.Context()) },
 	}
 	ic.Flags().StringVar(&opts.Image, "image", flows.ControllerImage, "controller image")
+	ic.Flags().BoolVar(&opts.Wait, "wait", true, "wait for a Ready Pod of the controller to hold its Lease (a cluster without a Ready Node is not waited for)")
 	install.AddCommand(ic)
 	return install
 }
@@ -39,6 +42,6 @@ func (o *InstallOptions) Install(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = flows.InstallController(ctx, c, o.Image, o.Printer.sink)
+	_, err = flows.InstallController(ctx, c, flows.InstallControllerOptions{Image: o.Image, NoWait: !o.Wait}, o.Printer.sink)
 	return err
 }

@@ -112,7 +112,7 @@ func (b *Backend) InstallController(ctx context.Context, ref tui.ClusterRef, ima
 	if err != nil {
 		return nil, err
 	}
-	res, err := flows.InstallController(ctx, c, image, sink)
+	res, err := flows.InstallController(ctx, c, flows.InstallControllerOptions{Image: image}, sink)
 	return res, explainErr(err)
 }
 

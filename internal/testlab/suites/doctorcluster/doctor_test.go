@@ -231,7 +231,7 @@ func TestControllerNotRunning(t *testing.T) {
 		"no controller serves this cluster: no Deployment liqo-dc-noctl/liqo-auth-controller and nobody holds the Lease liqo-dc-noctl/liqo-auth-controller",
 		"the wizard runs one in-process only while it runs")
 
-	_, err := flows.InstallController(ctx, c, "", nil)
+	_, err := flows.InstallController(ctx, c, flows.InstallControllerOptions{}, nil)
 	require.NoError(t, err)
 	failedWith(t, checkOf(t, diagnose(t, c, nil, time.Time{}), "controller-running", handshake.Local),
 		"kubectl -n liqo-dc-noctl describe pods -l app.kubernetes.io/name=liqo-auth-controller && kubectl -n liqo-dc-noctl logs deployment/liqo-auth-controller",
