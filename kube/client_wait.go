@@ -142,12 +142,13 @@ func newObject[T runtime.Object]() runtime.Object {
 	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(runtime.Object)
 }
 
-// WaitForDeletion watches lw (narrowed to one object) until that object is
-// gone, or returns immediately when it does not exist.
+// WaitForDeletion watches lw (one object, or those of a selector) until
+// none is left, or returns immediately when there is none.
 func WaitForDeletion(ctx context.Context, lw cache.ListerWatcher, objType runtime.Object, what string) error {
+	var store cache.Store // the informer's: updated before each event is told
 	_, err := watchtools.UntilWithSync(ctx, lw, objType,
-		func(store cache.Store) (bool, error) { return len(store.List()) == 0, nil },
-		func(e watch.Event) (bool, error) { return e.Type == watch.Deleted, nil })
+		func(s cache.Store) (bool, error) { store = s; return len(s.List()) == 0, nil },
+		func(watch.Event) (bool, error) { return len(store.List()) == 0, nil })
 	if err != nil && outOfTime(ctx, err) {
 		return fmt.Errorf("%w: %s", ErrWaitTimeout, what)
 	}
