@@ -77,7 +77,7 @@ func InstallController(ctx context.Context, c *kube.Cluster, o InstallController
 		Run: func(ctx context.Context) (err error) {
 			if !o.NoWait {
 				if previous, err = c.InstalledControllerImage(ctx); err != nil {
-					return Reached(c, err)
+					return &ControllerInstallError{Err: Reached(c, err)}
 				}
 			}
 			changes, err = c.InstallController(ctx, image)

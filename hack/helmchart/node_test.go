@@ -40,8 +40,9 @@ import (
 // Ready through the kubelet's probes, with its ServiceAccount's in-cluster
 // config. Scaled to two replicas, it survives the deletion of the leader's
 // Pod in the middle of a burst of Tenants: the other replica takes over and
-// every Tenant gets its certificate, from one CSR each. Uninstalled, it
-// leaves none of its objects.
+// every Tenant gets its certificate, from one CSR each. A Pod scrapes
+// /metrics through the chart's metrics Service and at both replicas.
+// Uninstalled, it leaves none of its objects.
 func TestControllerRunsAsPodsOnANode(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
@@ -49,6 +50,8 @@ func TestControllerRunsAsPodsOnANode(t *testing.T) {
 	c, err := lab.StartCluster(ctx, "helm-node", lab.Options{Nodes: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, c.Stop()) })
+	scraper := make(chan error, 1)
+	go func() { scraper <- loadScraper(ctx, c.Node) }()
 	require.NoError(t, labimage.LoadController(ctx, c.Node))
 	admin, err := kube.NewCluster(c.Config, testNamespace)
 	require.NoError(t, err)
@@ -56,7 +59,7 @@ func TestControllerRunsAsPodsOnANode(t *testing.T) {
 
 	install := action.NewInstall(cfg)
 	install.ReleaseName, install.Namespace, install.CreateNamespace = testRelease, testNamespace, true
-	imageValues := fmt.Sprintf("image: {tag: %s, pullPolicy: Never}\n", labimage.Version)
+	imageValues := fmt.Sprintf("image: {tag: %s, pullPolicy: Never}\nmetrics: {service: {enabled: true}}\n", labimage.Version)
 	rel, err := install.RunWithContext(ctx, loadChart(t), values(t, imageValues+"replicaCount: 1\n"))
 	require.NoError(t, err)
 	pods := waitDeploymentReady(t, ctx, admin, 1)
@@ -115,6 +118,10 @@ func TestControllerRunsAsPodsOnANode(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, string(csrs.WaitCertificate(ctx, names[0])), string(got.Status.AuthParams.SignedCRT), "certificate of %s", id)
 	}
+
+	// /metrics from inside the cluster: a Pod scrapes the Service and both replicas.
+	require.NoError(t, <-scraper)
+	assertScraped(t, scrapeFromPod(t, ctx, admin, 2))
 
 	objs := onServer(t, ctx, c, admin.Kube, rel)
 	uninstall := action.NewUninstall(cfg)

@@ -20,6 +20,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labimage"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labpod"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqov1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -112,7 +113,6 @@ func whoAmIFromPod(t *testing.T, ctx context.Context, c *kube.Cluster, s *corev1
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "whoami-" + s.Name, Namespace: s.Namespace},
 		Spec: corev1.PodSpec{
-			RestartPolicy:                corev1.RestartPolicyNever,
 			AutomountServiceAccountToken: ptr.To(false),
 			Containers: []corev1.Container{{
 				Name: "whoami", Image: whoamiImage, ImagePullPolicy: corev1.PullNever,
@@ -122,19 +122,10 @@ func whoAmIFromPod(t *testing.T, ctx context.Context, c *kube.Cluster, s *corev1
 			Volumes: []corev1.Volume{{Name: "kubeconfig", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: s.Name}}}},
 		},
 	}
-	pods := c.Kube.CoreV1().Pods(s.Namespace)
-	_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	msg, _, err := labpod.Run(ctx, c, pod)
 	require.NoError(t, err)
-	done, err := kube.WaitFor(ctx, kube.ListWatch(pods.List, pods.Watch, kube.ByName(pod.Name)), "lab-whoami's Pod to end",
-		func(p *corev1.Pod) (bool, error) {
-			return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed, nil
-		})
-	require.NoError(t, err)
-	require.Len(t, done.Status.ContainerStatuses, 1)
-	term := done.Status.ContainerStatuses[0].State.Terminated
-	require.NotNil(t, term, "lab-whoami ended")
 	var r whoAmIReport
-	require.NoError(t, json.Unmarshal([]byte(term.Message), &r), "lab-whoami's report: %q", term.Message)
+	require.NoError(t, json.Unmarshal([]byte(msg), &r), "lab-whoami's report: %q", msg)
 	require.Empty(t, r.Error, "the kubeconfig works from the consumer's Pod")
 	return r
 }
