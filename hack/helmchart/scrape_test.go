@@ -78,7 +78,7 @@ func scrapeFromPod(t *testing.T, ctx context.Context, admin *kube.Cluster, repli
 		ObjectMeta: metav1.ObjectMeta{Name: "scrape-metrics", Namespace: testNamespace},
 		Spec: corev1.PodSpec{
 			AutomountServiceAccountToken: ptr.To(false),
-			Containers: []corev1.Container{{Name: "scrape", Image: scrapeImage, ImagePullPolicy: corev1.PullNever, Args: urls}},
+			Containers:                   []corev1.Container{{Name: "scrape", Image: scrapeImage, ImagePullPolicy: corev1.PullNever, Args: urls}},
 		},
 	}
 	msg, code, err := labpod.Run(ctx, admin, pod)
