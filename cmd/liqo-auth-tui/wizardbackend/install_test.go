@@ -32,6 +32,8 @@ func TestWizardBackendInstallsController(t *testing.T) {
 	assert.Contains(t, res.Changed, "Namespace "+ns+" created")
 	assert.Contains(t, res.Changed, "ServiceAccount liqo-auth-controller created")
 	assert.Contains(t, res.Changed, "Deployment liqo-auth-controller created")
+	assert.True(t, res.NoReadyNode, "a bare control plane: the Pods are not waited for")
+	assert.Empty(t, res.ServedBy)
 
 	c, err := kube.Connect(kube.KubeconfigOptions{Path: ref.Kubeconfig, LiqoNamespace: ns})
 	require.NoError(t, err)
