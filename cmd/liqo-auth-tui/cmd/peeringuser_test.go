@@ -238,7 +238,7 @@ func TestPeeringUserNeedsAControllerOnTheProvider(t *testing.T) {
 	assert.Equal(t, cmd.ExitFailure, code, errOut)
 	lines = errorLines(errOut)
 	require.Len(t, lines, 1, errOut)
-	assert.Contains(t, lines[0], "may not create leases.coordination.k8s.io in namespace liqo-puc-provider: no controller serves the provider side")
+	assert.Contains(t, lines[0], "may not list leases.coordination.k8s.io in namespace liqo-puc-provider: no controller serves the provider side")
 	assert.Contains(t, lines[0], "liqo-auth-tui install controller")
 }
 
