@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
@@ -73,4 +74,65 @@ func warnIfLoopback(ctx context.Context, provider *kube.Cluster, consumerID stri
 	if line := LoopbackWarning(provider, a); line != "" {
 		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonLoopbackAPIServer, Message: line})
 	}
+}
+
+// Reasons of the events the check from the consumer's Pods gives.
+const (
+	ReasonReachableFromPods   = "ReachableFromPods"
+	ReasonReachFromPodsUnsure = "ReachFromPodsNotChecked"
+)
+
+// PodReach is what a Pod of the consumer saw dialling an address.
+type PodReach = kube.PodReach
+
+// CheckFromConsumerPods dials apiServer from a short-lived Pod of the
+// consumer (kube.CheckReachFromPods), of the consumer's controller image
+// when it has one installed, else the default one. A proxy URL that holds
+// credentials is not put in a Pod's arguments: not checked.
+func CheckFromConsumerPods(ctx context.Context, consumer *kube.Cluster, apiServer string, ca []byte, proxyURL string) (PodReach, error) {
+	if u, err := kube.ParseProxyURL(proxyURL); err == nil && u != nil && u.User != nil {
+		return PodReach{Why: "the proxy URL holds credentials, which are not put in a Pod's arguments"}, nil
+	}
+	image, err := consumer.InstalledControllerImage(ctx)
+	if err != nil || image == "" {
+		image = ControllerImage
+	}
+	return consumer.CheckReachFromPods(ctx, image, apiServer, ca, proxyURL)
+}
+
+// UnreachableFromPodsError is an advertised API server the consumer's
+// Pods do not reach, though this machine may: Liqo's components on the
+// consumer would fail with its kubeconfig Secret.
+type UnreachableFromPodsError struct {
+	APIServer string
+	Reach     PodReach
+}
+
+func (e *UnreachableFromPodsError) Error() string {
+	return fmt.Sprintf("the consumer's Pods cannot reach %s, the API server the provider advertises (%s; checked from Pod %s on Node %s): "+
+		"pass --api-server-override with an address they reach, or --skip-pod-reach-check if they will reach it before the peering is used",
+		e.APIServer, e.Reach.Why, e.Reach.Pod, e.Reach.Node)
+}
+
+// checkFromConsumerPods is the one rule of the flows: an address the
+// consumer's Pods do not reach refuses the flow before its next write
+// (*UnreachableFromPodsError); one they reach is said as a note; a check
+// that could not run is a Warning, except on a cluster without Nodes,
+// where no Pod's view can differ from this machine's.
+func checkFromConsumerPods(ctx context.Context, consumer *kube.Cluster, apiServer string, ca []byte, proxyURL string, sink handshake.Sink, scope handshake.Scope) error {
+	r, err := CheckFromConsumerPods(ctx, consumer, apiServer, ca, proxyURL)
+	switch {
+	case err != nil:
+		return err
+	case r.Checked && !r.Reachable:
+		return &UnreachableFromPodsError{APIServer: apiServer, Reach: r}
+	case sink == nil || r.NoNode:
+	case r.Checked:
+		sink(handshake.Event{Kind: handshake.Note, Scope: scope, Reason: ReasonReachableFromPods,
+			Message: fmt.Sprintf("the consumer's Pods reach %s (checked from Pod %s on Node %s)", apiServer, r.Pod, r.Node)})
+	default:
+		sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonReachFromPodsUnsure,
+			Message: fmt.Sprintf("%s not checked from the consumer's Pods: %s", apiServer, r.Why)})
+	}
+	return nil
 }

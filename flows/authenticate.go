@@ -29,6 +29,9 @@ type AuthenticateOptions struct {
 	// StepTimeout bounds each wait (0 = only the context).
 	StepTimeout time.Duration
 	Engine      EngineOptions
+	// SkipPodReachCheck: the advertised API server is not dialled from a
+	// Pod of the consumer before the first write (checkFromConsumerPods).
+	SkipPodReachCheck bool
 }
 
 // Result is what a completed handshake produced; its JSON is what
@@ -142,6 +145,19 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 					warnIfLoopback(ctx, provider, res.ConsumerID, o.Engine, sink, handshake.Remote)
 					return nil
 				})
+				if !o.SkipPodReachCheck {
+					g.Go(func() (err error) {
+						defer kube.RecoverAsError(&err, "checking the advertised API server from the consumer's Pods")
+						a, err := AdvertisedOrFixed(ctx, provider, res.ConsumerID, o.Engine)
+						if err != nil {
+							return nil // the provider's checks above say what is wrong
+						}
+						if err := checkFromConsumerPods(ctx, consumer, a.APIServer, a.CA, o.ProxyURL, sink, handshake.Local); err != nil {
+							return fmt.Errorf("(local) %w", err)
+						}
+						return nil
+					})
+				}
 				if err := g.Wait(); err != nil {
 					return err
 				}

@@ -32,6 +32,9 @@ type ConsumerOptions struct {
 	// provider's CA (of its API server's certificate when the Identity
 	// carries no CA): ApplyIdentity refuses an Identity that is not it.
 	ProviderFingerprint string
+	// SkipPodReachCheck: ApplyIdentity does not dial the advertised API
+	// server from a Pod of the consumer (checkFromConsumerPods).
+	SkipPodReachCheck bool
 }
 
 // GenerateTenant signs the provider's nonce with the consumer's key and
@@ -261,6 +264,11 @@ func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Ident
 	}
 	// From here, not from the cluster: a warning, not a refusal.
 	warnIfUnreachable(ctx, placed.Spec.AuthParams, sink, handshake.Local)
+	if p := placed.Spec.AuthParams; !o.SkipPodReachCheck && p.AWSConfig == nil {
+		if err := checkFromConsumerPods(ctx, o.Consumer, p.APIServer, p.CA, p.ProxyURL, sink, handshake.Local); err != nil {
+			return nil, err
+		}
+	}
 	var eng engines
 	defer eng.stop()
 	var ns *corev1.Namespace

@@ -25,6 +25,12 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == kube.ReachCheckMode {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := checkReach(ctx, os.Args[2:], os.Stdout)
+		stop()
+		os.Exit(code)
+	}
 	o, done, err := parseFlags(os.Args[1:], os.Stdout)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\nRun '%s --help' for usage.\n", name, err, name)

@@ -62,11 +62,19 @@ func kubeconfigChecks(ctx context.Context, d *run, p *pair) []Check {
 	switch {
 	case err == nil:
 	case errors.As(err, &reach) && reach.Class == kube.FailureUnauthorized:
-		return []Check{in(reachablePassed(remote)), in(unauthorizedCheck(ctx, d, p, cfg))}
+		out := []Check{in(reachablePassed(remote))}
+		if c, ok := podReachCheck(ctx, p, cfg, s.Data[kube.KubeconfigField]); ok {
+			out = append(out, in(c))
+		}
+		return append(out, in(unauthorizedCheck(ctx, d, p, cfg)))
 	default:
 		return []Check{in(unreachableCheck(p, remote, err))}
 	}
-	out := []Check{in(reachablePassed(remote)), in(passed(acceptedID, "kubeconfig accepted by the provider", "authenticated as "+user))}
+	out := []Check{in(reachablePassed(remote))}
+	if c, ok := podReachCheck(ctx, p, cfg, s.Data[kube.KubeconfigField]); ok {
+		out = append(out, in(c))
+	}
+	out = append(out, in(passed(acceptedID, "kubeconfig accepted by the provider", "authenticated as "+user)))
 	if c, ok := permissionsCheck(ctx, d, p, cfg, ns); ok {
 		out = append(out, c)
 	}

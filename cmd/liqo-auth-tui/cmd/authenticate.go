@@ -26,6 +26,8 @@ type AuthenticateOptions struct {
 	Yes bool
 	// Output prints the result on stdout (yaml or json).
 	Output string
+	// SkipPodReachCheck: see addPodReachFlag.
+	SkipPodReachCheck bool
 }
 
 func newAuthenticateCommand(o *Options) *cobra.Command {
@@ -50,6 +52,7 @@ by controllers run in-process for the command's duration.`,
 	addLiqo0xFlags(cmd.Flags(), &opts.Liqo0x, true)
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask, in a terminal, whether the consumer and the provider are the right way round")
 	addResultOutputFlag(cmd.Flags(), &opts.Output)
+	addPodReachFlag(cmd, &opts.SkipPodReachCheck)
 	return cmd
 }
 
@@ -95,6 +98,7 @@ func (o *AuthenticateOptions) authenticate(ctx context.Context) (any, error) {
 	}
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{
 		Consumer: consumer, Provider: provider, ProxyURL: proxyURL, StepTimeout: o.StepTimeout, Engine: engine,
+		SkipPodReachCheck: o.SkipPodReachCheck,
 	}, o.Printer.sink)
 	if err != nil {
 		return nil, err

@@ -36,9 +36,16 @@ func addInProcessFlag(cmd *cobra.Command, f *EngineFlags) {
 
 // addAdvertiseFlags: what the provider tells a consumer to reach it at.
 func addAdvertiseFlags(cmd *cobra.Command, f *EngineFlags) {
-	cmd.Flags().StringVar(&f.APIServerOverride, "api-server-override", "", "provider API server URL advertised to the consumer (default: the one in the provider's kubeconfig)")
+	cmd.Flags().StringVar(&f.APIServerOverride, "api-server-override", "", "provider API server URL advertised to the consumer (default: a control-plane Node's address on 6443, as Liqo does; without Node, the provider kubeconfig's server)")
 	cmd.Flags().StringVar(&f.CAFile, "ca-override-file", "", "provider CA bundle advertised to the consumer (default: the one in the provider's kubeconfig)")
 	cmd.Flags().BoolVar(&f.TrustedCA, "trusted-ca", false, "advertise no CA to the consumer: the provider API server's certificate is publicly trusted (--ca-override-file still wins)")
+}
+
+// addPodReachFlag: the commands that give the consumer an Identity dial
+// the advertised API server from one of its Pods first, and refuse an
+// address they do not reach.
+func addPodReachFlag(cmd *cobra.Command, skip *bool) {
+	cmd.Flags().BoolVar(skip, "skip-pod-reach-check", false, "do not check, from a short-lived Pod of the consumer, that its Pods reach the provider's advertised API server")
 }
 
 func (f EngineFlags) options() (flows.EngineOptions, error) {

@@ -84,6 +84,8 @@ type ApplyIdentityOptions struct {
 	Engine      EngineFlags
 	// ProviderFingerprint pins the provider's CA (`info` there shows it).
 	ProviderFingerprint string
+	// SkipPodReachCheck: see addPodReachFlag.
+	SkipPodReachCheck bool
 	// providerID, when set (--batch --remote-cluster-id), is the provider
 	// the Identity must come from.
 	providerID string
@@ -103,6 +105,7 @@ func newApplyIdentityCommand(o *Options) *cobra.Command {
 	addOutputFlag(cmd, &opts.Output)
 	addEngineFlags(cmd, &opts.Engine)
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", time.Minute, "how long each wait may take")
+	addPodReachFlag(cmd, &opts.SkipPodReachCheck)
 	return cmd
 }
 
@@ -139,7 +142,7 @@ func (o *ApplyIdentityOptions) apply(ctx context.Context, consumer *flows.Cluste
 		return fmt.Errorf("the Identity is from provider %s, not from --remote-cluster-id %s: pass the Identity of %s", id.Spec.ClusterID, o.providerID, o.providerID)
 	}
 	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: consumer, ProviderID: id.Spec.ClusterID, StepTimeout: o.StepTimeout, Engine: engine,
-		ProviderFingerprint: pin}, id, o.Printer.sink)
+		ProviderFingerprint: pin, SkipPodReachCheck: o.SkipPodReachCheck}, id, o.Printer.sink)
 	if err != nil {
 		return err // a refusal is the one line: no code for what was not applied
 	}

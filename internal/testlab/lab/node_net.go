@@ -99,7 +99,11 @@ func (n *nodeNet) create() error {
 		{"-n", n.NetNS, "link", "set", "lo", "up"},
 		{"-n", n.NetNS, "addr", "add", n.NodeIP + "/30", "dev", "eth0"},
 		{"-n", n.NetNS, "link", "set", "eth0", "up"},
-		{"-n", n.NetNS, "route", "add", "default", "via", n.HostIP},
+		// Only the lab's networks, through the host: anything else (a
+		// registry, a resolver) fails at once, as on an air-gapped Node,
+		// instead of hanging until a timeout.
+		{"-n", n.NetNS, "route", "add", nodeLinkPrefix + "0.0/16", "via", n.HostIP},
+		{"-n", n.NetNS, "route", "add", podCIDRPrefix + "0.0/16", "via", n.HostIP},
 		// The host reaches the Pods as a flat network would.
 		{"route", "add", n.PodCIDR, "via", n.NodeIP},
 	}
