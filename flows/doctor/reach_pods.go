@@ -49,4 +49,3 @@ func kubeconfigProxyURL(kubeconfig []byte) string {
 	}
 	return ""
 }
-
