@@ -158,6 +158,7 @@ func usage(w io.Writer, groups cliflag.NamedFlagSets) {
 	fmt.Fprintf(w, "%s runs Liqo's authentication reconcilers (provider and consumer sides) in a\n", name)
 	fmt.Fprintf(w, "cluster, under leader election, with health, readiness and Prometheus metrics endpoints.\n\n")
 	fmt.Fprintf(w, "Usage:\n  %s [flags]\n", name)
+	fmt.Fprintf(w, "  %s %s --api-server=URL [--ca=<base64 PEM>] [--proxy-url=URL]   dial once, report, exit (the reach check's Pods)\n", name, kube.ReachCheckMode)
 	// Not cliflag.PrintSections: to align all sections alike, it puts
 	// every description on its own line.
 	for _, g := range groups.Order {
