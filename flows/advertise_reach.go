@@ -109,9 +109,14 @@ type UnreachableFromPodsError struct {
 }
 
 func (e *UnreachableFromPodsError) Error() string {
-	return fmt.Sprintf("the consumer's Pods cannot reach %s, the API server the provider advertises (%s; checked from Pod %s on Node %s): "+
-		"pass --api-server-override with an address they reach, or --skip-pod-reach-check if they will reach it before the peering is used",
-		e.APIServer, e.Reach.Why, e.Reach.Pod, e.Reach.Node)
+	return fmt.Sprintf("the consumer's Pods cannot reach %s, the API server the provider advertises (%s; checked from Pod %s on Node %s)",
+		e.APIServer, e.Reach.Why, e.Reach.Pod, e.Reach.Node) + hintSeparator + e.Hint()
+}
+
+// Hint is what to do: the wizard shows it apart (Explain).
+func (e *UnreachableFromPodsError) Hint() string {
+	return "pass --api-server-override with an address they reach (in the wizard: e on the address it shows), " +
+		"or --skip-pod-reach-check if they will reach it before the peering is used"
 }
 
 // checkFromConsumerPods is the one rule of the flows: an address the

@@ -85,7 +85,7 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 		}
 		// --batch asks nothing: the pair is named on the first line.
 		a := &AuthenticateOptions{Options: o.Options, Remote: s.Remote, Engine: s.Engine, Proxy: s.Proxy, StepTimeout: o.Timeout, Liqo0x: o.Liqo0xSession.Liqo0xFlags,
-			Yes: true}
+			Yes: true, SkipPodReachCheck: s.SkipPodReachCheck}
 		res, err := a.authenticate(ctx)
 		if err == nil && o.BatchSlice.Name != "" {
 			err = o.requestSlice(ctx)
@@ -169,6 +169,7 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 	}
 	if s.IdentityFile != "" {
 		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout, providerID: s.RemoteClusterID,
+			SkipPodReachCheck: s.SkipPodReachCheck,
 			ProviderFingerprint: s.ProviderFingerprint}
 		if err := apply.apply(ctx, consumer); err != nil || o.BatchSlice.Name == "" {
 			return err

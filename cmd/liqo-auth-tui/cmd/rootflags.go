@@ -20,6 +20,8 @@ type SessionFlags struct {
 	Proxy                                    ProxyFlags
 	// Output: --batch with both kubeconfigs prints its result on stdout.
 	Output string
+	// SkipPodReachCheck: see addPodReachFlag.
+	SkipPodReachCheck bool
 }
 
 func addSessionFlags(root *cobra.Command, f *SessionFlags) {
@@ -40,4 +42,5 @@ func addSessionFlags(root *cobra.Command, f *SessionFlags) {
 	fl.StringVarP(&f.Output, "output", "o", "", "--batch with both kubeconfigs: print the result (or the failure) on stdout as yaml or json; step lines stay on stderr")
 	addEngineFlags(root, &f.Engine)
 	addProxyFlags(root, &f.Proxy, true)
+	addPodReachFlag(root, &f.SkipPodReachCheck)
 }

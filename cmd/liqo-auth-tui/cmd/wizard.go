@@ -70,7 +70,7 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 	opts := tui.Options{
 		// Each step's wait is bounded by --timeout too, so the advice
 		// after a wait that ran out ("raise --timeout") holds here.
-		Backend: wizardbackend.New(o.Timeout, engine).WithProxy(proxyURL),
+		Backend: wizardbackend.New(o.Timeout, engine).WithProxy(proxyURL).WithPodReachCheck(!o.Session.SkipPodReachCheck),
 		Local:   tui.ClusterRef{Kubeconfig: o.Local.Kubeconfig, Context: o.Local.Context, Namespace: o.Local.LiqoNamespace},
 		Remote: tui.ClusterRef{Kubeconfig: sf.Remote.Kubeconfig, Context: sf.Remote.Context, Namespace: sf.Remote.LiqoNamespace,
 			ProxyURL: proxyURL},

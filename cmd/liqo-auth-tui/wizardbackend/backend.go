@@ -22,6 +22,9 @@ type Backend struct {
 	// advertise (spec.proxyURL, §5.2); how the wizard itself reaches a
 	// cluster is its ClusterRef's ProxyURL.
 	proxyURL string
+	// skipPodReachCheck: the flows that give the consumer an Identity do
+	// not dial the advertised address from one of its Pods first.
+	skipPodReachCheck bool
 	// snapshots are what the overview's watches read, for Diagnose
 	// (doctor.go).
 	snapshots snapshots
@@ -42,6 +45,14 @@ func (b *Backend) StepTimeout() time.Duration { return b.stepTimeout }
 // wizard's --proxy-url).
 func (b *Backend) WithProxy(proxyURL string) *Backend {
 	b.proxyURL = proxyURL
+	return b
+}
+
+// WithPodReachCheck says whether the flows dial the advertised address
+// from a Pod of the consumer before they write (the wizard's
+// --skip-pod-reach-check turns it off).
+func (b *Backend) WithPodReachCheck(check bool) *Backend {
+	b.skipPodReachCheck = !check
 	return b
 }
 
@@ -148,7 +159,7 @@ func (b *Backend) Authenticate(ctx context.Context, consumer, provider tui.Clust
 	if err != nil {
 		return nil, err
 	}
-	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: cc, Provider: pc, ProxyURL: b.proxyURL,
+	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: cc, Provider: pc, ProxyURL: b.proxyURL, SkipPodReachCheck: b.skipPodReachCheck,
 		StepTimeout: b.stepTimeout, Engine: b.engine}, sink)
 	if err != nil {
 		return nil, explainErr(err)

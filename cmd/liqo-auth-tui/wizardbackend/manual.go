@@ -135,7 +135,8 @@ func (b *Backend) ApplyIdentity(ctx context.Context, consumer tui.ClusterRef, da
 	if err != nil {
 		return nil, explainErr(err)
 	}
-	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: id.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine}, id, sink)
+	applied, err := flows.ApplyIdentity(ctx, flows.ConsumerOptions{Consumer: c, ProviderID: id.Spec.ClusterID, StepTimeout: b.stepTimeout, Engine: b.engine,
+		SkipPodReachCheck: b.skipPodReachCheck}, id, sink)
 	if err != nil {
 		return nil, explainErr(err)
 	}
