@@ -169,7 +169,7 @@ func (o *BatchOptions) consumerStep(ctx context.Context) error {
 	}
 	if s.IdentityFile != "" {
 		apply := &ApplyIdentityOptions{Options: o.Options, File: s.IdentityFile, Engine: s.Engine, StepTimeout: o.Timeout, providerID: s.RemoteClusterID,
-			SkipPodReachCheck: s.SkipPodReachCheck,
+			SkipPodReachCheck:   s.SkipPodReachCheck,
 			ProviderFingerprint: s.ProviderFingerprint}
 		if err := apply.apply(ctx, consumer); err != nil || o.BatchSlice.Name == "" {
 			return err
