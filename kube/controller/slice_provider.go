@@ -175,14 +175,22 @@ func (r *sliceProvider) tenant(ctx context.Context, consumerID string) (*authv1b
 func (r *sliceProvider) certificate(ctx context.Context, rs *authv1beta1.ResourceSlice, consumerID string) (cert []byte, renewed bool, err error) {
 	now := r.clock()
 	var old []byte
-	if p := rs.Status.AuthParams; p != nil && len(p.SignedCRT) > 0 && certificateFor(p.SignedCRT, rs.Spec.CSR) {
-		old = p.SignedCRT
-		if due, _, err := renewalDue(old, now); err == nil && !due {
-			return old, false, nil
+	// renew: the status certificate, for this CSR or an earlier one, is
+	// due; the cache is skipped and the CSR signed, as Liqo's
+	// EnsureCertificate does with IsRenew.
+	renew := false
+	if p := rs.Status.AuthParams; p != nil && len(p.SignedCRT) > 0 {
+		due, _, err := renewalDue(p.SignedCRT, now)
+		if certificateFor(p.SignedCRT, rs.Spec.CSR) {
+			old = p.SignedCRT
+			if err == nil && !due {
+				return old, false, nil
+			}
 		}
+		renew = err == nil && due
 	}
 	secretName := kube.ResourceSliceCertSecretName(rs.Name)
-	if old == nil {
+	if old == nil && !renew {
 		cert, err = r.c.CachedCertificateIn(ctx, rs.Namespace, secretName, rs.Spec.CSR)
 		if err != nil {
 			return nil, false, err

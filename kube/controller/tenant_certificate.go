@@ -18,17 +18,31 @@ import (
 // certificate of spec.csr, or a new one when there is none or it reached 2/3
 // of its lifetime. It returns when to look again (renewal) and whether the
 // certificate in the status was replaced by a newer one.
+//
+// When the status certificate is due, the cache is skipped and spec.csr
+// signed, whatever CSR the cache holds (Liqo's EnsureCertificate with
+// IsRenew): so a consumer re-installed with new keys under the same
+// cluster ID gets its certificate at the latest at the old one's renewal
+// (before, the cache's CSR mismatch is refused with its fix).
 func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant, status *authv1beta1.TenantStatus) (time.Duration, bool, error) {
 	now := r.clock()
 	var old []byte
+	renew := false
 	if p := status.AuthParams; p != nil && len(p.SignedCRT) > 0 {
 		old = p.SignedCRT
-		if _, _, err := renewalDue(old, now); err != nil {
+		due, _, err := renewalDue(old, now)
+		if err != nil {
 			r.events.warning(ctx, t, ReasonCertificateRenewalCheckFailed, err.Error())
 			return 0, false, err
 		}
+		renew = due
 	}
-	cert, secret, err := r.cachedCertificate(ctx, status.TenantNamespace, t.Spec.CSR, old, now)
+	var cert []byte
+	var secret *corev1.Secret
+	var err error
+	if !renew {
+		cert, secret, err = r.cachedCertificate(ctx, status.TenantNamespace, t.Spec.CSR, old, now)
+	}
 	if err != nil {
 		r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
 		return 0, false, err
@@ -42,7 +56,7 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 		}
 	}
 	if cert == nil {
-		if cert, err = r.issue(ctx, t, status.TenantNamespace, secret); err != nil {
+		if cert, err = r.issue(ctx, t, status.TenantNamespace, secret, renew); err != nil {
 			r.events.warning(ctx, t, ReasonAuthParamsFailed, err.Error())
 			return 0, false, err
 		}
@@ -66,10 +80,11 @@ func (r *tenantReconciler) authParams(ctx context.Context, t *authv1beta1.Tenant
 
 // issue has the Tenant's CSR signed by the cluster's CA (§6.3 steps 2–5)
 // and stores the certificate in the cache Secret: created when there was
-// none (current nil), else updated from current. The wait for the signer
+// none (current nil), else updated from current; on a renewal (replace)
+// written over whatever CSR it held, as Liqo's CreateOrUpdate does. The wait for the signer
 // is served by the shared CSR informer, and the CSR object is deleted with
 // the others of its batch once the certificate is stored.
-func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, namespace string, current *corev1.Secret) (_ []byte, err error) {
+func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, namespace string, current *corev1.Secret, replace bool) (_ []byte, err error) {
 	// written: the certificate is in the cache Secret. An issuance the
 	// stopping run gives up before that leaves its CSR to the next run.
 	written := false
@@ -100,6 +115,8 @@ func (r *tenantReconciler) issue(ctx context.Context, t *authv1beta1.Tenant, nam
 	}
 	var stored *corev1.Secret
 	switch {
+	case replace:
+		_, err = r.c.StoreCertificateIn(ctx, namespace, kube.RemoteCertSecretName, t.Spec.ClusterID, t.Spec.CSR, cert)
 	case current == nil:
 		stored, err = r.c.CreateCertificateSecret(ctx, namespace, t.Spec.ClusterID, t.Spec.CSR, cert)
 	case isCertSkeleton(current): // the cache's: the update starts from the Secret as it is
