@@ -31,6 +31,9 @@ func checkHandshakeObjects(ctx context.Context, d *run, p *pair) []Check {
 	if c, ok := consumerKey(ctx, p); ok {
 		out = append(out, c)
 	}
+	if c, ok := tenantCertificateKey(p); ok {
+		out = append(out, c)
+	}
 	return out
 }
 
