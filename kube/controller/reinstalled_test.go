@@ -43,9 +43,7 @@ func TestReinstalledConsumerIsSignedAtRenewal(t *testing.T) {
 	current, err := p.Liqo.Tenants(ns).Get(ctx, again.id, metav1.GetOptions{})
 	require.NoError(t, err)
 	due := selfSigned(t, first.key, first.id, time.Now().Add(-3*time.Hour), time.Now().Add(time.Hour))
-	current.Status.AuthParams.SignedCRT = due
-	_, err = p.Liqo.Tenants(ns).UpdateStatus(ctx, current, metav1.UpdateOptions{})
-	require.NoError(t, err)
+	setStatusCertificate(t, p, current, due)
 
 	got := waitTenant(t, p, ns, again.id, func(got *authv1beta1.Tenant) bool {
 		if !statusFilled(got) || bytes.Equal(got.Status.AuthParams.SignedCRT, due) {
