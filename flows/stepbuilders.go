@@ -115,15 +115,33 @@ func waitTenantStatusStep(provider *kube.Cluster, sink handshake.Sink, timeout t
 }
 
 // tenantStatusFilled tells whether the provider accepted this version of the
-// Tenant: a status with a certificate for the CSR we sent, and the proxy
-// we sent (§6.4 copies it): a re-run with another --proxy-url must not
-// take the status of the previous one.
+// Tenant: a status with a certificate for the CSR we sent (for its key: a
+// consumer re-installed with new keys must not take the old key's
+// certificate), and the proxy we sent (§6.4 copies it): a re-run with
+// another --proxy-url must not take the status of the previous one.
 func tenantStatusFilled(got, sent *authv1beta1.Tenant) bool {
 	s := got.Status
 	if s.TenantNamespace == "" || s.AuthParams == nil || len(s.AuthParams.SignedCRT) == 0 && s.AuthParams.AWSConfig == nil {
 		return false
 	}
+	if len(s.AuthParams.SignedCRT) > 0 && !certificateForKey(s.AuthParams.SignedCRT, sent.Spec.PublicKey) {
+		return false
+	}
 	return string(got.Spec.CSR) == string(sent.Spec.CSR) && s.AuthParams.ProxyURL == sent.Spec.ProxyURL && advertiseApplied(got)
+}
+
+// certificateForKey tells whether the PEM certificate is for the PEM
+// public key; unreadable ones are not judged here (true).
+func certificateForKey(certPEM, keyPEM []byte) bool {
+	cert, err := authcrypto.ParseCertificatePEM(certPEM)
+	if err != nil {
+		return true
+	}
+	key, err := authcrypto.ParsePublicKeyPEM(keyPEM)
+	if err != nil {
+		return true
+	}
+	return authcrypto.SamePublicKey(cert.PublicKey, key)
 }
 
 func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, providerID func() string, io **authv1beta1.Identity) Step {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -53,6 +54,19 @@ var finalWarnings = map[string]bool{
 
 // IsFinalWarning tells whether a Warning Event with reason fails a wait.
 func IsFinalWarning(reason string) bool { return finalWarnings[reason] }
+
+// finalWarning is IsFinalWarning, and a certificate cache for another CSR
+// (storedCSRMismatch), which no retry fixes before the old certificate is
+// due.
+func finalWarning(reason, message string) bool {
+	return IsFinalWarning(reason) || storedCSRMismatch(reason, message)
+}
+
+// storedCSRMismatch: the provider holds the certificate of another CSR of
+// this consumer (re-installed with new keys under its cluster ID).
+func storedCSRMismatch(reason, message string) bool {
+	return reason == controller.ReasonAuthParamsFailed && strings.Contains(message, kube.ErrStoredCSRMismatch.Error())
+}
 
 // waitWithEvents waits (watching) until cond holds for an object of lw,
 // while also watching the Events of ref: Events are forwarded to sink as
@@ -165,8 +179,8 @@ func (h eventHandler) handle(ev *corev1.Event) bool {
 	warning := ev.Type == corev1.EventTypeWarning
 	var w *WarningError
 	if warning {
-		w = &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason)}
-		if !IsFinalWarning(ev.Reason) {
+		w = &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason, ev.Message)}
+		if !finalWarning(ev.Reason, ev.Message) {
 			// Recorded before the sink shows it: a wait cancelled by
 			// someone who saw this Warning must name it.
 			h.lastTransient.Store(w)
@@ -176,7 +190,7 @@ func (h eventHandler) handle(ev *corev1.Event) bool {
 		h.sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: h.scope, Reason: ev.Reason, Warning: warning, Time: time.Now(),
 			Message: fmt.Sprintf("%s %s: %s", h.ref.Kind, h.ref.Name, ev.Message)})
 	}
-	if w != nil && IsFinalWarning(ev.Reason) {
+	if w != nil && finalWarning(ev.Reason, ev.Message) {
 		h.fail(w)
 		return true
 	}
@@ -184,7 +198,12 @@ func (h eventHandler) handle(ev *corev1.Event) bool {
 }
 
 // hintFor says what to do about a controller Warning.
-func hintFor(reason string) string {
+func hintFor(reason, message string) string {
+	switch {
+	case storedCSRMismatch(reason, message):
+		return "this consumer was re-installed with new keys under its cluster ID: the provider signs its new CSR when its certificate for the old key is due; " +
+			"for now, delete the Secret the message names on the provider (`doctor --fix` there does), then run again"
+	}
 	switch reason {
 	case kube.ReasonSignatureVerificationFailed:
 		return "the Tenant was signed over another nonce or with another key: generate it again on the consumer with the provider's current nonce"

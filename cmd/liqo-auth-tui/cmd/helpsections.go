@@ -43,7 +43,7 @@ var rootFlagSections = []struct {
 	{"Connection Flags:", []string{"kubeconfig", "context", "liqo-namespace",
 		"remote-kubeconfig", "remote-context", "remote-liqo-namespace", "proxy-url", "in-band"}},
 	{"Controller Flags (what runs the handshake, what the provider advertises):", []string{"no-in-process",
-		"api-server-override", "ca-override-file", "trusted-ca"}},
+		"api-server-override", "ca-override-file", "trusted-ca", "skip-pod-reach-check"}},
 	{"Batch Flags (--batch: no terminal):", []string{"batch", "output",
 		"nonce", "nonce-file", "tenant-file", "identity-file", "consumer-fingerprint", "provider-fingerprint",
 		"resource-slice", "cpu", "memory", "pods", "class", "no-virtual-node"}},

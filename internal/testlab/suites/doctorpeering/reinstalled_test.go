@@ -37,6 +37,13 @@ func TestDoctorReinstalledConsumersTenant(t *testing.T) {
 	_, _, err = p.provider.ApplyTenant(ctx, tenant) // the object alone: nothing serves it yet
 	require.NoError(t, err)
 
+	// authenticate does not take the old key's certificate for the new one:
+	// the provider's refusal ends it at once, with what to do.
+	_, err = flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: p.consumer, Provider: p.provider}, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the stored and the provided CSR do not match")
+	assert.Contains(t, flows.Explain(err).Hint, "re-installed with new keys under its cluster ID")
+
 	c := failedCheck(t, p.fromProvider(t, ctx, false), "tenant-certificate-key", handshake.Local)
 	assert.Contains(t, c.Cause, "consumer dp-reinst-cons was re-installed with new keys under its cluster ID")
 	assert.Contains(t, c.Cause, "the provider signs the new CSR when the old certificate is due (at its renewal, ")
