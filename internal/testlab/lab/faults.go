@@ -124,7 +124,48 @@ func (c *Cluster) signalAPIServer(sig syscall.Signal) error {
 	if err := syscall.Kill(p.pid, sig); err != nil {
 		return fmt.Errorf("cluster %s: signalling kube-apiserver (pid %d): %w", c.Name, p.pid, err)
 	}
+	if sig == syscall.SIGSTOP {
+		return waitStopped(c.Name, p.pid)
+	}
 	return nil
+}
+
+// waitStopped returns once every thread of pid is stopped: kill(2) only
+// queues SIGSTOP, and on a loaded machine a thread still answered a
+// request sent right after it. The kernel offers no event for a process
+// that is not our child, so its threads' state is read, briefly.
+func waitStopped(cluster string, pid int) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if allThreadsStopped(pid) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cluster %s: kube-apiserver (pid %d) did not stop within 10s of SIGSTOP", cluster, pid)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// allThreadsStopped: the state of each thread in /proc/<pid>/task is T
+// (stopped by a signal).
+func allThreadsStopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ...: comm may hold spaces, the state follows the last ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 || i+2 >= len(stat) || stat[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
 }
 
 // KillAPIServer kills the cluster's kube-apiserver (SIGKILL) and returns
