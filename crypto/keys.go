@@ -221,6 +221,20 @@ func SamePublicKey(a, b stdcrypto.PublicKey) bool {
 	return string(derA) == string(derB)
 }
 
+// CertificateForKey tells whether the PEM certificate is for the PEM public
+// key; err when either cannot be read.
+func CertificateForKey(certPEM, keyPEM []byte) (bool, error) {
+	cert, err := ParseCertificatePEM(certPEM)
+	if err != nil {
+		return false, err
+	}
+	key, err := ParsePublicKeyPEM(keyPEM)
+	if err != nil {
+		return false, err
+	}
+	return SamePublicKey(cert.PublicKey, key), nil
+}
+
 // checkPublicKey rejects key types and malformed values that the standard
 // library would refuse later, or panic on (nil pointers, short Ed25519 keys).
 func checkPublicKey(pub stdcrypto.PublicKey) error {

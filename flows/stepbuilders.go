@@ -124,24 +124,13 @@ func tenantStatusFilled(got, sent *authv1beta1.Tenant) bool {
 	if s.TenantNamespace == "" || s.AuthParams == nil || len(s.AuthParams.SignedCRT) == 0 && s.AuthParams.AWSConfig == nil {
 		return false
 	}
-	if len(s.AuthParams.SignedCRT) > 0 && !certificateForKey(s.AuthParams.SignedCRT, sent.Spec.PublicKey) {
-		return false
+	if len(s.AuthParams.SignedCRT) > 0 {
+		// Unreadable ones are not judged here.
+		if forKey, err := authcrypto.CertificateForKey(s.AuthParams.SignedCRT, sent.Spec.PublicKey); err == nil && !forKey {
+			return false
+		}
 	}
 	return string(got.Spec.CSR) == string(sent.Spec.CSR) && s.AuthParams.ProxyURL == sent.Spec.ProxyURL && advertiseApplied(got)
-}
-
-// certificateForKey tells whether the PEM certificate is for the PEM
-// public key; unreadable ones are not judged here (true).
-func certificateForKey(certPEM, keyPEM []byte) bool {
-	cert, err := authcrypto.ParseCertificatePEM(certPEM)
-	if err != nil {
-		return true
-	}
-	key, err := authcrypto.ParsePublicKeyPEM(keyPEM)
-	if err != nil {
-		return true
-	}
-	return authcrypto.SamePublicKey(cert.PublicKey, key)
 }
 
 func waitIdentityStatusStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, providerID func() string, io **authv1beta1.Identity) Step {

@@ -21,16 +21,15 @@ func tenantCertificateKey(p *pair) (Check, bool) {
 		return Check{}, false
 	}
 	t := po.Tenant
-	cert, err := authcrypto.ParseCertificatePEM(t.Status.AuthParams.SignedCRT)
+	forKey, err := authcrypto.CertificateForKey(t.Status.AuthParams.SignedCRT, t.Spec.PublicKey)
 	if err != nil {
-		return Check{}, false // the certificate checks say so
+		return Check{}, false // the certificate and Tenant checks say so
 	}
-	key, err := authcrypto.ParsePublicKeyPEM(t.Spec.PublicKey)
-	if err != nil {
-		return Check{}, false
-	}
-	if authcrypto.SamePublicKey(cert.PublicKey, key) {
-		fp, _ := authcrypto.Fingerprint(key)
+	if forKey {
+		fp := "?"
+		if key, err := authcrypto.ParsePublicKeyPEM(t.Spec.PublicKey); err == nil {
+			fp, _ = authcrypto.Fingerprint(key)
+		}
 		return passedIn(p.provider.scope, id, title, "key "+fp), true
 	}
 	when := "at its renewal"
