@@ -204,21 +204,15 @@ func reachCheckPod(ns, image string, args []string) *corev1.Pod {
 // reachPodBlocked says why the check's Pod will not run by itself, "" while
 // it may.
 func reachPodBlocked(p *corev1.Pod) string {
-	for _, cond := range p.Status.Conditions {
-		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable {
-			return fmt.Sprintf("its check Pod cannot be scheduled (%s)", firstLine(cond.Message))
-		}
+	s, ok := podStuckOf(p)
+	switch {
+	case !ok:
+		return ""
+	case s.unschedulable:
+		return fmt.Sprintf("its check Pod cannot be scheduled (%s)", s.message)
+	case s.image:
+		return fmt.Sprintf("the image %s is not on Node %s and cannot be pulled (%s): load it there or install controller with an image the Node can pull",
+			s.status.Image, p.Spec.NodeName, s.reason)
 	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if w := cs.State.Waiting; w != nil {
-			switch w.Reason {
-			case "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName":
-				return fmt.Sprintf("the image %s is not on Node %s and cannot be pulled (%s): load it there or install controller with an image the Node can pull",
-					cs.Image, p.Spec.NodeName, w.Reason)
-			case "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
-				return fmt.Sprintf("its check Pod's container does not start (%s: %s)", w.Reason, firstLine(w.Message))
-			}
-		}
-	}
-	return ""
+	return fmt.Sprintf("its check Pod's container does not start (%s: %s)", s.reason, s.message)
 }

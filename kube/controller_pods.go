@@ -136,9 +136,37 @@ func podCannotRun(p *corev1.Pod, ns string) error {
 }
 
 func cannotRunLine(p *corev1.Pod, ns string) string {
+	s, ok := podStuckOf(p)
+	switch {
+	case !ok:
+		return ""
+	case s.unschedulable:
+		return fmt.Sprintf("the controller's Pod %s cannot be scheduled (%s): a Ready Node must fit it; kubectl -n %s describe pod %s", p.Name, s.message, ns, p.Name)
+	case s.image:
+		return fmt.Sprintf("the controller's image %s is not on Node %s and cannot be pulled (%s: %s): load it into the Node's container runtime (ctr -n k8s.io images import), or install with --image set to one the Node can pull",
+			s.status.Image, p.Spec.NodeName, s.reason, s.message)
+	}
+	last := ""
+	if t := s.status.LastTerminationState.Terminated; t != nil {
+		last = fmt.Sprintf(", last exit code %d", t.ExitCode)
+	}
+	return fmt.Sprintf("the controller's container in Pod %s does not run (%s%s): kubectl -n %s logs %s", p.Name, s.reason, last, ns, p.Name)
+}
+
+// podStuck is why a Pod will not run without someone: unschedulable, its
+// image neither on the Node nor pullable, or (else) its container failing
+// to start or crash-looping.
+type podStuck struct {
+	unschedulable, image bool
+	reason, message      string // the condition's or the waiting container's, one line
+	status               corev1.ContainerStatus
+}
+
+// podStuckOf reads p's status for a podStuck; false while it may still run.
+func podStuckOf(p *corev1.Pod) (podStuck, bool) {
 	for _, cond := range p.Status.Conditions {
 		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable {
-			return fmt.Sprintf("the controller's Pod %s cannot be scheduled (%s): a Ready Node must fit it; kubectl -n %s describe pod %s", p.Name, firstLine(cond.Message), ns, p.Name)
+			return podStuck{unschedulable: true, reason: cond.Reason, message: firstLine(cond.Message)}, true
 		}
 	}
 	for _, cs := range p.Status.ContainerStatuses {
@@ -148,17 +176,12 @@ func cannotRunLine(p *corev1.Pod, ns string) string {
 		}
 		switch w.Reason {
 		case "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName":
-			return fmt.Sprintf("the controller's image %s is not on Node %s and cannot be pulled (%s: %s): load it into the Node's container runtime (ctr -n k8s.io images import), or install with --image set to one the Node can pull",
-				cs.Image, p.Spec.NodeName, w.Reason, firstLine(w.Message))
+			return podStuck{image: true, reason: w.Reason, message: firstLine(w.Message), status: cs}, true
 		case "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
-			last := ""
-			if t := cs.LastTerminationState.Terminated; t != nil {
-				last = fmt.Sprintf(", last exit code %d", t.ExitCode)
-			}
-			return fmt.Sprintf("the controller's container in Pod %s does not run (%s%s): kubectl -n %s logs %s", p.Name, w.Reason, last, ns, p.Name)
+			return podStuck{reason: w.Reason, message: firstLine(w.Message), status: cs}, true
 		}
 	}
-	return ""
+	return podStuck{}, false
 }
 
 // firstLine keeps a kubelet message to one short line.
