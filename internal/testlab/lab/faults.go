@@ -130,43 +130,30 @@ func (c *Cluster) signalAPIServer(sig syscall.Signal) error {
 	return nil
 }
 
-// waitStopped returns once every thread of pid is stopped: kill(2) only
-// queues SIGSTOP, and on a loaded machine a thread still answered a
-// request sent right after it. The kernel offers no event for a process
-// that is not our child, so its threads' state is read, briefly.
+// waitStopped returns once pid, a child of this process (envtest and
+// StartAPIServer start kube-apiserver here), reports its group stop:
+// kill(2) only queues SIGSTOP, and on a loaded machine a thread still
+// answered a request sent right after it. waitid with WNOWAIT reaps
+// nothing; os/exec still collects the exit.
 func waitStopped(cluster string, pid int) error {
-	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if allThreadsStopped(pid) {
-			return nil
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WEXITED|unix.WNOWAIT, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return fmt.Errorf("cluster %s: waiting for kube-apiserver (pid %d) to stop: %w", cluster, pid, err)
+		case info.Code != cldStopped:
+			return fmt.Errorf("cluster %s: kube-apiserver (pid %d) exited instead of stopping", cluster, pid)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cluster %s: kube-apiserver (pid %d) did not stop within 10s of SIGSTOP", cluster, pid)
-		}
-		time.Sleep(2 * time.Millisecond)
+		return nil
 	}
 }
 
-// allThreadsStopped: the state of each thread in /proc/<pid>/task is T
-// (stopped by a signal).
-func allThreadsStopped(pid int) bool {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil || len(tasks) == 0 {
-		return false
-	}
-	for _, task := range tasks {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
-		if err != nil {
-			return false
-		}
-		// pid (comm) state ...: comm may hold spaces, the state follows the last ')'.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 || i+2 >= len(stat) || stat[i+2] != 'T' {
-			return false
-		}
-	}
-	return true
-}
+// cldStopped is siginfo's si_code of a child stopped by a signal
+// (CLD_STOPPED).
+const cldStopped = 5
 
 // KillAPIServer kills the cluster's kube-apiserver (SIGKILL) and returns
 // once it is gone, its port closed. StartAPIServer brings it back.
