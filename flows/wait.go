@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
@@ -65,7 +65,7 @@ func finalWarning(reason, message string) bool {
 // storedCSRMismatch: the provider holds the certificate of another CSR of
 // this consumer (re-installed with new keys under its cluster ID).
 func storedCSRMismatch(reason, message string) bool {
-	return reason == controller.ReasonAuthParamsFailed && strings.Contains(message, kube.ErrStoredCSRMismatch.Error())
+	return reason == controller.ReasonAuthParamsFailed && kube.StoredCSRMismatchMessage(message)
 }
 
 // waitWithEvents waits (watching) until cond holds for an object of lw,
@@ -179,7 +179,7 @@ func (h eventHandler) handle(ev *corev1.Event) bool {
 	warning := ev.Type == corev1.EventTypeWarning
 	var w *WarningError
 	if warning {
-		w = &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(ev.Reason, ev.Message)}
+		w = &WarningError{Reason: ev.Reason, Message: ev.Message, Hint: hintFor(h.ref, ev.Reason, ev.Message)}
 		if !finalWarning(ev.Reason, ev.Message) {
 			// Recorded before the sink shows it: a wait cancelled by
 			// someone who saw this Warning must name it.
@@ -197,12 +197,16 @@ func (h eventHandler) handle(ev *corev1.Event) bool {
 	return false
 }
 
-// hintFor says what to do about a controller Warning.
-func hintFor(reason, message string) string {
-	switch {
-	case storedCSRMismatch(reason, message):
-		return "this consumer was re-installed with new keys under its cluster ID: the provider signs its new CSR when its certificate for the old key is due; " +
-			"for now, delete the Secret the message names on the provider (`doctor --fix` there does), then run again"
+// hintFor says what to do about a controller Warning on ref.
+func hintFor(ref kube.ObjectRef, reason, message string) string {
+	if storedCSRMismatch(reason, message) {
+		cache := kube.RemoteCertSecretName
+		if ref.Kind == authv1beta1.ResourceSliceKind {
+			cache = kube.ResourceSliceCertSecretName(ref.Name)
+		}
+		return fmt.Sprintf("this consumer was re-installed with new keys under its cluster ID: the provider holds its old key's certificate in Secret %s/%s; "+
+			"a liqo-auth-tui or Liqo v1.2+ provider signs the new CSR once that certificate is due (Liqo v1.0 and v1.1 never do): "+
+			"to go on now, delete that Secret on the provider (`doctor --fix` there does), then run again", ref.Namespace, cache)
 	}
 	switch reason {
 	case kube.ReasonSignatureVerificationFailed:

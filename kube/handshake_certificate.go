@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,15 @@ const (
 // ErrStoredCSRMismatch means the provider holds a certificate for another
 // CSR of the same consumer: it re-installed with new keys but kept its ID.
 var ErrStoredCSRMismatch = errors.New("the stored and the provided CSR do not match")
+
+// StoredCSRMismatchMessage tells a provider's message of that refusal, in
+// the words of any implementation: Liqo v1.2 and this project say
+// ErrStoredCSRMismatch's; Liqo v1.0 and v1.1 "the stored and the provided
+// CSR for cluster <id> does not match".
+func StoredCSRMismatchMessage(message string) bool {
+	i := strings.Index(message, "the stored and the provided CSR")
+	return i >= 0 && strings.Contains(message[i:], " not match")
+}
 
 // CachedCertificateIn returns the certificate the provider stored for a
 // consumer's CSR in its tenant namespace (§6.3 step 1), in cache Secret

@@ -37,7 +37,7 @@ func tenantCertificateKey(p *pair) (Check, bool) {
 		when = "at its renewal, " + at.UTC().Format("2006-01-02T15:04:05Z")
 	}
 	c := failed(id, title, fmt.Sprintf("Tenant %s/%s holds a certificate for another key than the one it now carries: consumer %s was re-installed with new keys under its cluster ID; "+
-		"the provider signs the new CSR when the old certificate is due (%s), or at once once its certificate cache Secret %s/%s is deleted",
+		"a liqo-auth-tui or Liqo v1.2+ provider signs the new CSR when the old certificate is due (%s; Liqo v1.0 and v1.1 never do), or at once once its certificate cache Secret %s/%s is deleted",
 		t.Namespace, t.Name, p.consumer.name(), when, t.Namespace, kube.RemoteCertSecretName),
 		p.provider.on("kubectl delete secret "+kube.RemoteCertSecretName+" -n "+t.Namespace)+" && "+bothSidesCommand("authenticate"))
 	c.Scope = p.provider.scope

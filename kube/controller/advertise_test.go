@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -59,7 +60,7 @@ func TestAdvertiserNodeAndTenantAnnotations(t *testing.T) {
 	// The Tenant's annotations win over the flags.
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
-	ca := selfSigned(t, key, "advertised-ca", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	ca := labtest.SelfSigned(t, key, "advertised-ca", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	flags := newAdvertiser(other, Options{AdvertiseNodeAddress: true, APIServerOverride: "https://flag.example:6443"})
 	tenant := &authv1beta1.Tenant{ObjectMeta: metav1.ObjectMeta{Annotations: kube.AdvertiseAnnotations("tenant.example", ca, false)},
 		Spec: authv1beta1.TenantSpec{ProxyURL: "http://p:1"}}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -27,8 +28,8 @@ func TestCSRReusable(t *testing.T) {
 	other, err := authcrypto.NewCSR(newConsumer(t, "other").key, "other")
 	require.NoError(t, err)
 	now := time.Now()
-	fresh := selfSigned(t, cs.key, "reuse", now.Add(-time.Hour), now.Add(24*time.Hour))
-	due := selfSigned(t, cs.key, "reuse", now.Add(-23*time.Hour), now.Add(time.Hour))
+	fresh := labtest.SelfSigned(t, cs.key, "reuse", now.Add(-time.Hour), now.Add(24*time.Hour))
+	due := labtest.SelfSigned(t, cs.key, "reuse", now.Add(-23*time.Hour), now.Add(time.Hour))
 	csr := func(name string, change func(*certv1.CertificateSigningRequest)) *certv1.CertificateSigningRequest {
 		c := &certv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: certv1.CertificateSigningRequestSpec{Request: request, SignerName: kube.KubeAPIServerClientSignerName, Usages: tenantCSRUsages}}
@@ -81,14 +82,14 @@ func TestCSRReusable(t *testing.T) {
 func TestCSRCleanerDeletesStoredAtOnce(t *testing.T) {
 	now := time.Now()
 	cs := newConsumer(t, "stored")
-	cert := selfSigned(t, cs.key, "stored", now.Add(-time.Hour), now.Add(24*time.Hour))
+	cert := labtest.SelfSigned(t, cs.key, "stored", now.Add(-time.Hour), now.Add(24*time.Hour))
 	for _, tc := range []struct {
 		name       string
 		inSecret   []byte
 		wantDelete bool
 	}{
 		{"stored", cert, true},
-		{"another certificate stored", selfSigned(t, cs.key, "stored", now.Add(-2*time.Hour), now.Add(23*time.Hour)), false},
+		{"another certificate stored", labtest.SelfSigned(t, cs.key, "stored", now.Add(-2*time.Hour), now.Add(23*time.Hour)), false},
 		{"nothing stored", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

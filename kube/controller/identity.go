@@ -44,12 +44,20 @@ func (r *identityReconciler) sync(ctx context.Context, key string) (time.Duratio
 	if id.DeletionTimestamp != nil {
 		return 0, nil
 	}
-	_, keyPEM, err := r.c.PrivateKey(ctx)
+	signer, keyPEM, err := r.c.PrivateKey(ctx)
 	if err != nil {
 		if errors.Is(err, kube.ErrNoKeys) || !transient(err) {
 			r.events.warning(ctx, id, ReasonKubeconfigFailed, fmt.Sprintf("Unable to build the kubeconfig: %v", err))
 		}
 		return 0, err
+	}
+	// Keys replaced under the same cluster ID (a re-install): a kubeconfig of
+	// the new key and the old certificate authenticates nowhere, while the
+	// Secret's old pair still works until the provider signs the new CSR.
+	if cert, err := authcrypto.ParseCertificatePEM(id.Spec.AuthParams.SignedCRT); err == nil && !authcrypto.SamePublicKey(cert.PublicKey, signer.Public()) {
+		r.events.warning(ctx, id, ReasonKubeconfigFailed, "Kept the kubeconfig Secret as it is: the Identity's certificate is for another key than this cluster's "+
+			"(its keys were replaced under the same cluster ID); authenticate again to get a certificate for the current key")
+		return 0, nil
 	}
 	kubeconfig, err := kube.Kubeconfig(id, keyPEM)
 	if err != nil {

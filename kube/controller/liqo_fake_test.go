@@ -43,6 +43,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -432,7 +433,7 @@ func newProvider(t *testing.T, consumerID string) *provider {
 
 	// The signer: a certificate valid for a day, unless the test says otherwise.
 	p.sign = func(csr *certv1.CertificateSigningRequest) {
-		csr.Status.Certificate = selfSigned(t, p.consumer.key, consumerID, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+		csr.Status.Certificate = labtest.SelfSigned(t, p.consumer.key, consumerID, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 	}
 	f.kube.PrependReactor("update", "certificatesigningrequests", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() == "approval" {

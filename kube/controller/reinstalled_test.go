@@ -40,10 +40,8 @@ func TestReinstalledConsumerIsSignedAtRenewal(t *testing.T) {
 	assert.Contains(t, ev.Message, "delete secret "+ns+"/"+kube.RemoteCertSecretName)
 
 	// The status certificate reaches its 2/3 point.
-	current, err := p.Liqo.Tenants(ns).Get(ctx, again.id, metav1.GetOptions{})
-	require.NoError(t, err)
-	due := selfSigned(t, first.key, first.id, time.Now().Add(-3*time.Hour), time.Now().Add(time.Hour))
-	setStatusCertificate(t, p, current, due)
+	due := labtest.SelfSigned(t, first.key, first.id, time.Now().Add(-3*time.Hour), time.Now().Add(time.Hour))
+	labtest.SetTenantCertificate(t, ctx, p, ns, again.id, due)
 
 	got := waitTenant(t, p, ns, again.id, func(got *authv1beta1.Tenant) bool {
 		if !statusFilled(got) || bytes.Equal(got.Status.AuthParams.SignedCRT, due) {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
@@ -20,7 +21,7 @@ func TestDecideAsk(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	key := newConsumer(t, "ask").key
 	id := &authv1beta1.Identity{Spec: authv1beta1.IdentitySpec{AuthParams: authv1beta1.AuthParams{
-		SignedCRT: selfSigned(t, key, "ask", t0, t0.Add(48*time.Hour))}}}
+		SignedCRT: labtest.SelfSigned(t, key, "ask", t0, t0.Add(48*time.Hour))}}}
 
 	// At 2/3 (32 h) a renewing provider is at work: not yet.
 	ask, after := decideAsk(id, t0.Add(32*time.Hour))

@@ -1,18 +1,13 @@
 package controller
 
 import (
-	"crypto"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -32,26 +27,12 @@ func TestRenewalSchedule(t *testing.T) {
 	assert.True(t, due, "expired")
 
 	key := newConsumer(t, "schedule").key
-	due, after, err := renewalDue(selfSigned(t, key, "schedule", time.Now().Add(-time.Hour), time.Now().Add(2*time.Hour)), time.Now())
+	due, after, err := renewalDue(labtest.SelfSigned(t, key, "schedule", time.Now().Add(-time.Hour), time.Now().Add(2*time.Hour)), time.Now())
 	require.NoError(t, err)
 	assert.False(t, due)
 	assert.InDelta(t, float64(66*time.Minute), float64(after), float64(time.Minute))
 	_, _, err = renewalDue([]byte("not a certificate"), time.Now())
 	assert.Error(t, err)
-}
-
-// selfSigned makes a client certificate for cn valid from notBefore to notAfter.
-func selfSigned(t testing.TB, key crypto.Signer, cn string, notBefore, notAfter time.Time) []byte {
-	t.Helper()
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: cn, Organization: []string{kube.LiqoOrganization}},
-		NotBefore:    notBefore, NotAfter: notAfter,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	require.NoError(t, err)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
 // The consumer applies a renewed certificate only when it is readable, for
@@ -60,9 +41,9 @@ func selfSigned(t testing.TB, key crypto.Signer, cn string, notBefore, notAfter 
 func TestRenewedCertificate(t *testing.T) {
 	now := time.Now()
 	key, other := newConsumer(t, "renewed").key, newConsumer(t, "other").key
-	current := selfSigned(t, key, "renewed", now.Add(-time.Hour), now.Add(time.Hour))
-	newer := selfSigned(t, key, "renewed", now, now.Add(2*time.Hour))
-	older := selfSigned(t, key, "renewed", now.Add(-2*time.Hour), now.Add(30*time.Minute))
+	current := labtest.SelfSigned(t, key, "renewed", now.Add(-time.Hour), now.Add(time.Hour))
+	newer := labtest.SelfSigned(t, key, "renewed", now, now.Add(2*time.Hour))
+	older := labtest.SelfSigned(t, key, "renewed", now.Add(-2*time.Hour), now.Add(30*time.Minute))
 
 	got, err := renewedCertificate(current, newer)
 	require.NoError(t, err)
@@ -76,7 +57,7 @@ func TestRenewedCertificate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, got, "the same one neither")
 
-	_, err = renewedCertificate(current, selfSigned(t, other, "renewed", now, now.Add(2*time.Hour)))
+	_, err = renewedCertificate(current, labtest.SelfSigned(t, other, "renewed", now, now.Add(2*time.Hour)))
 	assert.ErrorContains(t, err, "another key")
 	_, err = renewedCertificate(current, []byte("garbage"))
 	assert.ErrorContains(t, err, "unreadable")

@@ -167,10 +167,10 @@ func TestCertificateRenewedPastTwoThirds(t *testing.T) {
 	tn := cs.handshake(t, p)
 	ns := tn.Namespace
 
-	old := selfSigned(t, cs.key, cs.id, time.Now().Add(-3*time.Hour), time.Now().Add(time.Hour))
+	old := labtest.SelfSigned(t, cs.key, cs.id, time.Now().Add(-3*time.Hour), time.Now().Add(time.Hour))
 	_, err := p.StoreCertificateIn(ctx, ns, kube.RemoteCertSecretName, cs.id, tn.Spec.CSR, old)
 	require.NoError(t, err)
-	setStatusCertificate(t, p, tn, old)
+	labtest.SetTenantCertificate(t, ctx, p, tn.Namespace, tn.Name, old)
 
 	ev := waitEvent(t, p, authv1beta1.TenantKind, ns, cs.id, ReasonCertificateRenewed)
 	assert.Equal(t, corev1.EventTypeNormal, ev.Type)
@@ -185,14 +185,4 @@ func TestCertificateRenewedPastTwoThirds(t *testing.T) {
 	cached, err := p.Kube.CoreV1().Secrets(ns).Get(ctx, kube.RemoteCertSecretName, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, got.Status.AuthParams.SignedCRT, cached.Data["certificate"])
-}
-
-// setStatusCertificate writes cert into the Tenant's status, as a
-// certificate the provider issued earlier.
-func setStatusCertificate(t *testing.T, p *kube.Cluster, tn *authv1beta1.Tenant, cert []byte) {
-	t.Helper()
-	tn = tn.DeepCopy()
-	tn.Status.AuthParams.SignedCRT = cert
-	_, err := p.Liqo.Tenants(tn.Namespace).UpdateStatus(labtest.Context(t), tn, metav1.UpdateOptions{})
-	require.NoError(t, err)
 }

@@ -24,6 +24,15 @@ const LiqoVersion = "v1.2.0"
 // that the module proxy serves.
 var Releases = []string{LiqoVersion, "v1.1.2", "v1.0.3"}
 
+// ProviderRenews tells a release whose provider renews certificates by
+// itself (from v1.2.0: its Tenant and remote ResourceSlice controllers
+// re-sign at 2/3 of the life, skipping their certificate caches) from the
+// older ones, where the consumer asks with a Renew and a cache is only
+// ever answered from (protocol spec §10.2).
+func ProviderRenews(release string) bool {
+	return !strings.HasPrefix(release, "v1.0.") && !strings.HasPrefix(release, "v1.1.")
+}
+
 // DirEnv overrides the folder holding the default release's liqo-peer,
 // crds/ and clusterroles/ (the other releases are looked up in the cache).
 const DirEnv = "LIQO_AUTH_LIQO_PEER"

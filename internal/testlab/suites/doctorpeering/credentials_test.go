@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
-	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/lab"
@@ -120,26 +119,6 @@ func TestDoctorCertificateOfAnotherCA(t *testing.T) {
 	kept, err := p.consumer.Liqo.ResourceSlices(slice.Namespace).Get(ctx, slice.Name, metav1.GetOptions{})
 	require.NoError(t, err, "the Repair keeps the consumer's ResourceSlices")
 	assert.Equal(t, slice.UID, kept.UID)
-}
-
-// rotateKeys replaces the cluster's key pair by a new one of its type, as
-// a reinstall that keeps the cluster ID does.
-func rotateKeys(t *testing.T, ctx context.Context, c *kube.Cluster) {
-	t.Helper()
-	pub, _, err := c.PublicKey(ctx)
-	require.NoError(t, err)
-	keyType, ok := authcrypto.KeyTypeOf(pub)
-	require.True(t, ok)
-	key, err := authcrypto.GenerateKey(keyType)
-	require.NoError(t, err)
-	fresh, err := kube.NewKeysSecret(c.Namespace, key)
-	require.NoError(t, err)
-	secrets := c.Kube.CoreV1().Secrets(c.Namespace)
-	s, err := secrets.Get(ctx, kube.AuthKeysSecretName, metav1.GetOptions{})
-	require.NoError(t, err)
-	s.Data = fresh.Data
-	_, err = secrets.Update(ctx, s, metav1.UpdateOptions{})
-	require.NoError(t, err)
 }
 
 // foreignCertificate gives the consumer's Identity, and its kubeconfig

@@ -14,6 +14,7 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -134,7 +135,7 @@ func TestDoctorHandshakeStuckAtNonce(t *testing.T) {
 func TestDoctorConsumerKeyChanged(t *testing.T) {
 	ctx := testContext(t)
 	p := authenticatedPair(t, ctx, "dp-key")
-	rotateKeys(t, ctx, p.consumer)
+	labtest.RotateKeys(t, ctx, p.consumer)
 
 	c := failedCheck(t, p.fromConsumer(t, ctx, true), consumerKey, handshake.Local)
 	assert.Contains(t, c.Cause, "consumer dp-key-cons's cluster key changed (now ")

@@ -14,6 +14,7 @@ import (
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -27,7 +28,7 @@ import (
 func TestDoctorReinstalledConsumersTenant(t *testing.T) {
 	ctx := testContext(t)
 	p := authenticatedPair(t, ctx, "dp-reinst")
-	rotateKeys(t, ctx, p.consumer)
+	labtest.RotateKeys(t, ctx, p.consumer)
 	require.NoError(t, p.consumer.Kube.CoreV1().Secrets(kube.TenantNamespaceName(p.providerID)).Delete(ctx, kube.SignedNonceSecretName, metav1.DeleteOptions{}))
 	nonce, err := flows.CreateNonce(ctx, flows.ProviderOptions{Provider: p.provider, ConsumerID: p.consumerID}, nil)
 	require.NoError(t, err)
@@ -46,7 +47,7 @@ func TestDoctorReinstalledConsumersTenant(t *testing.T) {
 
 	c := failedCheck(t, p.fromProvider(t, ctx, false), "tenant-certificate-key", handshake.Local)
 	assert.Contains(t, c.Cause, "consumer dp-reinst-cons was re-installed with new keys under its cluster ID")
-	assert.Contains(t, c.Cause, "the provider signs the new CSR when the old certificate is due (at its renewal, ")
+	assert.Contains(t, c.Cause, "a liqo-auth-tui or Liqo v1.2+ provider signs the new CSR when the old certificate is due (at its renewal, ")
 	assert.True(t, strings.HasPrefix(c.Fix, "kubectl delete secret liqo-remote-certificate -n liqo-tenant-dp-reinst-cons && "), c.Fix)
 
 	repair(t, ctx, c)

@@ -14,6 +14,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqov1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
@@ -89,6 +90,7 @@ func TestLiqoConsumerOurProvider(t *testing.T) {
 		assert.Equal(t, kube.TenantNamespaceName(liqoID), v.TenantNamespace)
 		assert.Contains(t, v.Allowed, "list resourceslices.authentication.liqo.io -n "+kube.TenantNamespaceName(liqoID))
 
+		t.Run("reinstalled", func(t *testing.T) { reinstalledConsumerRecovers(t, ctx, consumer, provider, liqoID, ourID, true) })
 		t.Run("unauthenticate", func(t *testing.T) { unauthenticateLeavesNoAccess(t, ctx, consumer, provider, liqoID, ourID) })
 	})
 }
@@ -148,6 +150,9 @@ func TestOurConsumerLiqoProvider(t *testing.T) {
 		require.NotErrorIs(t, err, flows.ErrLiqoAdvertises)
 		assert.ErrorContains(t, err, "no master node found")
 
+		t.Run("reinstalled", func(t *testing.T) {
+			reinstalledConsumerRecovers(t, ctx, consumer, provider, ourID, liqoID, realliqov1.ProviderRenews(release))
+		})
 		t.Run("unauthenticate", func(t *testing.T) { unauthenticateLeavesNoAccess(t, ctx, consumer, provider, ourID, liqoID) })
 	})
 }

@@ -37,12 +37,6 @@ func releaseID(prefix, release string) string {
 	return prefix + "-" + strings.ReplaceAll(release, ".", "-")
 }
 
-// providerDriven: from Liqo v1.2.0 the provider renews by itself; before,
-// the consumer asked with a CSR-carrying Renew (§10.2).
-func providerDriven(release string) bool {
-	return !strings.HasPrefix(release, "v1.0.") && !strings.HasPrefix(release, "v1.1.")
-}
-
 // A real Liqo provider of each release renews the certificates of this
 // project's consumer, run as liqo-auth-controller runs it.
 //
@@ -92,7 +86,7 @@ func liqoProviderRenewsOurConsumer(t *testing.T, release string) {
 	liqotest.RunOurManager(t, ctx, consumer, controller.Options{Consumer: true})
 	forgetPeer(t, consumer, liqoID)
 
-	if !providerDriven(release) {
+	if !realliqov1.ProviderRenews(release) {
 		// What the provider's administrator is told to do, and does.
 		for _, k := range []struct {
 			identity, cache string
@@ -126,7 +120,7 @@ func liqoProviderRenewsOurConsumer(t *testing.T, release string) {
 	remoteSlice, err := provider.Liqo.ResourceSlices(provNS).Get(ctx, slice, metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Contains(t, liqotest.Managers(remoteSlice), liqotest.LiqoManager+"/status")
-	if providerDriven(release) {
+	if realliqov1.ProviderRenews(release) {
 		assert.Equal(t, authv1beta1.RenewSpec{ConsumerClusterID: ourID, IdentityType: authv1beta1.ControlPlaneIdentityType}, renew.Spec)
 		return
 	}
@@ -183,7 +177,7 @@ func ourProviderRenewsLiqoConsumer(t *testing.T, release string) {
 	_, first := liqotest.WaitIdentityKubeconfig(t, ctx, consumer, consNS, kube.ResourceSliceIdentityName(slice))
 	sliceKubeconfig := kubeconfigOf(t, consumer, first)
 
-	if !providerDriven(release) {
+	if !realliqov1.ProviderRenews(release) {
 		// Liqo's loop of Renews with a CSR, answered with the renewed certificate.
 		renews := provider.Liqo.Renews(provNS)
 		asked, err := kube.WaitFor(ctx, kube.ListWatch(renews.List, renews.Watch, kube.ByName(res.Identity.Name)), "Liqo's Renew answered",
