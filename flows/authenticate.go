@@ -128,7 +128,9 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 					var accessErr error
 					access.Go(func() {
 						defer kube.RecoverAsError(&accessErr, "checking the provider's permissions")
-						accessErr = checkProviderAccess(ctx, provider, res.ConsumerID)
+						if accessErr = checkProviderAccess(ctx, provider, res.ConsumerID); accessErr == nil {
+							accessErr = refuseDrainedTenant(ctx, provider, "", res.ConsumerID)
+						}
 					})
 					if res.ProviderEngine, err = chooseEngine(ctx, provider, handshake.RoleProvider, o.Engine); err == nil {
 						err = checkAdvertiseEngine(res.ProviderEngine, o.Engine)

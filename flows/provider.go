@@ -156,6 +156,9 @@ func ApplyTenant(ctx context.Context, o ProviderOptions, t *authv1beta1.Tenant, 
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseDrainedTenant(ctx, o.Provider, placed.Namespace, placed.Spec.ClusterID); err != nil {
+		return nil, err
+	}
 	var applied *authv1beta1.Tenant
 	steps := []Step{
 		engineStep(&eng, o.Provider, handshake.RoleProvider, o.Engine, sink),

@@ -216,6 +216,14 @@ func TestCordonUncordonDrainActivate(t *testing.T) {
 	assert.Contains(t, errOut, "Tenant cd-consumer is Drained and cordon changes only one that is Active: nothing changed (`liqo-auth-tui activate tenant cd-consumer` makes it Active)")
 	assert.Equal(t, before, tenantOf().ResourceVersion)
 
+	// Nor authenticated again, which would end with an Identity and no
+	// rights: refused before any write, with the command that re-activates.
+	code, _, errOut = run(consumer.args("authenticate", "--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace)...)
+	assert.Equal(t, cmd.ExitFailure, code, errOut)
+	assert.Contains(t, errOut, "Tenant liqo-tenant-cd-consumer/cd-consumer of consumer cd-consumer is Drained on the provider: the consumer has no rights there")
+	assert.Contains(t, errOut, "run `liqo-auth-tui activate tenant cd-consumer` on the provider")
+	assert.Equal(t, before, tenantOf().ResourceVersion)
+
 	// Activate: the bindings come back.
 	code, _, errOut = run(provider.args("activate", "tenant", consumer.id)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)

@@ -151,6 +151,34 @@ func lifeOfLiqoConsumerSlice(t *testing.T, ctx context.Context, consumer, provid
 	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(local, authv1beta1.ResourceSliceConditionTypeAuthentication))
 	_, err = consumer.Liqo.Identities(consNS).Get(ctx, identity, metav1.GetOptions{})
 	assert.NoError(t, err, "Liqo keeps the slice's Identity")
+	drainedTenantRefused(t, ctx, consumer, provider, liqoID, ourID)
+}
+
+// drainedTenantRefused: authenticate again on a Drained Tenant is refused
+// before any write with the command that re-activates it (liqoctl's
+// re-applied spec would re-activate it; keeping the provider's condition
+// and reporting success would leave the consumer an Identity without
+// rights). Once activated, authenticate binds the consumer again.
+func drainedTenantRefused(t *testing.T, ctx context.Context, consumer, provider *kube.Cluster, consumerID, providerID string) {
+	t.Helper()
+	provNS := kube.TenantNamespaceName(consumerID)
+	before, err := provider.TenantFor(ctx, provNS, consumerID)
+	require.NoError(t, err)
+	_, err = flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	var drained *flows.DrainedTenantError
+	require.ErrorAs(t, err, &drained)
+	assert.Contains(t, err.Error(), "is Drained on the provider: the consumer has no rights there")
+	assert.Contains(t, flows.Explain(err).Hint, "run `liqo-auth-tui activate tenant "+before.Name+"` on the provider")
+	after, err := provider.TenantFor(ctx, provNS, consumerID)
+	require.NoError(t, err)
+	assert.Equal(t, before.ResourceVersion, after.ResourceVersion, "nothing written")
+
+	require.NoError(t, flows.ActivateTenant(ctx, provider, before.Name, nil))
+	_, err = flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	require.NoError(t, err)
+	v, err := flows.Verify(ctx, consumer, providerID, nil)
+	require.NoError(t, err)
+	assert.Contains(t, v.Allowed, "list resourceslices.authentication.liqo.io -n "+provNS, "activated and authenticated: bound again")
 }
 
 // This project's consumer gets a ResourceSlice from a Liqo provider of
