@@ -18,10 +18,11 @@ type DrainedTenantError struct {
 
 func (e *DrainedTenantError) Error() string {
 	return fmt.Sprintf("Tenant %s/%s of consumer %s is Drained on the provider: the consumer has no rights there, and a handshake keeps the provider's condition; nothing written",
-		e.Namespace, e.Tenant, e.ConsumerID)
+		e.Namespace, e.Tenant, e.ConsumerID) + hintSeparator + e.Hint()
 }
 
-// Hint is the command that re-activates it.
+// Hint is the command that re-activates it: the wizard shows it apart
+// (Explain).
 func (e *DrainedTenantError) Hint() string {
 	return fmt.Sprintf("if the provider's administrator agrees, run `liqo-auth-tui activate tenant %s` on the provider (liqoctl activate tenant does the same), then run again", e.Tenant)
 }
