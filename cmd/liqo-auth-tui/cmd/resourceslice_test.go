@@ -70,7 +70,8 @@ func TestResourceSliceCommands(t *testing.T) {
 
 	// Another ask: updated in place (liqoctl's CreateOrUpdate), re-granted
 	// by the provider, same kubeconfig Secret.
-	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3", "--memory", "1Gi")...)
+	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3", "--memory", "1Gi",
+		"--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Contains(t, errOut, "updated: cpu 2 -> 3")
 	list = getSlices(t, consumer, "--remote-cluster-id", provider.id)
@@ -78,7 +79,8 @@ func TestResourceSliceCommands(t *testing.T) {
 	assert.Equal(t, "3", list[0].Granted["cpu"])
 	assert.Equal(t, "liqo-tenant-rs-provider/kubeconfig-resourceslice-cmd-slice", list[0].KubeconfigSecret)
 	// The same ask again writes nothing.
-	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3", "--memory", "1Gi")...)
+	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3", "--memory", "1Gi",
+		"--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Contains(t, errOut, "already exists: nothing changed")
 	// Bad input: one line, nothing written.
