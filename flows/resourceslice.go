@@ -23,6 +23,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
 // SliceStatus is what a consumer knows of one of its ResourceSlices (the
@@ -213,7 +214,7 @@ func sameSlice(existing, want *authv1beta1.ResourceSlice) error {
 		return nil
 	}
 	return fmt.Errorf("ResourceSlice %s/%s was made meanwhile and asks for something else (class %q, resources %s): run the command again to update it",
-		existing.Namespace, existing.Name, existing.Spec.Class, peerings.Quantities(existing.Spec.Resources))
+		existing.Namespace, existing.Name, existing.Spec.Class, controller.FormatResourceList(existing.Spec.Resources))
 }
 
 // sliceUpdate is existing changed as liqoctl's update changes it (labels
