@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -21,6 +23,7 @@ import (
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/peerings"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
 // SliceStatus is what a consumer knows of one of its ResourceSlices (the
@@ -57,10 +60,12 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 		return nil, err
 	}
 	want.Namespace = ns
+	// An existing slice asking something else is updated in place, as
+	// liqoctl's CreateOrUpdate does: same Identity and kubeconfig Secret.
+	var updated *authv1beta1.ResourceSlice
+	var changes []string
 	if existing != nil {
-		if err := sameSlice(existing, want); err != nil {
-			return nil, err
-		}
+		updated, changes = sliceUpdate(existing, want)
 	}
 	var consumerEngine, providerEngine Engine
 	if o.Wait {
@@ -77,6 +82,9 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 	// asked meanwhile (the provider may answer slowly, or not at all, at the
 	// address the consumer's credentials name), known by the wait.
 	wait := sliceWait{known: make(chan struct{})}
+	if len(changes) > 0 {
+		wait.asked = want.Spec.Resources
+	}
 	if o.Wait {
 		go func() {
 			defer close(wait.known)
@@ -109,7 +117,12 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 		Failure: "Unable to create ResourceSlice", Command: "liqoctl create resourceslice " + req.Name + " --remote-cluster-id " + req.ProviderID,
 		Run: func(ctx context.Context) error {
 			if rs != nil {
-				return nil
+				if len(changes) == 0 {
+					return nil
+				}
+				var err error
+				rs, err = consumer.UpdateResourceSlice(ctx, updated)
+				return err
 			}
 			created, err := consumer.CreateResourceSlice(ctx, want)
 			if apierrors.IsAlreadyExists(err) {
@@ -122,6 +135,9 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 			return err
 		},
 		Outcome: func() string {
+			if len(changes) > 0 {
+				return "ResourceSlice " + ns + "/" + req.Name + " updated: " + strings.Join(changes, ", ")
+			}
 			if existing != nil {
 				return "ResourceSlice " + ns + "/" + req.Name + " already exists: nothing changed"
 			}
@@ -194,14 +210,83 @@ func checkSliceTarget(ctx context.Context, consumer *kube.Cluster, req artifact.
 
 // sameSlice accepts an existing slice that asks what want asks.
 func sameSlice(existing, want *authv1beta1.ResourceSlice) error {
-	_, vn := existing.Annotations[kube.CreateVirtualNodeAnnotation]
-	_, wantVN := want.Annotations[kube.CreateVirtualNodeAnnotation]
-	if existing.Spec.Class == want.Spec.Class && apiequality.Semantic.DeepEqual(existing.Spec.Resources, want.Spec.Resources) && vn == wantVN &&
-		(existing.Spec.ProviderClusterID == "" || existing.Spec.ProviderClusterID == want.Spec.ProviderClusterID) {
+	if _, changes := sliceUpdate(existing, want); len(changes) == 0 {
 		return nil
 	}
-	return fmt.Errorf("ResourceSlice %s/%s already exists and asks for something else (class %q, resources %s): delete it first with `liqo-auth-tui delete resourceslice %s --remote-cluster-id %s`",
-		existing.Namespace, existing.Name, existing.Spec.Class, peerings.Quantities(existing.Spec.Resources), existing.Name, want.Spec.ProviderClusterID)
+	return fmt.Errorf("ResourceSlice %s/%s was made meanwhile and asks for something else (class %q, resources %s): run the command again to update it",
+		existing.Namespace, existing.Name, existing.Spec.Class, controller.FormatResourceList(existing.Spec.Resources))
+}
+
+// sliceUpdate is existing changed as liqoctl's update changes it (labels
+// added, the virtual-node annotation added, never removed; class,
+// resources and provider set), and the changes in words; none: nil.
+func sliceUpdate(existing, want *authv1beta1.ResourceSlice) (*authv1beta1.ResourceSlice, []string) {
+	rs := existing.DeepCopy()
+	var changes []string
+	if rs.Spec.Class != want.Spec.Class {
+		changes = append(changes, fmt.Sprintf("class %s -> %s", orDefault(string(rs.Spec.Class)), orDefault(string(want.Spec.Class))))
+		rs.Spec.Class = want.Spec.Class
+	}
+	if !apiequality.Semantic.DeepEqual(rs.Spec.Resources, want.Spec.Resources) {
+		changes = append(changes, resourceChanges(rs.Spec.Resources, want.Spec.Resources)...)
+		rs.Spec.Resources = want.Spec.Resources
+	}
+	if rs.Spec.ProviderClusterID != want.Spec.ProviderClusterID {
+		if rs.Spec.ProviderClusterID != "" {
+			changes = append(changes, "provider "+rs.Spec.ProviderClusterID+" -> "+want.Spec.ProviderClusterID)
+		}
+		rs.Spec.ProviderClusterID = want.Spec.ProviderClusterID
+	}
+	for k, v := range want.Labels {
+		if rs.Labels[k] != v {
+			if rs.Labels == nil {
+				rs.Labels = map[string]string{}
+			}
+			changes = append(changes, "label "+k+"="+v)
+			rs.Labels[k] = v
+		}
+	}
+	if v, ok := want.Annotations[kube.CreateVirtualNodeAnnotation]; ok && rs.Annotations[kube.CreateVirtualNodeAnnotation] != v {
+		if rs.Annotations == nil {
+			rs.Annotations = map[string]string{}
+		}
+		changes = append(changes, "virtual node asked")
+		rs.Annotations[kube.CreateVirtualNodeAnnotation] = v
+	}
+	return rs, changes
+}
+
+func orDefault(class string) string {
+	if class == "" {
+		return string(authv1beta1.ResourceSliceClassDefault)
+	}
+	return class
+}
+
+// resourceChanges words the changes from old to new, one per resource.
+func resourceChanges(old, new corev1.ResourceList) []string {
+	names := map[corev1.ResourceName]bool{}
+	for k := range old {
+		names[k] = true
+	}
+	for k := range new {
+		names[k] = true
+	}
+	sorted := slices.Sorted(maps.Keys(names))
+	var out []string
+	for _, k := range sorted {
+		o, inOld := old[k]
+		n, inNew := new[k]
+		switch {
+		case !inNew:
+			out = append(out, fmt.Sprintf("%s %s -> none", k, o.String()))
+		case !inOld:
+			out = append(out, fmt.Sprintf("%s none -> %s", k, n.String()))
+		case o.Cmp(n) != 0:
+			out = append(out, fmt.Sprintf("%s %s -> %s", k, o.String(), n.String()))
+		}
+	}
+	return out
 }
 
 func waitSliceKubeconfigStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name string, rs **authv1beta1.ResourceSlice) Step {

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -248,7 +250,8 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 					if c := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeAuthentication); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {
 						return false, errSliceDenied
 					}
-					return sliceDecided(rs), nil
+					// An updated slice: its old grant is not the answer.
+					return sliceDecided(rs) && sliceGrants(rs, w.asked), nil
 				})
 			if errors.Is(err, kube.ErrWaitTimeout) {
 				stopCopy()
@@ -276,6 +279,23 @@ type sliceWait struct {
 	known  chan struct{} // closed once answer and remote are set
 	answer SliceAnswer
 	remote *kube.Cluster
+	// asked, when the slice was updated, is what the new grant must hold.
+	asked corev1.ResourceList
+}
+
+// sliceGrants tells whether rs's status grants asked (nil: anything). A
+// class other than default is granted by a provider's plugin: its answer
+// cannot be told from the old one, accepted is enough.
+func sliceGrants(rs *authv1beta1.ResourceSlice, asked corev1.ResourceList) bool {
+	if asked == nil || (rs.Spec.Class != "" && rs.Spec.Class != authv1beta1.ResourceSliceClassDefault) {
+		return true
+	}
+	for k, v := range asked {
+		if got, ok := rs.Status.Resources[k]; !ok || got.Cmp(v) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // announce says who answers and, when that may need the provider's admin,

@@ -56,7 +56,9 @@ func TestCheckSliceRequestRefuses(t *testing.T) {
 	assert.NoError(t, artifact.CheckSliceRequest(artifact.SliceRequest{Name: "s", CPU: "1"}), "no provider ID yet (--batch before the handshake)")
 }
 
-// The same request again is fine; another one is refused with what to do.
+// The same request again is fine (nothing to update); another one is an
+// update in place, said in words; one made meanwhile by someone else is
+// refused with what to do.
 func TestSameSlice(t *testing.T) {
 	want, err := checkSliceRequest(artifact.SliceRequest{Name: "s", ProviderID: "p", CPU: "1", CreateVirtualNode: true})
 	require.NoError(t, err)
@@ -67,7 +69,11 @@ func TestSameSlice(t *testing.T) {
 	existing.Spec.Resources[corev1.ResourceCPU] = resource.MustParse("1000m") // same quantity, other spelling
 	assert.NoError(t, sameSlice(existing, want))
 	existing.Spec.Resources[corev1.ResourceCPU] = resource.MustParse("2")
-	assert.ErrorContains(t, sameSlice(existing, want), "delete it first with `liqo-auth-tui delete resourceslice s --remote-cluster-id p`")
+	updated, changes := sliceUpdate(existing, want)
+	assert.Equal(t, []string{"cpu 2 -> 1"}, changes)
+	assert.True(t, updated.Spec.Resources.Cpu().Equal(resource.MustParse("1")))
+	assert.Equal(t, []byte("filled by the controller"), updated.Spec.CSR, "the CSR stays: nothing to sign again")
+	assert.ErrorContains(t, sameSlice(existing, want), "was made meanwhile and asks for something else (class \"default\", resources cpu=2): run the command again to update it")
 }
 
 func TestSliceStatusOf(t *testing.T) {

@@ -112,6 +112,12 @@ func (c *Cluster) CreateResourceSlice(ctx context.Context, rs *authv1beta1.Resou
 	return c.Liqo.ResourceSlices(rs.Namespace).Create(ctx, rs, metav1.CreateOptions{})
 }
 
+// UpdateResourceSlice writes rs (its resourceVersion guards against a
+// change made meanwhile: a Conflict error then).
+func (c *Cluster) UpdateResourceSlice(ctx context.Context, rs *authv1beta1.ResourceSlice) (*authv1beta1.ResourceSlice, error) {
+	return c.Liqo.ResourceSlices(rs.Namespace).Update(ctx, rs, metav1.UpdateOptions{})
+}
+
 // DeleteResourceSlice deletes the ResourceSlice rs, not another made since
 // under its name (a Conflict error then; a NotFound one when gone).
 func (c *Cluster) DeleteResourceSlice(ctx context.Context, rs *authv1beta1.ResourceSlice) error {

@@ -396,11 +396,13 @@ func (f *fakeBackend) RequestResources(_ context.Context, consumer ClusterRef, r
 	if f.sliceDenial != "" {
 		info.Resources, info.Message, info.Granted = "Denied", f.sliceDenial, nil
 	}
-	for _, sl := range f.slices {
-		// Like flows: a slice asks once; the same request again is a no-op.
+	for i, sl := range f.slices {
+		// Like flows: another ask updates the slice in place; the same
+		// request again is a no-op.
 		if sl.Name == info.Name {
 			if !maps.Equal(sl.Requested, info.Requested) || sl.Class != info.Class {
-				return nil, fmt.Errorf("ResourceSlice %s already exists and asks for something else", sl.Name)
+				f.slices[i] = info
+				return &info, nil
 			}
 			return &sl, nil
 		}

@@ -68,10 +68,25 @@ func TestResourceSliceCommands(t *testing.T) {
 	assert.Regexp(t, `REQUESTED\s+GRANTED`, out)
 	assert.Regexp(t, `cpu=2,memory=1Gi\s+cpu=2,ephemeral-storage=20Gi,memory=1Gi,pods=110`, out)
 
-	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3")...)
+	// Another ask: updated in place (liqoctl's CreateOrUpdate), re-granted
+	// by the provider, same kubeconfig Secret.
+	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3", "--memory", "1Gi",
+		"--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace)...)
+	require.Equal(t, cmd.ExitOK, code, errOut)
+	assert.Contains(t, errOut, "updated: cpu 2 -> 3")
+	list = getSlices(t, consumer, "--remote-cluster-id", provider.id)
+	require.Len(t, list, 1)
+	assert.Equal(t, "3", list[0].Granted["cpu"])
+	assert.Equal(t, "liqo-tenant-rs-provider/kubeconfig-resourceslice-cmd-slice", list[0].KubeconfigSecret)
+	// The same ask again writes nothing.
+	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3", "--memory", "1Gi",
+		"--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace)...)
+	require.Equal(t, cmd.ExitOK, code, errOut)
+	assert.Contains(t, errOut, "already exists: nothing changed")
+	// Bad input: one line, nothing written.
+	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "lots")...)
 	assert.NotEqual(t, cmd.ExitOK, code)
 	require.Len(t, errorLines(errOut), 1, errOut)
-	assert.Contains(t, errorLines(errOut)[0], "asks for something else")
 
 	code, _, errOut = run(consumer.args("delete", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
