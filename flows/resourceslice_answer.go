@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -285,9 +284,11 @@ type sliceWait struct {
 
 // sliceGrants tells whether rs's status grants asked (nil: anything). A
 // class other than default is granted by a provider's plugin: its answer
-// cannot be told from the old one, accepted is enough.
+// cannot be told from the old one, accepted is enough. Denied resources
+// are an answer too (the caller reports them).
 func sliceGrants(rs *authv1beta1.ResourceSlice, asked corev1.ResourceList) bool {
-	if asked == nil || (rs.Spec.Class != "" && rs.Spec.Class != authv1beta1.ResourceSliceClassDefault) {
+	if asked == nil || (rs.Spec.Class != "" && rs.Spec.Class != authv1beta1.ResourceSliceClassDefault) ||
+		kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == authv1beta1.ResourceSliceConditionDenied {
 		return true
 	}
 	for k, v := range asked {
