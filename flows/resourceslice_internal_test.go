@@ -145,3 +145,22 @@ func TestSliceUnansweredError(t *testing.T) {
 	assert.NotContains(t, e.Reason, "install controller", "the hint is not repeated in the reason")
 	assert.Contains(t, e.Reason, "nothing there answered")
 }
+
+// After an update, the old grant is not the answer; the new one is, and
+// so is a denial (a drained Tenant), and any answer to a plugin's class.
+func TestSliceGrants(t *testing.T) {
+	asked := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}
+	rs := &authv1beta1.ResourceSlice{Spec: authv1beta1.ResourceSliceSpec{Class: authv1beta1.ResourceSliceClassDefault},
+		Status: authv1beta1.ResourceSliceStatus{Resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}
+	rs.Status.Conditions = kube.SetSliceCondition(nil, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted, "", "", metav1.Now())
+	assert.True(t, sliceGrants(rs, nil), "not an update")
+	assert.False(t, sliceGrants(rs, asked), "the old grant")
+	rs.Status.Resources[corev1.ResourceCPU] = resource.MustParse("3000m")
+	assert.True(t, sliceGrants(rs, asked), "the new grant")
+	rs.Status.Resources[corev1.ResourceCPU] = resource.MustParse("2")
+	rs.Status.Conditions = kube.SetSliceCondition(rs.Status.Conditions, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied, "", "", metav1.Now())
+	assert.True(t, sliceGrants(rs, asked), "a denial")
+	rs.Status.Conditions = nil
+	rs.Spec.Class = "gpu"
+	assert.True(t, sliceGrants(rs, asked), "a plugin's class")
+}
