@@ -57,16 +57,30 @@ func SliceConditionStatus(rs *authv1beta1.ResourceSlice, t authv1beta1.ResourceS
 	return ""
 }
 
+// The reasons and messages of the conditions Liqo's provider writes in a
+// ResourceSlice's status (remoteresourceslice-controller), which liqoctl
+// info peer prints; the why of a denial is in the provider's Events.
+const (
+	SliceAuthenticationAcceptedReason  = "ResourceSliceAuthenticationAccepted"
+	SliceAuthenticationAcceptedMessage = "ResourceSlice authentication accepted"
+	SliceAuthenticationDeniedReason    = "ResourceSliceAuthenticationDenied"
+	SliceAuthenticationDeniedMessage   = "ResourceSlice authentication denied"
+	SliceResourcesAcceptedReason       = "ResourceSliceResourcesAccepted"
+	SliceResourcesAcceptedMessage      = "ResourceSlice resources accepted"
+	SliceResourcesDeniedReason         = "ResourceSliceResourcesDenied"
+	SliceResourcesDeniedMessage        = "ResourceSlice resources denied"
+)
+
 // SetSliceCondition sets a condition in conds; its lastTransitionTime
-// changes (to now) only when its status does, so that an unchanged
-// decision writes nothing.
+// changes (to now) when its status, reason or message does, as Liqo's
+// EnsureCondition bumps it, so that an unchanged decision writes nothing.
 func SetSliceCondition(conds []authv1beta1.ResourceSliceCondition, t authv1beta1.ResourceSliceConditionType,
 	status authv1beta1.ResourceSliceConditionStatus, reason, message string, now metav1.Time) []authv1beta1.ResourceSliceCondition {
 	for i := range conds {
 		if conds[i].Type != t {
 			continue
 		}
-		if conds[i].Status != status {
+		if conds[i].Status != status || conds[i].Reason != reason || conds[i].Message != message {
 			conds[i].LastTransitionTime = now
 		}
 		conds[i].Status, conds[i].Reason, conds[i].Message = status, reason, message

@@ -34,6 +34,7 @@ type options struct {
 	caOverride                         string // base64 of the CA PEM, like Liqo's
 	trustedCA                          bool
 	defaultNodeResources               resourceListValue
+	sliceOffer                         controller.SliceOffer
 	workers                            int
 	profiling                          bool
 	memoryLimit                        string
@@ -66,6 +67,13 @@ func (o *options) flagGroups() cliflag.NamedFlagSets {
 	fs.BoolVar(&o.trustedCA, "trusted-ca", false, "advertise no CA: the API server's certificate is publicly trusted (a CA override still wins)")
 	o.defaultNodeResources.list = controller.DefaultNodeResources()
 	fs.Var(&o.defaultNodeResources, controller.DefaultNodeResourcesFlag, "what a ResourceSlice is granted of each resource it does not ask for, as name=quantity pairs, like Liqo's (\"\": nothing; repeated, they add up)")
+	// What a granted slice says the provider offers: Liqo's flags, which
+	// its VirtualNode creator copies to the consumer's VirtualNode.
+	fs.BoolVar(&o.sliceOffer.EnableStorage, controller.EnableStorageFlag, false, "offer the cluster's StorageClasses to ResourceSlices (status.storageClasses), like Liqo's")
+	fs.StringVar(&o.sliceOffer.RealStorageClassName, controller.RealStorageClassNameFlag, "", "the StorageClass offered as the default one (default: the cluster's default StorageClass), like Liqo's")
+	fs.Var(classNamesValue{&o.sliceOffer.IngressClasses}, controller.IngressClassesFlag, "ingress classes offered to ResourceSlices, like Liqo's: \"nginx;default,traefik\"")
+	fs.Var(classNamesValue{&o.sliceOffer.LoadBalancerClasses}, controller.LoadBalancerClassesFlag, "load balancer classes offered to ResourceSlices, like Liqo's: \"metallb;default\"")
+	fs.Var(labelsValue{&o.sliceOffer.ClusterLabels}, controller.ClusterLabelsFlag, "labels a consumer's VirtualNode gets from this provider's ResourceSlices (status.nodeLabels), like Liqo's: key=value,key=value")
 	// A Tenant's reconcile mostly waits: on its requests and on the CA
 	// signing its CSR. Many of them at once keep the API server, not the
 	// queue, the limit when consumers arrive together: in the 1,000-Tenant
@@ -206,6 +214,54 @@ func (v *resourceListValue) Set(s string) error {
 	}
 	for k, q := range list {
 		v.list[k] = q
+	}
+	return nil
+}
+
+// classNamesValue is a class list flag in Liqo's syntax; repeated, the
+// lists add up.
+type classNamesValue struct{ classes *[]controller.ClassName }
+
+func (v classNamesValue) String() string {
+	if v.classes == nil {
+		return ""
+	}
+	return controller.FormatClassNames(*v.classes)
+}
+
+func (v classNamesValue) Type() string { return "classes" }
+
+func (v classNamesValue) Set(s string) error {
+	classes, err := controller.ParseClassNames(s)
+	if err != nil {
+		return err
+	}
+	*v.classes = append(*v.classes, classes...)
+	return nil
+}
+
+// labelsValue is --cluster-labels in Liqo's syntax; repeated, they add up.
+type labelsValue struct{ labels *map[string]string }
+
+func (v labelsValue) String() string {
+	if v.labels == nil {
+		return ""
+	}
+	return controller.FormatLabels(*v.labels)
+}
+
+func (v labelsValue) Type() string { return "labels" }
+
+func (v labelsValue) Set(s string) error {
+	labels, err := controller.ParseLabels(s)
+	if err != nil {
+		return err
+	}
+	if *v.labels == nil {
+		*v.labels = map[string]string{}
+	}
+	for k, l := range labels {
+		(*v.labels)[k] = l
 	}
 	return nil
 }

@@ -100,3 +100,25 @@ func TestDefaultNodeResourcesFlag(t *testing.T) {
 		assert.ErrorContains(t, err, "default-node-resources", bad)
 	}
 }
+
+// What a granted slice says the provider offers: Liqo's flags and syntax.
+func TestSliceOfferFlags(t *testing.T) {
+	o, _, err := parseFlags([]string{"--enable-storage", "--real-storage-class-name=fast",
+		"--ingress-classes=nginx;default,traefik", "--load-balancer-classes", "metallb;default", "--load-balancer-classes=internal",
+		"--cluster-labels=topology.kubernetes.io/zone=eu-1,example.com/opts=a=b", "--cluster-labels=tier=gold"}, nil)
+	require.NoError(t, err)
+	copts, err := controllerOptions(o)
+	require.NoError(t, err)
+	assert.Equal(t, controller.SliceOffer{EnableStorage: true, RealStorageClassName: "fast",
+		IngressClasses:      []controller.ClassName{{Name: "nginx", Default: true}, {Name: "traefik"}},
+		LoadBalancerClasses: []controller.ClassName{{Name: "metallb", Default: true}, {Name: "internal"}},
+		ClusterLabels:       map[string]string{"topology.kubernetes.io/zone": "eu-1", "example.com/opts": "a=b", "tier": "gold"}}, copts.SliceOffer)
+
+	o, _, err = parseFlags(nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, controller.SliceOffer{}, o.sliceOffer, "Liqo's defaults: nothing offered")
+	for flag, bad := range map[string]string{"ingress-classes": "nginx;yes", "load-balancer-classes": ";default", "cluster-labels": "zone"} {
+		_, _, err = parseFlags([]string{"--" + flag + "=" + bad}, nil)
+		assert.ErrorContains(t, err, flag, bad)
+	}
+}

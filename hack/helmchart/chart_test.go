@@ -292,6 +292,8 @@ provider: false
 consumer: false
 advertise: {apiServerAddress: "https://api.example.com:6443", ca: %q, trustedCA: true}
 defaultNodeResources: {cpu: "8", memory: 16Gi, pods: null, nvidia.com/gpu: "1"}
+sliceOffer: {storage: {enabled: true, realStorageClassName: fast}, ingressClasses: [{name: nginx, default: true}, {name: traefik}],
+  loadBalancerClasses: [{name: metallb, default: true}], clusterLabels: {tier: gold, topology.kubernetes.io/zone: eu-1}}
 workers: 16
 kubeAPI: {qps: 50, burst: 200}
 logging: {format: json, verbosity: 4, vmodule: "tenant*=5"}
@@ -323,12 +325,18 @@ func TestTemplateEveryControllerFlag(t *testing.T) {
 	require.NoError(t, err, "building the controller: %s", out)
 
 	ca := base64PEM(t)
-	_, c := controllerContainer(t, mustTemplate(t, values(t, fmt.Sprintf(allFlags, ca))))
+	all := mustTemplate(t, values(t, fmt.Sprintf(allFlags, ca)))
+	_, c := controllerContainer(t, all)
+	// --enable-storage lists StorageClasses; without it, no such right.
+	assert.Contains(t, all["ClusterRole liqo-auth-controller"], `resources: ["storageclasses"]`)
+	assert.NotContains(t, mustTemplate(t, nil)["ClusterRole liqo-auth-controller"], "storageclasses")
 	assert.Equal(t, []string{"--liqo-namespace=liqo", "--leader-elect=true", "--lease-name=my-lease",
 		"--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=40s", "--leader-elect-retry-period=10s", "--provider=false", "--consumer=false",
 		"--api-server-address-override=https://api.example.com:6443", "--ca-override=" + ca, "--trusted-ca",
 		"--health-address=:9081", "--metrics-address=:9080", "--profiling",
-		"--default-node-resources=cpu=8,ephemeral-storage=20Gi,memory=16Gi,nvidia.com/gpu=1", "--workers=16", "--kube-api-qps=50", "--kube-api-burst=200",
+		"--default-node-resources=cpu=8,ephemeral-storage=20Gi,memory=16Gi,nvidia.com/gpu=1",
+		"--enable-storage", "--real-storage-class-name=fast", "--ingress-classes=nginx;default,traefik", "--load-balancer-classes=metallb;default",
+		"--cluster-labels=tier=gold,topology.kubernetes.io/zone=eu-1", "--workers=16", "--kube-api-qps=50", "--kube-api-burst=200",
 		"--logging-format=json", "--v=4", "--vmodule=tenant*=5", "--memory-limit=$(MEMORY_LIMIT)", "--log-flush-frequency=10s"}, c.Args)
 	assert.Equal(t, map[string]int32{"metrics": 9080, "health": 9081}, map[string]int32{c.Ports[0].Name: c.Ports[0].ContainerPort, c.Ports[1].Name: c.Ports[1].ContainerPort})
 
@@ -448,14 +456,16 @@ func TestPackage(t *testing.T) {
 // anything renders, saying which.
 func TestValuesSchemaRefusesMistakes(t *testing.T) {
 	for vals, want := range map[string]string{
-		"replicas: 3\n":                                  "replicas",
-		"replicaCount: two\n":                            "replicaCount",
-		"image: {pullPolicy: Sometimes}\n":               "pullPolicy",
-		"logging: {format: xml}\n":                       "format",
-		"networkPolicy: {enable: true}\n":                "enable",
-		"metrics: {serviceMonitor: {enabled: \"on\"}}\n": "enabled",
-		"leaderElection: {leaseDuration: 15}\n":          "leaseDuration",
-		"leaderElection: {retryPeriod: 2 seconds}\n":     "retryPeriod",
+		"replicas: 3\n":                                      "replicas",
+		"replicaCount: two\n":                                "replicaCount",
+		"image: {pullPolicy: Sometimes}\n":                   "pullPolicy",
+		"logging: {format: xml}\n":                           "format",
+		"networkPolicy: {enable: true}\n":                    "enable",
+		"metrics: {serviceMonitor: {enabled: \"on\"}}\n":     "enabled",
+		"leaderElection: {leaseDuration: 15}\n":              "leaseDuration",
+		"leaderElection: {retryPeriod: 2 seconds}\n":         "retryPeriod",
+		"sliceOffer: {ingressClasses: [nginx]}\n":            "ingressClasses",
+		"sliceOffer: {loadBalancerClasses: [{name: a;b}]}\n": "name",
 	} {
 		_, err := template(t, values(t, vals))
 		assert.ErrorContains(t, err, want, vals)

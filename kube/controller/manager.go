@@ -67,6 +67,10 @@ type Options struct {
 	// --default-node-resources); nil = Liqo's chart default
 	// (DefaultNodeResources), empty = nothing.
 	DefaultNodeResources corev1.ResourceList
+	// SliceOffer is what a granted slice of the default class is told the
+	// provider offers besides resources (storage, ingress and load
+	// balancer classes, node labels); zero: nothing, as Liqo's defaults.
+	SliceOffer SliceOffer
 	// YieldToController: an in-process run (the wizard's, a command's),
 	// which stops its workers, and Run returns ErrHandedOver, once the
 	// in-cluster controller holds its Lease (handover.go).

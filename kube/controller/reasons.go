@@ -58,26 +58,19 @@ const (
 	ReasonCertificateNotRenewed = "CertificateNotRenewed"
 )
 
-// ResourceSlice reconcilers (§10.1). Liqo names none of these: they are
-// ours, for humans. A denied slice also gets InvalidCSR (a CSR that fails
-// the checks), final until the slice changes, like a Tenant's.
+// ResourceSlice reconcilers (§10.1). The provider's Normal Events on a
+// condition's change are Liqo's, named by the condition's reason
+// (kube.SliceAuthenticationAcceptedReason, ...); InvalidCSR (a CSR that
+// fails the checks, final until the slice changes, like a Tenant's) and
+// StorageClassesFailed are Liqo's too. The others are ours, for humans:
+// the why that Liqo's conditions do not say.
 const (
 	// Provider.
-	ReasonResourceSliceAccepted  = "ResourceSliceAccepted"
-	ReasonResourceSliceDenied    = "ResourceSliceDenied"
 	ReasonResourcesDenied        = "ResourcesDenied"
 	ReasonSliceCertificateFailed = "SliceCertificateFailed"
+	ReasonStorageClassesFailed   = "StorageClassesFailed"
 	// Consumer.
 	ReasonResourceSliceCSRCreated = "ResourceSliceCSRCreated"
 	ReasonIdentityEnsured         = "IdentityEnsured"
 	ReasonIdentityDeleted         = "IdentityDeleted"
-)
-
-// Condition reasons written in a ResourceSlice's status by the provider.
-const (
-	SliceReasonCertificateIssued = "CertificateIssued"
-	SliceReasonInvalidCSR        = "InvalidCSR"
-	SliceReasonTenantDrained     = "TenantDrained"
-	SliceReasonTenantCordoned    = "TenantCordoned"
-	SliceReasonResourcesAccepted = "ResourcesAccepted"
 )

@@ -34,16 +34,19 @@ type sliceProvider struct {
 	now        func() time.Time // nil = time.Now
 }
 
-// sliceDecision is what the provider answers a slice.
+// sliceDecision is what the provider answers a slice. The conditions carry
+// Liqo's reasons and messages; the why of a denial goes to the Events.
 type sliceDecision struct {
-	authStatus          authv1beta1.ResourceSliceConditionStatus
-	authReason, authMsg string
-	resStatus           authv1beta1.ResourceSliceConditionStatus // "" = leave it (plugins)
-	resReason, resMsg   string
-	authParams          *authv1beta1.AuthParams
-	resources           corev1.ResourceList // nil = leave status.resources
-	requeueAfter        time.Duration
-	renewed             bool
+	authStatus authv1beta1.ResourceSliceConditionStatus
+	invalid    string                                   // why authentication is denied
+	resStatus  authv1beta1.ResourceSliceConditionStatus // "" = leave it (plugins)
+	resDenied  string                                   // why resources are denied
+	authParams *authv1beta1.AuthParams                  // nil = leave status.authParams
+	resources  corev1.ResourceList                      // nil = leave status.resources
+	offer      *sliceOffer                              // nil = leave the offered classes and labels
+	// requeueAfter is when the certificate is due for renewal.
+	requeueAfter time.Duration
+	renewed      bool
 }
 
 func (r *sliceProvider) sync(ctx context.Context, key string) (time.Duration, error) {
@@ -63,51 +66,72 @@ func (r *sliceProvider) sync(ctx context.Context, key string) (time.Duration, er
 	return d.requeueAfter, r.writeStatus(ctx, rs, d)
 }
 
-// decide checks the slice and, when it passes, obtains its certificate.
-// Errors are retried; a refusal is a decision (Denied), not an error; nil
-// is no decision at all (nothing written), as Liqo's provider does for a
-// slice outside its consumer's tenant namespace.
+// decide checks the slice and, when it passes, obtains its certificate,
+// then decides its resources. As in Liqo, an invalid slice has its
+// Authentication denied (the authParams of an earlier pass stay) and its
+// Resources still decided. Errors are retried and write nothing: unlike
+// Liqo, which denies Authentication on a failed issuance and accepts it
+// again at the retry, as a Liqo consumer then deletes the slice's
+// Identity. nil is no decision at all (nothing written), as Liqo's
+// provider does for a slice outside its consumer's tenant namespace.
 func (r *sliceProvider) decide(ctx context.Context, rs *authv1beta1.ResourceSlice, consumerID string) (*sliceDecision, error) {
-	deny := func(reason, msg string) *sliceDecision {
-		return &sliceDecision{authStatus: authv1beta1.ResourceSliceConditionDenied, authReason: reason, authMsg: msg,
-			resStatus: authv1beta1.ResourceSliceConditionDenied, resReason: reason, resMsg: msg}
-	}
 	if ok, err := r.inTenantNamespace(ctx, rs, consumerID); !ok {
 		return nil, err
-	}
-	if id := rs.Spec.ConsumerClusterID; id != "" && id != consumerID {
-		return deny(SliceReasonInvalidCSR, fmt.Sprintf("spec.consumerClusterID %s is not the consumer it was replicated from (%s)", id, consumerID)), nil
 	}
 	t, err := r.tenant(ctx, consumerID)
 	if err != nil {
 		return nil, err
 	}
+	d := &sliceDecision{authStatus: authv1beta1.ResourceSliceConditionAccepted}
+	if d.invalid, err = invalidSlice(rs, t, consumerID); err != nil {
+		return nil, err
+	}
+	if d.invalid != "" {
+		d.authStatus = authv1beta1.ResourceSliceConditionDenied
+	} else if err := r.authenticate(ctx, rs, t, consumerID, d); err != nil {
+		return nil, err
+	}
+	if err := r.decideResources(ctx, rs, t, d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// invalidSlice says why the slice fails the checks (§10.1), "" when it
+// passes.
+func invalidSlice(rs *authv1beta1.ResourceSlice, t *authv1beta1.Tenant, consumerID string) (string, error) {
+	if id := rs.Spec.ConsumerClusterID; id != "" && id != consumerID {
+		return fmt.Sprintf("spec.consumerClusterID %s is not the consumer it was replicated from (%s)", id, consumerID), nil
+	}
 	var pub any
 	if t.Spec.AuthzPolicy != authv1beta1.TolerateNoHandshake {
+		var err error
 		if pub, err = authcrypto.ParsePublicKey(t.Spec.PublicKey); err != nil {
-			return nil, fmt.Errorf("parsing the public key of Tenant %s/%s: %w", t.Namespace, t.Name, err)
+			return "", fmt.Errorf("parsing the public key of Tenant %s/%s: %w", t.Namespace, t.Name, err)
 		}
 	}
 	if err := authcrypto.CheckResourceSliceCSR(rs.Spec.CSR, rs.Name, consumerID, pub); err != nil {
-		return deny(SliceReasonInvalidCSR, err.Error()), nil
+		return err.Error(), nil
 	}
-	d := &sliceDecision{authStatus: authv1beta1.ResourceSliceConditionAccepted, authReason: SliceReasonCertificateIssued,
-		authMsg: "the provider signed the ResourceSlice CSR"}
+	return "", nil
+}
+
+// authenticate obtains the slice's certificate and its authParams.
+func (r *sliceProvider) authenticate(ctx context.Context, rs *authv1beta1.ResourceSlice, t *authv1beta1.Tenant, consumerID string, d *sliceDecision) error {
 	cert, renewed, err := r.certificate(ctx, rs, consumerID)
 	if err != nil {
 		r.events.warning(ctx, rs, ReasonSliceCertificateFailed, err.Error())
-		return nil, err
+		return err
 	}
 	if _, d.requeueAfter, err = renewalDue(cert, r.clock()); err != nil {
-		return nil, err
+		return err
 	}
 	if d.authParams, err = r.adv.forTenant(ctx, t, cert); err != nil {
 		r.events.warning(ctx, rs, ReasonSliceCertificateFailed, err.Error())
-		return nil, err
+		return err
 	}
 	d.renewed = renewed
-	r.decideResources(rs, t, d)
-	return d, nil
+	return nil
 }
 
 // inTenantNamespace tells whether the slice is in its consumer's tenant
@@ -131,28 +155,35 @@ func (r *sliceProvider) inTenantNamespace(ctx context.Context, rs *authv1beta1.R
 }
 
 // decideResources decides Resources as Liqo does, by the Tenant's
-// condition: Drained denies them (Authentication stays Accepted); Cordoned
-// denies them to a slice not yet decided and leaves the others as they
-// are; Active grants a slice of the default class (empty or "default")
-// the defaults, then what it asks, on every pass, and leaves the other
-// classes to plugins.
-func (r *sliceProvider) decideResources(rs *authv1beta1.ResourceSlice, t *authv1beta1.Tenant, d *sliceDecision) {
+// condition: Drained denies them; Cordoned denies them to a slice not yet
+// decided and leaves the others as they are; Active grants a slice of the
+// default class (empty or "default") the defaults, then what it asks, on
+// every pass, with the provider's offer (classes, labels), and leaves the
+// other classes to plugins.
+func (r *sliceProvider) decideResources(ctx context.Context, rs *authv1beta1.ResourceSlice, t *authv1beta1.Tenant, d *sliceDecision) error {
 	switch t.Spec.TenantCondition {
 	case authv1beta1.TenantConditionDrained:
-		d.resStatus, d.resReason = authv1beta1.ResourceSliceConditionDenied, SliceReasonTenantDrained
-		d.resMsg = fmt.Sprintf("the Tenant of consumer %s is drained: it may neither use nor negotiate resources", t.Spec.ClusterID)
+		d.resStatus = authv1beta1.ResourceSliceConditionDenied
+		d.resDenied = fmt.Sprintf("the Tenant of consumer %s is drained: it may neither use nor negotiate resources", t.Spec.ClusterID)
 	case authv1beta1.TenantConditionCordoned:
 		if kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == "" {
-			d.resStatus, d.resReason = authv1beta1.ResourceSliceConditionDenied, SliceReasonTenantCordoned
-			d.resMsg = fmt.Sprintf("the Tenant of consumer %s is cordoned: no new resources", t.Spec.ClusterID)
+			d.resStatus = authv1beta1.ResourceSliceConditionDenied
+			d.resDenied = fmt.Sprintf("the Tenant of consumer %s is cordoned: no new resources", t.Spec.ClusterID)
 		}
 	default: // Active (the CRD's default)
 		if rs.Spec.Class != "" && rs.Spec.Class != authv1beta1.ResourceSliceClassDefault {
-			return
+			return nil
 		}
+		offer, err := r.offer(ctx)
+		if err != nil {
+			r.events.warning(ctx, rs, ReasonStorageClassesFailed, err.Error())
+			return err
+		}
+		d.offer = offer
 		d.resources = grantedResources(rs.Status.Resources, r.o.DefaultNodeResources, rs.Spec.Resources)
-		d.resStatus, d.resReason, d.resMsg = authv1beta1.ResourceSliceConditionAccepted, SliceReasonResourcesAccepted, "the requested resources are granted"
+		d.resStatus = authv1beta1.ResourceSliceConditionAccepted
 	}
+	return nil
 }
 
 // tenant finds the consumer's Tenant from the informer, else live.
@@ -243,24 +274,33 @@ func certificateFor(certPEM, csrPEM []byte) bool {
 }
 
 // writeStatus writes the decision when it changes the status (a pass that
-// decides the same writes nothing), and tells humans.
+// decides the same writes nothing), and tells humans: Liqo's Events when
+// a condition changes, and the why of a denial.
 func (r *sliceProvider) writeStatus(ctx context.Context, rs *authv1beta1.ResourceSlice, d *sliceDecision) error {
 	now := metav1.NewTime(r.clock())
 	status := rs.Status.DeepCopy()
-	wasAuth := kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeAuthentication)
-	wasRes := kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources)
-	status.Conditions = kube.SetSliceCondition(status.Conditions, authv1beta1.ResourceSliceConditionTypeAuthentication, d.authStatus, d.authReason, d.authMsg, now)
-	if d.resStatus != "" {
-		status.Conditions = kube.SetSliceCondition(status.Conditions, authv1beta1.ResourceSliceConditionTypeResources, d.resStatus, d.resReason, d.resMsg, now)
+	authWas := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeAuthentication).DeepCopy()
+	resWas := kube.SliceCondition(rs, authv1beta1.ResourceSliceConditionTypeResources).DeepCopy()
+	authReason, authMsg := kube.SliceAuthenticationAcceptedReason, kube.SliceAuthenticationAcceptedMessage
+	if d.authStatus == authv1beta1.ResourceSliceConditionDenied {
+		authReason, authMsg = kube.SliceAuthenticationDeniedReason, kube.SliceAuthenticationDeniedMessage
 	}
-	switch {
-	case d.authStatus == authv1beta1.ResourceSliceConditionDenied:
-		status.AuthParams = nil
-	case d.authParams != nil:
+	status.Conditions = kube.SetSliceCondition(status.Conditions, authv1beta1.ResourceSliceConditionTypeAuthentication, d.authStatus, authReason, authMsg, now)
+	resReason, resMsg := kube.SliceResourcesAcceptedReason, kube.SliceResourcesAcceptedMessage
+	if d.resStatus == authv1beta1.ResourceSliceConditionDenied {
+		resReason, resMsg = kube.SliceResourcesDeniedReason, kube.SliceResourcesDeniedMessage
+	}
+	if d.resStatus != "" {
+		status.Conditions = kube.SetSliceCondition(status.Conditions, authv1beta1.ResourceSliceConditionTypeResources, d.resStatus, resReason, resMsg, now)
+	}
+	if d.authParams != nil {
 		status.AuthParams = d.authParams
 	}
 	if d.resources != nil {
 		status.Resources = d.resources
+	}
+	if d.offer != nil {
+		d.offer.apply(status)
 	}
 	if apiequality.Semantic.DeepEqual(&rs.Status, status) {
 		return nil
@@ -272,23 +312,25 @@ func (r *sliceProvider) writeStatus(ctx context.Context, rs *authv1beta1.Resourc
 		}
 		return err
 	}
-	logger := klog.FromContext(ctx)
-	switch {
-	case d.authStatus == authv1beta1.ResourceSliceConditionDenied && wasAuth != d.authStatus:
+	authChanged := authWas == nil || authWas.Status != d.authStatus || authWas.Reason != authReason
+	if authChanged && d.invalid != "" {
 		// Final until the slice (or its Tenant) changes: no requeue.
-		reason := ReasonResourceSliceDenied
-		if d.authReason == SliceReasonInvalidCSR {
-			reason = ReasonInvalidCSR
-		}
-		r.events.warning(ctx, rs, reason, d.authMsg)
-		logger.Info("ResourceSlice denied", "slice", klog.KObj(rs), "reason", d.authReason, "message", d.authMsg)
-	case wasAuth != d.authStatus:
-		r.events.normal(ctx, rs, ReasonResourceSliceAccepted, "ResourceSlice CSR signed")
-	case d.renewed:
-		r.events.normal(ctx, rs, ReasonCertificateRenewed, "Certificate renewed")
+		r.events.warning(ctx, rs, ReasonInvalidCSR, d.invalid)
+		klog.FromContext(ctx).Info("ResourceSlice authentication denied", "slice", klog.KObj(rs), "why", d.invalid)
 	}
-	if d.resStatus == authv1beta1.ResourceSliceConditionDenied && wasRes != d.resStatus && d.authStatus == authv1beta1.ResourceSliceConditionAccepted {
-		r.events.warning(ctx, rs, ReasonResourcesDenied, d.resMsg)
+	if authChanged {
+		r.events.normal(ctx, rs, authReason, authMsg)
+	} else if d.renewed {
+		r.events.normal(ctx, rs, ReasonCertificateRenewed, "Certificate for ResourceSlice renewed successfully")
+	}
+	if d.resStatus != "" && (resWas == nil || resWas.Status != d.resStatus || resWas.Reason != resReason) {
+		if d.resDenied != "" {
+			r.events.warning(ctx, rs, ReasonResourcesDenied, d.resDenied)
+		}
+		if resWas != nil {
+			resMsg = "ResourceSlice resources updated" // Liqo's words for a change
+		}
+		r.events.normal(ctx, rs, resReason, resMsg)
 	}
 	return nil
 }

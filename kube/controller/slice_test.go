@@ -102,14 +102,18 @@ func TestResourceSliceProvider(t *testing.T) {
 		t.Helper()
 		replicaOf(t, p, ns, name, cs.id, csr, "")
 		got := waitSlice(t, p, ns, name, sliceDecided(authv1beta1.ResourceSliceConditionTypeAuthentication, authv1beta1.ResourceSliceConditionDenied))
+		// Liqo's words in the condition, the why in a Warning; as Liqo,
+		// the resources are decided all the same.
 		cond := kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeAuthentication)
-		assert.Equal(t, SliceReasonInvalidCSR, cond.Reason)
-		assert.Contains(t, cond.Message, message)
+		assert.Equal(t, kube.SliceAuthenticationDeniedReason, cond.Reason)
+		assert.Equal(t, kube.SliceAuthenticationDeniedMessage, cond.Message)
 		assert.False(t, cond.LastTransitionTime.IsZero())
 		assert.Nil(t, got.Status.AuthParams)
+		assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeResources))
 		ev := waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, name, ReasonInvalidCSR)
 		assert.Equal(t, corev1.EventTypeWarning, ev.Type)
 		assert.Contains(t, ev.Message, message)
+		assert.Equal(t, corev1.EventTypeNormal, waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, name, kube.SliceAuthenticationDeniedReason).Type)
 		_, err := p.Kube.CoreV1().Secrets(ns).Get(ctx, kube.ResourceSliceCertSecretName(name), metav1.GetOptions{})
 		assert.True(t, kube.IsNotFound(err), "nothing signed for a denied slice: %v", err)
 	}
@@ -146,7 +150,16 @@ func TestResourceSliceProvider(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, csr, cached.Data[kube.RemoteCertCSRField])
 	assert.Equal(t, cs.id, cached.Labels[kube.RemoteClusterIDLabel])
-	waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "good", ReasonResourceSliceAccepted)
+	for typ, want := range map[authv1beta1.ResourceSliceConditionType][2]string{
+		authv1beta1.ResourceSliceConditionTypeAuthentication: {kube.SliceAuthenticationAcceptedReason, kube.SliceAuthenticationAcceptedMessage},
+		authv1beta1.ResourceSliceConditionTypeResources:      {kube.SliceResourcesAcceptedReason, kube.SliceResourcesAcceptedMessage},
+	} {
+		c := kube.SliceCondition(good, typ)
+		assert.Equal(t, want, [2]string{c.Reason, c.Message}, "Liqo's reason and message")
+		assert.Equal(t, want[1], waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "good", want[0]).Message, "Liqo's Event")
+	}
+	assert.Empty(t, good.Status.StorageClasses, "nothing offered by default, as Liqo")
+	assert.Empty(t, good.Status.NodeLabels)
 
 	t.Run("a pass over a decided slice writes nothing", func(t *testing.T) {
 		seen := log.count()
@@ -177,6 +190,23 @@ func TestResourceSliceProvider(t *testing.T) {
 		cached, err := p.Kube.CoreV1().Secrets(ns).Get(ctx, kube.ResourceSliceCertSecretName("good"), metav1.GetOptions{})
 		require.NoError(t, err)
 		assert.Equal(t, renewed.Status.AuthParams.SignedCRT, cached.Data[kube.RemoteCertCertificateField])
+	})
+
+	t.Run("an invalid CSR after a grant keeps the authParams", func(t *testing.T) {
+		// Liqo denies Authentication only: the status keeps the
+		// authParams and Resources stay decided.
+		before := mustSliceNow(t, p, ns, "good")
+		wasAuth := kube.SliceCondition(before, authv1beta1.ResourceSliceConditionTypeAuthentication).LastTransitionTime
+		bad, err := authcrypto.NewResourceSliceCSR(cs.key, "not-good", cs.id)
+		require.NoError(t, err)
+		setSliceCSR(t, p, ns, "good", bad)
+		denied := waitSlice(t, p, ns, "good", sliceDecided(authv1beta1.ResourceSliceConditionTypeAuthentication, authv1beta1.ResourceSliceConditionDenied))
+		assert.Equal(t, before.Status.AuthParams, denied.Status.AuthParams)
+		assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(denied, authv1beta1.ResourceSliceConditionTypeResources))
+		assert.False(t, kube.SliceCondition(denied, authv1beta1.ResourceSliceConditionTypeAuthentication).LastTransitionTime.Before(&wasAuth))
+		setSliceCSR(t, p, ns, "good", before.Spec.CSR)
+		again := waitSlice(t, p, ns, "good", sliceDecided(authv1beta1.ResourceSliceConditionTypeAuthentication, authv1beta1.ResourceSliceConditionAccepted))
+		assert.Equal(t, before.Status.AuthParams, again.Status.AuthParams, "the certificate for this CSR, not a new one")
 	})
 
 	t.Run("a new ask updates the grant", func(t *testing.T) {
@@ -221,9 +251,9 @@ func TestResourceSliceProvider(t *testing.T) {
 		replicaOf(t, p, ns, "after-cordon", cs.id, csr, "")
 		got := waitSlice(t, p, ns, "after-cordon", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied))
 		assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
-		assert.Equal(t, SliceReasonTenantCordoned, kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeResources).Reason)
+		assert.Equal(t, kube.SliceResourcesDeniedReason, kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeResources).Reason)
 		assert.Empty(t, got.Status.Resources)
-		waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "after-cordon", ReasonResourcesDenied)
+		assert.Contains(t, waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "after-cordon", ReasonResourcesDenied).Message, "is cordoned")
 		// What was granted before the cordon stays granted.
 		kept, err := p.Liqo.ResourceSlices(ns).Get(ctx, "good", metav1.GetOptions{})
 		require.NoError(t, err)
@@ -249,12 +279,12 @@ func TestResourceSliceProvider(t *testing.T) {
 		require.NoError(t, err)
 		replicaOf(t, p, ns, "while-drained", cs.id, csr, "")
 		got := waitSlice(t, p, ns, "while-drained", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied))
-		assert.Equal(t, SliceReasonTenantDrained, kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeResources).Reason)
+		assert.Equal(t, kube.SliceResourcesDeniedReason, kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeResources).Reason)
 		assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
 		require.NotNil(t, got.Status.AuthParams)
 		assert.NotEmpty(t, got.Status.AuthParams.SignedCRT)
 		assert.Empty(t, got.Status.Resources)
-		waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "while-drained", ReasonResourcesDenied)
+		assert.Contains(t, waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, "while-drained", ReasonResourcesDenied).Message, "is drained")
 		// Active again: granted.
 		setCondition(authv1beta1.TenantConditionActive)
 		waitSlice(t, p, ns, "while-drained", sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted))
@@ -408,4 +438,22 @@ func TestResourceSliceEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, kube.ResourceSliceUser(rs.Name, consumerID), review.Status.UserInfo.Username)
 	assert.Contains(t, review.Status.UserInfo.Groups, consumerID)
+}
+
+// mustSliceNow reads a slice from the API server.
+func mustSliceNow(t testing.TB, c *kube.Cluster, namespace, name string) *authv1beta1.ResourceSlice {
+	t.Helper()
+	rs, err := c.Liqo.ResourceSlices(namespace).Get(labtest.Context(t), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	return rs
+}
+
+// setSliceCSR replaces a replicated slice's CSR, as a consumer's replicator
+// would bring a new one.
+func setSliceCSR(t testing.TB, c *kube.Cluster, namespace, name string, csr []byte) {
+	t.Helper()
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"csr": csr}})
+	require.NoError(t, err)
+	_, err = c.Liqo.ResourceSlices(namespace).Patch(labtest.Context(t), name, types.MergePatchType, patch, metav1.PatchOptions{})
+	require.NoError(t, err)
 }

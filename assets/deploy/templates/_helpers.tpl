@@ -45,3 +45,21 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 {{- join "," $pairs -}}
 {{- end }}
+
+{{/* A class list in Liqo's flag syntax: nginx;default,traefik. */}}
+{{- define "liqo-auth-controller.classList" -}}
+{{- $items := list -}}
+{{- range . -}}
+{{- $items = append $items (printf "%s%s" .name (ternary ";default" "" (default false .default))) -}}
+{{- end -}}
+{{- join "," $items -}}
+{{- end }}
+
+{{/* Labels in Liqo's --cluster-labels syntax, sorted by key. */}}
+{{- define "liqo-auth-controller.labelList" -}}
+{{- $pairs := list -}}
+{{- range $key, $value := . -}}
+{{- $pairs = append $pairs (printf "%s=%s" $key $value) -}}
+{{- end -}}
+{{- join "," $pairs -}}
+{{- end }}
