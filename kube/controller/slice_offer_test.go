@@ -30,7 +30,9 @@ func TestResourceSliceOffer(t *testing.T) {
 	} {
 		_, err := p.Kube.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{})
 		require.NoError(t, err)
-		t.Cleanup(func() { _ = p.Kube.StorageV1().StorageClasses().Delete(context.Background(), sc.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = p.Kube.StorageV1().StorageClasses().Delete(context.Background(), sc.Name, metav1.DeleteOptions{})
+		})
 	}
 	offer := SliceOffer{EnableStorage: true,
 		IngressClasses:      []ClassName{{Name: "nginx", Default: true}, {Name: "traefik"}},
