@@ -81,7 +81,7 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 	// Who answers on the provider, and a way to see the copy arrive there:
 	// asked meanwhile (the provider may answer slowly, or not at all, at the
 	// address the consumer's credentials name), known by the wait.
-	wait := sliceWait{known: make(chan struct{})}
+	wait := sliceWait{known: make(chan struct{}), admin: o.Provider}
 	if len(changes) > 0 {
 		wait.asked = want.Spec.Resources
 	}
@@ -156,7 +156,10 @@ func CreateResourceSlice(ctx context.Context, consumer *kube.Cluster, req artifa
 	st := peerings.SliceStatusOf(rs, id)
 	if err == nil && st.Denied() {
 		// Authenticated but no resources (a cordoned or drained Tenant).
-		err = deniedSliceError(st)
+		err = deniedSliceError(ctx, st, &wait)
+	}
+	if errors.As(err, &denied) && denied.Message != "" {
+		st.Message = denied.Message // the why, where Liqo's condition says only "denied"
 	}
 	return &st, err
 }

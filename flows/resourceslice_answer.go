@@ -194,39 +194,6 @@ func (w *sliceCopyWatch) unanswered(err error, a SliceAnswer, providerID, ns, sl
 // errSliceDenied stops the wait for the provider's answer on a denial.
 var errSliceDenied = errors.New("the provider denied the ResourceSlice")
 
-// SliceDeniedError is a ResourceSlice whose authentication or resources
-// the provider denied: an answer, which the slice's status shows.
-type SliceDeniedError struct {
-	Slice, ProviderID string
-	// Denied is what the provider denied: "authentication" (then there
-	// is no kubeconfig) or "resources".
-	Denied  string
-	Message string // the provider's reason
-}
-
-func (e *SliceDeniedError) Error() string {
-	msg := "provider " + e.ProviderID + " denied the " + e.Denied + " of ResourceSlice " + e.Slice
-	if e.Message != "" {
-		msg += ": " + e.Message
-	}
-	return msg + hintSeparator + e.Hint()
-}
-
-// Hint says what is left to do, as the wizard's answer screen does.
-func (e *SliceDeniedError) Hint() string {
-	return "ask the provider's admin, or request less under another name; the ResourceSlice stays on the consumer until deleted (`" +
-		handshake.DeleteSliceCommand(e.Slice, e.ProviderID) + "`)"
-}
-
-// deniedSliceError is the denial st shows (st.Denied()).
-func deniedSliceError(st SliceStatus) *SliceDeniedError {
-	what := "resources"
-	if st.Authentication == string(authv1beta1.ResourceSliceConditionDenied) {
-		what = "authentication"
-	}
-	return &SliceDeniedError{Slice: st.Name, ProviderID: st.ProviderID, Denied: what, Message: st.Message}
-}
-
 func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout time.Duration, ns, name, providerID string, out **authv1beta1.ResourceSlice, w *sliceWait) Step {
 	return Step{ID: "wait-resourceslice", Scope: handshake.Local, Title: "Waiting for the provider to decide on the ResourceSlice",
 		Success: "ResourceSlice authenticated", Failure: "Failed waiting for the ResourceSlice to be accepted", Timeout: timeout,
@@ -261,7 +228,7 @@ func waitSliceDecisionStep(consumer *kube.Cluster, sink handshake.Sink, timeout 
 				// answer, which the status of the slice shows.
 				if fresh, gerr := consumer.ResourceSlice(ctx, ns, name); gerr == nil && peerings.SliceStatusOf(fresh, nil).Denied() {
 					*out = fresh
-					return deniedSliceError(peerings.SliceStatusOf(fresh, nil))
+					return deniedSliceError(ctx, peerings.SliceStatusOf(fresh, nil), w)
 				}
 			}
 			if err != nil {
@@ -278,6 +245,9 @@ type sliceWait struct {
 	known  chan struct{} // closed once answer and remote are set
 	answer SliceAnswer
 	remote *kube.Cluster
+	// admin is the provider with its admin's kubeconfig (nil: not given),
+	// which may read the provider's Events on a denial.
+	admin *kube.Cluster
 	// asked, when the slice was updated, is what the new grant must hold.
 	asked corev1.ResourceList
 }

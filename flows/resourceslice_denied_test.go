@@ -46,7 +46,7 @@ func TestCreateResourceSliceReturnsTheDenial(t *testing.T) {
 	require.NotNil(t, st, "the denial comes with the slice's status")
 	assert.True(t, st.Denied())
 	assert.Equal(t, artifact.SliceDenied, st.Authentication)
-	assert.Equal(t, denied.Message, st.Message)
+	assert.Equal(t, denied.Message, st.Message, "the why (the provider's Warning), not Liqo's words in the condition")
 	assert.Empty(t, st.KubeconfigSecret)
 	e := flows.Explain(err)
 	assert.Contains(t, e.Reason, "provider rd-provider denied the authentication of ResourceSlice rd-claims-another")
@@ -64,5 +64,5 @@ func TestCreateResourceSliceReturnsTheDenial(t *testing.T) {
 	assert.Equal(t, artifact.SliceDenied, st.Resources)
 	assert.Contains(t, st.Message, "is cordoned")
 	assert.NotEmpty(t, st.KubeconfigSecret)
-	assert.Contains(t, err.Error(), "provider rd-provider denied the resources of ResourceSlice rd-cordoned: "+st.Message)
+	assert.Contains(t, err.Error(), "provider rd-provider denied the resources of ResourceSlice rd-cordoned: "+denied.Message)
 }

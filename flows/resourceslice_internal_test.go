@@ -1,6 +1,7 @@
 package flows
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -88,16 +89,44 @@ func TestSliceStatusOf(t *testing.T) {
 		Requested: map[string]string{"pods": "3"}, Identity: "ns/resourceslice-s", KubeconfigSecret: "ns/kubeconfig-resourceslice-s"}, peerings.SliceStatusOf(rs, id))
 }
 
-// A condition's lastTransitionTime moves only when its status does.
-func TestSetSliceConditionKeepsTransitionTime(t *testing.T) {
+// A condition's lastTransitionTime moves when its status, reason or
+// message does, as Liqo's EnsureCondition moves it; not on a same write.
+func TestSetSliceConditionTransitionTime(t *testing.T) {
 	t0 := metav1.Unix(1000, 0)
 	conds := kube.SetSliceCondition(nil, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted, "A", "a", t0)
-	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted, "B", "b", metav1.Unix(2000, 0))
+	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted, "A", "a", metav1.Unix(1500, 0))
 	require.Len(t, conds, 1)
-	assert.Equal(t, t0, conds[0].LastTransitionTime)
+	assert.Equal(t, t0, conds[0].LastTransitionTime, "nothing changed")
+	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted, "B", "b", metav1.Unix(2000, 0))
+	assert.Equal(t, metav1.Unix(2000, 0), conds[0].LastTransitionTime, "another reason")
 	assert.Equal(t, "B", conds[0].Reason)
-	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied, "C", "c", metav1.Unix(3000, 0))
-	assert.Equal(t, metav1.Unix(3000, 0), conds[0].LastTransitionTime)
+	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionAccepted, "B", "c", metav1.Unix(2500, 0))
+	assert.Equal(t, metav1.Unix(2500, 0), conds[0].LastTransitionTime, "another message")
+	conds = kube.SetSliceCondition(conds, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied, "B", "c", metav1.Unix(3000, 0))
+	assert.Equal(t, metav1.Unix(3000, 0), conds[0].LastTransitionTime, "another status")
+}
+
+// Liqo's conditions say only what was denied: without the provider's
+// Warning, the denial names the usual causes; a provider's own words
+// (this project's earlier releases wrote them) are kept.
+func TestDeniedSliceErrorWithoutTheProvider(t *testing.T) {
+	st := SliceStatus{Name: "s", ProviderID: "p", Authentication: "Accepted", Resources: "Denied", Message: kube.SliceResourcesDeniedMessage}
+	e := deniedSliceError(context.Background(), st, nil)
+	assert.Equal(t, "resources", e.Denied)
+	assert.Empty(t, e.Message)
+	assert.Contains(t, e.Error(), "provider p denied the resources of ResourceSlice s"+hintSeparator)
+	assert.Contains(t, e.Hint(), "cordoned or drained")
+	assert.Contains(t, e.Hint(), "`liqo-auth-tui activate tenant`")
+
+	st = SliceStatus{Name: "s", ProviderID: "p", Authentication: "Denied", Message: kube.SliceAuthenticationDeniedMessage}
+	e = deniedSliceError(context.Background(), st, &sliceWait{})
+	assert.Equal(t, "authentication", e.Denied)
+	assert.Contains(t, e.Hint(), "a CSR that does not match this cluster's keys")
+
+	st.Message = "invalid common name"
+	e = deniedSliceError(context.Background(), st, nil)
+	assert.Equal(t, "invalid common name", e.Message)
+	assert.NotContains(t, e.Hint(), "Events")
 }
 
 // The refusal to unauthenticate names the command for each slice, the

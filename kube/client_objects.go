@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -91,6 +92,16 @@ func (r ObjectRef) EventSelector() string {
 // Events lists the Events of namespace that match fieldSelector.
 func (c *Cluster) Events(ctx context.Context, namespace, fieldSelector string) (*corev1.EventList, error) {
 	return c.Kube.CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: fieldSelector})
+}
+
+// EventTime is when an Event last happened, whichever of its times is set.
+func EventTime(e *corev1.Event) time.Time {
+	for _, t := range []time.Time{e.LastTimestamp.Time, e.EventTime.Time, e.FirstTimestamp.Time} {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return e.CreationTimestamp.Time
 }
 
 // WatchEvents watches the Events of namespace that match fieldSelector,

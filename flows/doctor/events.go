@@ -3,11 +3,12 @@ package doctor
 import (
 	"context"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // The Events a check reads to say why an object was left undone.
@@ -34,7 +35,7 @@ func (s *side) latestEvents(ctx context.Context, namespace string, sel fields.Se
 	latest := map[types.UID]*corev1.Event{}
 	for i := range l.Items {
 		e := &l.Items[i]
-		if old := latest[e.InvolvedObject.UID]; old == nil || eventTime(e).After(eventTime(old)) {
+		if old := latest[e.InvolvedObject.UID]; old == nil || kube.EventTime(e).After(kube.EventTime(old)) {
 			latest[e.InvolvedObject.UID] = e
 		}
 	}
@@ -46,13 +47,4 @@ func (s *side) latestEvents(ctx context.Context, namespace string, sel fields.Se
 func refusalText(e *corev1.Event) string {
 	msg, _, _ := strings.Cut(e.Message, " Tried again when")
 	return msg
-}
-
-func eventTime(e *corev1.Event) time.Time {
-	for _, t := range []time.Time{e.LastTimestamp.Time, e.EventTime.Time, e.FirstTimestamp.Time} {
-		if !t.IsZero() {
-			return t
-		}
-	}
-	return e.CreationTimestamp.Time
 }

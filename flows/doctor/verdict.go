@@ -39,7 +39,7 @@ func lastWarning(ctx context.Context, c *kube.Cluster, ref kube.ObjectRef) *core
 	var last *corev1.Event
 	for i := range list.Items {
 		e := &list.Items[i]
-		if e.Type == corev1.EventTypeWarning && (last == nil || eventTime(e).After(eventTime(last))) {
+		if e.Type == corev1.EventTypeWarning && (last == nil || kube.EventTime(e).After(kube.EventTime(last))) {
 			last = e
 		}
 	}

@@ -41,15 +41,16 @@ func LiqoCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, id string, 
 // LiqoReleaseCluster installs Liqo release (one of realliqov1.Releases) on
 // the lab cluster lc as its Helm chart would (namespace "liqo-<id>") and
 // runs its liqo-peer there with the sides asked for, advertising the lab's
-// admin address (lab clusters have no Nodes). It returns this project's
+// admin address (lab clusters have no Nodes), with more of its flags
+// (args). It returns this project's
 // view of that cluster.
-func LiqoReleaseCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, release, id string, provider, consumer bool) *kube.Cluster {
+func LiqoReleaseCluster(t *testing.T, ctx context.Context, lc *lab.Cluster, release, id string, provider, consumer bool, args ...string) *kube.Cluster {
 	t.Helper()
 	ns := "liqo-" + id
 	require.NoError(t, realliqov1.InstallRelease(ctx, lc.Config, release, ns, id))
 	realliqov1.Start(t, lc.KubeconfigPath, realliqov1.Options{
 		Release: release, ClusterID: id, Namespace: ns, Provider: provider, Consumer: consumer,
-		APIServerOverride: lc.Config.Host,
+		APIServerOverride: lc.Config.Host, Args: args,
 	})
 	c, err := kube.NewCluster(lc.Config, ns)
 	require.NoError(t, err)

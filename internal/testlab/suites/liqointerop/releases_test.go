@@ -50,14 +50,15 @@ type pair struct {
 
 // startPair installs Liqo release on the "liqo" cluster and runs the side
 // asked for there, and initialises "ours"; the cluster IDs are the
-// prefixes with the release (releaseID).
-func startPair(t *testing.T, release string, timeout time.Duration, side liqoSide, liqoPrefix, ourPrefix string) *pair {
+// prefixes with the release (releaseID); liqoArgs are more flags of
+// Liqo's controller-manager.
+func startPair(t *testing.T, release string, timeout time.Duration, side liqoSide, liqoPrefix, ourPrefix string, liqoArgs ...string) *pair {
 	t.Helper()
 	cs := testLab.Clusters(t)
 	ctx, cancel := context.WithTimeout(t.Context(), timeout)
 	t.Cleanup(cancel)
 	p := &pair{ctx: ctx, liqoLab: cs[0], ourLab: cs[1], liqoID: releaseID(liqoPrefix, release), ourID: releaseID(ourPrefix, release)}
-	p.liqo = liqotest.LiqoReleaseCluster(t, ctx, p.liqoLab, release, p.liqoID, side == liqoProvides, side == liqoConsumes)
+	p.liqo = liqotest.LiqoReleaseCluster(t, ctx, p.liqoLab, release, p.liqoID, side == liqoProvides, side == liqoConsumes, liqoArgs...)
 	p.ours = liqotest.OurCluster(t, ctx, p.ourLab, p.ourID)
 	return p
 }

@@ -46,7 +46,8 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 		// What a Liqo consumer runs besides its controller-manager, and our
 		// provider's controllers as liqo-auth-controller runs them.
 		realliqov1.StartReplicator(t, p.liqoLab.KubeconfigPath, realliqov1.ReplicatorOptions{Release: release, ClusterID: liqoID})
-		liqotest.RunOurManager(t, ctx, provider, controller.Options{Provider: true, APIServerOverride: p.ourLab.Config.Host})
+		withDefaultStorageClass(t, ctx, provider)
+		liqotest.RunOurManager(t, ctx, provider, controller.Options{Provider: true, APIServerOverride: p.ourLab.Config.Host, SliceOffer: offerOptions(t)})
 
 		// The slice, as `liqoctl create resourceslice` makes it.
 		consNS := kube.TenantNamespaceName(ourID)
@@ -77,6 +78,7 @@ func TestLiqoConsumerSliceOurProvider(t *testing.T) {
 		assert.Equal(t, p.ourLab.Config.Host, local.Status.AuthParams.APIServer)
 		// What it asked, and Liqo's defaults (--default-node-resources) for the rest.
 		assert.Equal(t, "cpu=2,ephemeral-storage=20Gi,memory=4Gi,pods=110", controller.FormatResourceList(local.Status.Resources))
+		assertLiqosFace(t, local)
 
 		// Liqo's identity creator and Identity controller made the kubeconfig ...
 		id, s := liqotest.WaitIdentityKubeconfig(t, ctx, consumer, consNS, kube.ResourceSliceIdentityName(slice))
@@ -189,8 +191,9 @@ func drainedTenantRefused(t *testing.T, ctx context.Context, consumer, provider 
 // consumer's group.
 func TestOurConsumerSliceLiqoProvider(t *testing.T) {
 	forEachRelease(t, func(t *testing.T, release string) {
-		p := startPair(t, release, sliceTimeout, liqoProvides, "liqo-slice-provider", "ours-slice-consumer")
+		p := startPair(t, release, sliceTimeout, liqoProvides, "liqo-slice-provider", "ours-slice-consumer", offerArgs...)
 		ctx, provider, consumer, liqoID, ourID, slice := p.ctx, p.liqo, p.ours, p.liqoID, p.ourID, releaseID("ours-asks", release)
+		withDefaultStorageClass(t, ctx, provider)
 		_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
 		require.NoError(t, err)
 
@@ -224,6 +227,8 @@ func TestOurConsumerSliceLiqoProvider(t *testing.T) {
 		assert.Equal(t, []string{ourID}, org)
 		require.NotNil(t, remoteCopy.Status.AuthParams)
 		assert.Equal(t, p.liqoLab.Config.Host, remoteCopy.Status.AuthParams.APIServer)
+		assertLiqosFace(t, remoteCopy)
+		assertLiqosFace(t, mustSlice(t, ctx, consumer, consNS, slice))
 
 		// Our Identity and kubeconfig get into the Liqo provider as the slice's
 		// user, in the consumer's group.
