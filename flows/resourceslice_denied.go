@@ -25,6 +25,8 @@ type SliceDeniedError struct {
 	// provider is reachable, else what the condition says beyond Liqo's
 	// fixed words ("" when nothing).
 	Message string
+	// Reason is the denying condition's reason.
+	Reason string
 }
 
 func (e *SliceDeniedError) Error() string {
@@ -39,6 +41,9 @@ func (e *SliceDeniedError) Error() string {
 // the why, it names the usual causes: Liqo's conditions do not say.
 func (e *SliceDeniedError) Hint() string {
 	cause := ""
+	if e.Reason == kube.SliceDefaultClassDisabledReason {
+		return "this provider grants no ResourceSlice of the default class: ask for a class its plugins serve (`--class`), or ask its admin to grant it (" + DefaultSliceClassEnabledHint + ")"
+	}
 	if e.Message == "" {
 		cause = "the provider's Events on its copy of the slice say why (a CSR that does not match this cluster's keys); "
 		if e.Denied == "resources" {
@@ -74,8 +79,12 @@ func deniedSliceError(ctx context.Context, st SliceStatus, w *sliceWait) *SliceD
 			}
 		}
 	}
-	return &SliceDeniedError{Slice: st.Name, ProviderID: st.ProviderID, Denied: what, Message: why}
+	return &SliceDeniedError{Slice: st.Name, ProviderID: st.ProviderID, Denied: what, Message: why, Reason: st.Reason}
 }
+
+// DefaultSliceClassEnabledHint is how a provider's admin grants the default
+// class again, on either implementation.
+const DefaultSliceClassEnabledHint = "liqo-auth-controller --default-resource-slice-class-enabled=true, its chart's defaultResourceSliceClassEnabled; Liqo's chart authentication.defaultResourceSliceClassEnabled"
 
 // liqoSliceWords are the fixed messages of Liqo's slice conditions, which
 // say nothing more than the condition's status.

@@ -12,8 +12,11 @@ import (
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/doctor"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
 )
 
 // A denial is the provider's answer: CreateResourceSlice returns the
@@ -65,4 +68,41 @@ func TestCreateResourceSliceReturnsTheDenial(t *testing.T) {
 	assert.Contains(t, st.Message, "is cordoned")
 	assert.NotEmpty(t, st.KubeconfigSecret)
 	assert.Contains(t, err.Error(), "provider rd-provider denied the resources of ResourceSlice rd-cordoned: "+denied.Message)
+}
+
+// A provider that grants no slice of the default class (Liqo's next
+// release's --default-resource-slice-class-enabled=false, or this
+// project's controller with it): the consumer's slice is authenticated,
+// its Resources Denied with that reason, and the denial, get resourceslice
+// and doctor say to ask for a plugin's class.
+func TestDefaultSliceClassDisabledOnTheProvider(t *testing.T) {
+	provider, consumer := authenticatedPair(t, "nd-provider", "nd-consumer")
+	ctx := labtest.Context(t)
+	liqotest.RunOurManager(t, ctx, provider, controller.Options{Provider: true, DefaultSliceClassDisabled: true})
+
+	// Without the provider's kubeconfig: the consumer's own view.
+	st, err := flows.CreateResourceSlice(ctx, consumer, artifact.SliceRequest{Name: "nd-default", ProviderID: "nd-provider", CPU: "1"},
+		flows.SliceOptions{Wait: true}, nil)
+	var denied *flows.SliceDeniedError
+	require.True(t, errors.As(err, &denied), "%T: %v", err, err)
+	require.NotNil(t, st)
+	assert.Equal(t, "Accepted", st.Authentication)
+	assert.Equal(t, kube.SliceDefaultClassDisabledReason, st.Reason)
+	assert.Equal(t, "Denied (DefaultResourceSliceClassDisabled)", st.ResourcesShown())
+	assert.NotEmpty(t, st.KubeconfigSecret, "authenticated: a kubeconfig all the same")
+	assert.Contains(t, err.Error(), "provider nd-provider denied the resources of ResourceSlice nd-default: "+kube.SliceDefaultClassDisabledMessage)
+	assert.Contains(t, flows.Explain(err).Hint, "ask for a class its plugins serve (`--class`)")
+
+	diag, err := doctor.Run(ctx, consumer, doctor.Options{RemoteID: "nd-provider"})
+	require.NoError(t, err)
+	var found bool
+	for _, c := range diag.Checks {
+		if c.ID == "default-slice-class" {
+			found = true
+			assert.False(t, c.OK)
+			assert.Contains(t, c.Cause, "nd-default got no resources")
+			assert.Contains(t, c.Fix, "--class <class>")
+		}
+	}
+	assert.True(t, found, "doctor names the refused class: %+v", diag.Checks)
 }

@@ -69,6 +69,11 @@ const (
 	SliceResourcesAcceptedMessage      = "ResourceSlice resources accepted"
 	SliceResourcesDeniedReason         = "ResourceSliceResourcesDenied"
 	SliceResourcesDeniedMessage        = "ResourceSlice resources denied"
+	// SliceDefaultClassDisabledReason denies Resources to a slice of the
+	// default class where the provider grants none (Liqo's next release,
+	// --default-resource-slice-class-enabled=false); the message is ours.
+	SliceDefaultClassDisabledReason  = "DefaultResourceSliceClassDisabled"
+	SliceDefaultClassDisabledMessage = "ResourceSlices of the default class are disabled on this provider"
 )
 
 // SetSliceCondition sets a condition in conds; its lastTransitionTime

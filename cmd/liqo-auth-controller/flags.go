@@ -35,6 +35,7 @@ type options struct {
 	trustedCA                          bool
 	defaultNodeResources               resourceListValue
 	sliceOffer                         controller.SliceOffer
+	defaultSliceClassEnabled           bool
 	workers                            int
 	profiling                          bool
 	memoryLimit                        string
@@ -74,6 +75,7 @@ func (o *options) flagGroups() cliflag.NamedFlagSets {
 	fs.Var(classNamesValue{&o.sliceOffer.IngressClasses}, controller.IngressClassesFlag, "ingress classes offered to ResourceSlices, like Liqo's: \"nginx;default,traefik\"")
 	fs.Var(classNamesValue{&o.sliceOffer.LoadBalancerClasses}, controller.LoadBalancerClassesFlag, "load balancer classes offered to ResourceSlices, like Liqo's: \"metallb;default\"")
 	fs.Var(labelsValue{&o.sliceOffer.ClusterLabels}, controller.ClusterLabelsFlag, "labels a consumer's VirtualNode gets from this provider's ResourceSlices (status.nodeLabels), like Liqo's: key=value,key=value")
+	fs.BoolVar(&o.defaultSliceClassEnabled, controller.DefaultSliceClassEnabledFlag, true, "grant ResourceSlices of the default class; false: their Resources are Denied (DefaultResourceSliceClassDisabled) and only plugins' classes get resources, like Liqo's next release")
 	// A Tenant's reconcile mostly waits: on its requests and on the CA
 	// signing its CSR. Many of them at once keep the API server, not the
 	// queue, the limit when consumers arrive together: in the 1,000-Tenant

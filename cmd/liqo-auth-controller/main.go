@@ -148,7 +148,7 @@ func controllerOptions(o options) (controller.Options, error) {
 	copts := controller.Options{Provider: o.provider, Consumer: o.consumer, Workers: o.workers,
 		APIServerOverride: o.apiServerOverride, TrustedCA: o.trustedCA, AdvertiseNodeAddress: o.kubeconfig == "",
 		DefaultNodeResources: o.defaultNodeResources.list,
-		SliceOffer:           o.sliceOffer,
+		SliceOffer:           o.sliceOffer, DefaultSliceClassDisabled: !o.defaultSliceClassEnabled,
 		// A wizard that served the cluster until these Pods ran hands over
 		// first: never two runners at once.
 		WaitForInProcess: true}

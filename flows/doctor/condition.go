@@ -2,8 +2,11 @@ package doctor
 
 import (
 	"context"
+	"strings"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
@@ -34,5 +37,26 @@ func checkTenantCondition(_ context.Context, _ *run, p *pair) []Check {
 		c = passed(id, title, "Active")
 	}
 	c.Scope = p.provider.scope
+	return []Check{c}
+}
+
+// checkDefaultSliceClass: a provider that grants no slice of the default
+// class (--default-resource-slice-class-enabled=false, on Liqo's next
+// release or this project's controller) denies the Resources of every
+// slice that asks for it; the check names them and the way out.
+func checkDefaultSliceClass(_ context.Context, _ *run, p *pair) []Check {
+	var denied []string
+	for _, s := range p.row.Slices {
+		if s.Reason == kube.SliceDefaultClassDisabledReason {
+			denied = append(denied, s.Name)
+		}
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	c := failed("default-slice-class", "ResourceSlice class",
+		"the provider grants no ResourceSlice of the default class: "+strings.Join(denied, ", ")+" got no resources",
+		"ask for a class its plugins serve (`liqo-auth-tui create resourceslice NAME --class <class>`), or its admin grants the default class ("+flows.DefaultSliceClassEnabledHint+")")
+	c.Scope = p.consumer.scope
 	return []Check{c}
 }

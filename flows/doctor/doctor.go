@@ -146,12 +146,13 @@ var (
 		checkCSRs,            // csr.go: pending, denied, failed
 	}
 	peeringCheckers = []peeringChecker{
-		checkHandshakeObjects, // handshake.go: Tenant/Identity/kubeconfig, stuck steps, key changed
-		checkCredentials,      // credentials.go: 401/403 on the provider, advertised address, proxy
-		checkCertificate,      // certificate.go: expiry and renewal path
-		checkReplication,      // replication.go: replication refused
-		checkTenantCondition,  // condition.go: cordoned, drained
-		checkLiqo0x,           // liqo0x.go: Liqo 0.x's traps
+		checkHandshakeObjects,  // handshake.go: Tenant/Identity/kubeconfig, stuck steps, key changed
+		checkCredentials,       // credentials.go: 401/403 on the provider, advertised address, proxy
+		checkCertificate,       // certificate.go: expiry and renewal path
+		checkReplication,       // replication.go: replication refused
+		checkTenantCondition,   // condition.go: cordoned, drained
+		checkDefaultSliceClass, // condition.go: the default class refused
+		checkLiqo0x,            // liqo0x.go: Liqo 0.x's traps
 	}
 )
 

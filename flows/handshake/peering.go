@@ -159,14 +159,17 @@ func routeOf(isLiqo0x bool) Route {
 
 // SliceStatus is what a consumer knows of one of its ResourceSlices.
 type SliceStatus struct {
-	Name           string            `json:"name"`
-	ProviderID     string            `json:"providerClusterID"`
-	Class          string            `json:"class,omitempty"`
-	Authentication string            `json:"authentication,omitempty"` // "Accepted" | "Denied" | ""
-	Resources      string            `json:"resources,omitempty"`      // "Accepted" | "Denied" | ""
-	Message        string            `json:"message,omitempty"`
-	Requested      map[string]string `json:"requested,omitempty"`
-	Granted        map[string]string `json:"granted,omitempty"`
+	Name           string `json:"name"`
+	ProviderID     string `json:"providerClusterID"`
+	Class          string `json:"class,omitempty"`
+	Authentication string `json:"authentication,omitempty"` // "Accepted" | "Denied" | ""
+	Resources      string `json:"resources,omitempty"`      // "Accepted" | "Denied" | ""
+	Message        string `json:"message,omitempty"`
+	// Reason is the denying condition's reason (e.g. Liqo's
+	// ResourceSliceResourcesDenied, DefaultResourceSliceClassDisabled).
+	Reason    string            `json:"reason,omitempty"`
+	Requested map[string]string `json:"requested,omitempty"`
+	Granted   map[string]string `json:"granted,omitempty"`
 	// Identity and KubeconfigSecret are namespace/name on the consumer, "" = none yet.
 	Identity         string    `json:"identity,omitempty"`
 	KubeconfigSecret string    `json:"kubeconfigSecret,omitempty"`
@@ -176,6 +179,22 @@ type SliceStatus struct {
 // SliceDenied is a slice condition's status when the provider refused it
 // (Liqo's ResourceSliceConditionDenied).
 const SliceDenied = "Denied"
+
+// ResourcesShown is the Resources decision as a table shows it: with the
+// reason when it says more than Liqo's plain denial.
+func (s SliceStatus) ResourcesShown() string {
+	if s.Resources == SliceDenied && s.Reason != "" && s.Reason != liqoResourcesDeniedReason && s.Reason != liqoAuthenticationDeniedReason {
+		return s.Resources + " (" + s.Reason + ")"
+	}
+	return s.Resources
+}
+
+// Liqo's plain denials (kube.SliceResourcesDeniedReason, ...), which a
+// table leaves out.
+const (
+	liqoResourcesDeniedReason      = "ResourceSliceResourcesDenied"
+	liqoAuthenticationDeniedReason = "ResourceSliceAuthenticationDenied"
+)
 
 // Denied tells whether the provider refused the slice's authentication or
 // its resources.

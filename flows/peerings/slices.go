@@ -24,7 +24,7 @@ func SliceStatusOf(rs *authv1beta1.ResourceSlice, id *authv1beta1.Identity) hand
 	// The message that explains: a denial first, else the latest word.
 	for _, t := range []authv1beta1.ResourceSliceConditionType{authv1beta1.ResourceSliceConditionTypeAuthentication, authv1beta1.ResourceSliceConditionTypeResources} {
 		if c := kube.SliceCondition(rs, t); c != nil && c.Status == authv1beta1.ResourceSliceConditionDenied {
-			st.Message = c.Message
+			st.Message, st.Reason = c.Message, c.Reason
 			break
 		}
 	}

@@ -292,6 +292,7 @@ provider: false
 consumer: false
 advertise: {apiServerAddress: "https://api.example.com:6443", ca: %q, trustedCA: true}
 defaultNodeResources: {cpu: "8", memory: 16Gi, pods: null, nvidia.com/gpu: "1"}
+defaultResourceSliceClassEnabled: false
 sliceOffer: {storage: {enabled: true, realStorageClassName: fast}, ingressClasses: [{name: nginx, default: true}, {name: traefik}],
   loadBalancerClasses: [{name: metallb, default: true}], clusterLabels: {tier: gold, topology.kubernetes.io/zone: eu-1}}
 workers: 16
@@ -335,7 +336,7 @@ func TestTemplateEveryControllerFlag(t *testing.T) {
 		"--api-server-address-override=https://api.example.com:6443", "--ca-override=" + ca, "--trusted-ca",
 		"--health-address=:9081", "--metrics-address=:9080", "--profiling",
 		"--default-node-resources=cpu=8,ephemeral-storage=20Gi,memory=16Gi,nvidia.com/gpu=1",
-		"--enable-storage", "--real-storage-class-name=fast", "--ingress-classes=nginx;default,traefik", "--load-balancer-classes=metallb;default",
+		"--default-resource-slice-class-enabled=false", "--enable-storage", "--real-storage-class-name=fast", "--ingress-classes=nginx;default,traefik", "--load-balancer-classes=metallb;default",
 		"--cluster-labels=tier=gold,topology.kubernetes.io/zone=eu-1", "--workers=16", "--kube-api-qps=50", "--kube-api-burst=200",
 		"--logging-format=json", "--v=4", "--vmodule=tenant*=5", "--memory-limit=$(MEMORY_LIMIT)", "--log-flush-frequency=10s"}, c.Args)
 	assert.Equal(t, map[string]int32{"metrics": 9080, "health": 9081}, map[string]int32{c.Ports[0].Name: c.Ports[0].ContainerPort, c.Ports[1].Name: c.Ports[1].ContainerPort})

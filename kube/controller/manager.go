@@ -71,6 +71,11 @@ type Options struct {
 	// provider offers besides resources (storage, ingress and load
 	// balancer classes, node labels); zero: nothing, as Liqo's defaults.
 	SliceOffer SliceOffer
+	// DefaultSliceClassDisabled grants nothing to slices of the default
+	// class: their Resources are Denied (DefaultResourceSliceClassDisabled)
+	// and only plugins' classes get resources, as Liqo's next release does
+	// with --default-resource-slice-class-enabled=false.
+	DefaultSliceClassDisabled bool
 	// YieldToController: an in-process run (the wizard's, a command's),
 	// which stops its workers, and Run returns ErrHandedOver, once the
 	// in-cluster controller holds its Lease (handover.go).

@@ -45,6 +45,9 @@ const (
 	IngressClassesFlag       = "ingress-classes"
 	LoadBalancerClassesFlag  = "load-balancer-classes"
 	ClusterLabelsFlag        = "cluster-labels"
+	// DefaultSliceClassEnabledFlag is Liqo's next release's switch of the
+	// default class (Options.DefaultSliceClassDisabled).
+	DefaultSliceClassEnabledFlag = "default-resource-slice-class-enabled"
 )
 
 // isDefaultStorageClassAnnotation marks the cluster's default StorageClass.

@@ -13,6 +13,7 @@ import (
 
 	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 )
 
@@ -86,4 +87,34 @@ func storageNames(rs *authv1beta1.ResourceSlice) []string {
 		names[i] = s.StorageClassName
 	}
 	return names
+}
+
+// With the default class disabled (Liqo's next release's
+// --default-resource-slice-class-enabled=false), a slice of the default
+// class is authenticated and its Resources Denied with reason
+// DefaultResourceSliceClassDisabled and the why in a Warning; a plugin's
+// class is left to the plugin as before.
+func TestDefaultSliceClassDisabled(t *testing.T) {
+	p := providerCluster(t)
+	startManager(t, p, Options{Provider: true, DefaultSliceClassDisabled: true})
+	cs := newConsumer(t, "no-default-class")
+	ns := cs.handshake(t, p).Status.TenantNamespace
+	for name, class := range map[string]authv1beta1.ResourceSliceClass{"no-default-empty": "", "no-default-named": authv1beta1.ResourceSliceClassDefault} {
+		csr, err := authcrypto.NewResourceSliceCSR(cs.key, name, cs.id)
+		require.NoError(t, err)
+		replicaOf(t, p, ns, name, cs.id, csr, class)
+		got := waitSlice(t, p, ns, name, sliceDecided(authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied))
+		assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(got, authv1beta1.ResourceSliceConditionTypeAuthentication))
+		require.NotNil(t, got.Status.AuthParams, "authenticated: the consumer keeps an Identity")
+		c := kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeResources)
+		assert.Equal(t, kube.SliceDefaultClassDisabledReason, c.Reason)
+		assert.Equal(t, kube.SliceDefaultClassDisabledMessage, c.Message)
+		assert.Empty(t, got.Status.Resources)
+		assert.Contains(t, waitEvent(t, p, authv1beta1.ResourceSliceKind, ns, name, ReasonResourcesDenied).Message, "--default-resource-slice-class-enabled=false")
+	}
+	csr, err := authcrypto.NewResourceSliceCSR(cs.key, "no-default-plugin", cs.id)
+	require.NoError(t, err)
+	replicaOf(t, p, ns, "no-default-plugin", cs.id, csr, "gpu-plugin")
+	got := waitSlice(t, p, ns, "no-default-plugin", sliceDecided(authv1beta1.ResourceSliceConditionTypeAuthentication, authv1beta1.ResourceSliceConditionAccepted))
+	assert.Nil(t, kube.SliceCondition(got, authv1beta1.ResourceSliceConditionTypeResources), "left to the plugin")
 }

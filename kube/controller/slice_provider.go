@@ -41,6 +41,8 @@ type sliceDecision struct {
 	invalid    string                                   // why authentication is denied
 	resStatus  authv1beta1.ResourceSliceConditionStatus // "" = leave it (plugins)
 	resDenied  string                                   // why resources are denied
+	resReason  string                                   // the Resources reason and message, "" = Liqo's for resStatus
+	resMessage string
 	authParams *authv1beta1.AuthParams                  // nil = leave status.authParams
 	resources  corev1.ResourceList                      // nil = leave status.resources
 	offer      *sliceOffer                              // nil = leave the offered classes and labels
@@ -174,6 +176,12 @@ func (r *sliceProvider) decideResources(ctx context.Context, rs *authv1beta1.Res
 		if rs.Spec.Class != "" && rs.Spec.Class != authv1beta1.ResourceSliceClassDefault {
 			return nil
 		}
+		if r.o.DefaultSliceClassDisabled {
+			d.resStatus = authv1beta1.ResourceSliceConditionDenied
+			d.resReason, d.resMessage = kube.SliceDefaultClassDisabledReason, kube.SliceDefaultClassDisabledMessage
+			d.resDenied = fmt.Sprintf("this provider grants no ResourceSlice of the default class (--%s=false): only its plugins' classes get resources", DefaultSliceClassEnabledFlag)
+			return nil
+		}
 		offer, err := r.offer(ctx)
 		if err != nil {
 			r.events.warning(ctx, rs, ReasonStorageClassesFailed, err.Error())
@@ -290,6 +298,9 @@ func (r *sliceProvider) writeStatus(ctx context.Context, rs *authv1beta1.Resourc
 	if d.resStatus == authv1beta1.ResourceSliceConditionDenied {
 		resReason, resMsg = kube.SliceResourcesDeniedReason, kube.SliceResourcesDeniedMessage
 	}
+	if d.resReason != "" {
+		resReason, resMsg = d.resReason, d.resMessage
+	}
 	if d.resStatus != "" {
 		status.Conditions = kube.SetSliceCondition(status.Conditions, authv1beta1.ResourceSliceConditionTypeResources, d.resStatus, resReason, resMsg, now)
 	}
@@ -327,10 +338,15 @@ func (r *sliceProvider) writeStatus(ctx context.Context, rs *authv1beta1.Resourc
 		if d.resDenied != "" {
 			r.events.warning(ctx, rs, ReasonResourcesDenied, d.resDenied)
 		}
-		if resWas != nil {
-			resMsg = "ResourceSlice resources updated" // Liqo's words for a change
+		// Liqo's Event, by the condition's status.
+		evReason, evMsg := kube.SliceResourcesAcceptedReason, kube.SliceResourcesAcceptedMessage
+		if d.resStatus == authv1beta1.ResourceSliceConditionDenied {
+			evReason, evMsg = kube.SliceResourcesDeniedReason, kube.SliceResourcesDeniedMessage
 		}
-		r.events.normal(ctx, rs, resReason, resMsg)
+		if resWas != nil {
+			evMsg = "ResourceSlice resources updated" // Liqo's words for a change
+		}
+		r.events.normal(ctx, rs, evReason, evMsg)
 	}
 	return nil
 }

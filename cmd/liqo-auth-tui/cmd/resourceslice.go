@@ -218,7 +218,7 @@ func (o *GetResourceSliceOptions) Run(ctx context.Context) error {
 		if !st.NotAfter.IsZero() {
 			expires = st.NotAfter.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.ProviderID, dash(st.Class), dash(st.Authentication), dash(st.Resources),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.ProviderID, dash(st.Class), dash(st.Authentication), dash(st.ResourcesShown()),
 			dash(formatQuantities(st.Requested)), dash(formatQuantities(st.Granted)), dash(st.KubeconfigSecret), expires)
 	}
 	return w.Flush()

@@ -12,6 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/liqotest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/realliqov1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 	authv1beta1 "github.com/liqo-auth-tui/liqo-auth-tui/kube/apis/authentication/v1beta1"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube/controller"
@@ -97,4 +100,33 @@ func assertLiqosFace(t *testing.T, rs *authv1beta1.ResourceSlice) {
 		LoadBalancers: []authv1beta1.LoadBalancerType{{LoadBalancerClassName: "metallb", Default: true}},
 		NodeLabels:    map[string]string{"tier": "gold", "topology.kubernetes.io/zone": "lab-1"},
 	}, faceOf(rs), "what a consumer reads of the granted slice, as Liqo's provider writes it")
+}
+
+// A Liqo v1.2 consumer against this project's provider with the default
+// class disabled (Liqo's next release's switch, which the module proxy does
+// not serve yet): its slice of the default class is authenticated (Liqo's
+// identity creator makes its Identity and kubeconfig) and gets no
+// resources, with reason DefaultResourceSliceClassDisabled.
+func TestLiqoConsumerDefaultClassDisabledOurProvider(t *testing.T) {
+	release := realliqov1.LiqoVersion
+	p := startPair(t, release, sliceTimeout, liqoConsumes, "liqo-nodefault-consumer", "ours-nodefault-provider")
+	ctx, consumer, provider, liqoID, ourID := p.ctx, p.liqo, p.ours, p.liqoID, p.ourID
+	_, err := flows.Authenticate(ctx, flows.AuthenticateOptions{Consumer: consumer, Provider: provider}, nil)
+	require.NoError(t, err)
+	realliqov1.StartReplicator(t, p.liqoLab.KubeconfigPath, realliqov1.ReplicatorOptions{Release: release, ClusterID: liqoID})
+	liqotest.RunOurManager(t, ctx, provider, controller.Options{Provider: true, APIServerOverride: p.ourLab.Config.Host, DefaultSliceClassDisabled: true})
+
+	consNS, slice := kube.TenantNamespaceName(ourID), "liqo-asks-default"
+	_, err = consumer.Liqo.ResourceSlices(consNS).Create(ctx,
+		kube.ForgeResourceSlice(slice, consNS, ourID, authv1beta1.ResourceSliceClassDefault, nil, false), metav1.CreateOptions{})
+	require.NoError(t, err)
+	local := liqotest.WaitSlice(t, ctx, consumer, consNS, slice, "our provider's denial, replicated back", func(rs *authv1beta1.ResourceSlice) bool {
+		return kube.SliceConditionStatus(rs, authv1beta1.ResourceSliceConditionTypeResources) == authv1beta1.ResourceSliceConditionDenied
+	})
+	assert.Equal(t, authv1beta1.ResourceSliceConditionAccepted, kube.SliceConditionStatus(local, authv1beta1.ResourceSliceConditionTypeAuthentication))
+	assert.Equal(t, kube.SliceDefaultClassDisabledReason, kube.SliceCondition(local, authv1beta1.ResourceSliceConditionTypeResources).Reason)
+	assert.Empty(t, local.Status.Resources)
+	_, s := liqotest.WaitIdentityKubeconfig(t, ctx, consumer, consNS, kube.ResourceSliceIdentityName(slice))
+	user, _ := liqotest.WhoAmI(t, ctx, s)
+	assert.Equal(t, kube.ResourceSliceUser(slice, liqoID), user, "authenticated all the same")
 }
