@@ -43,9 +43,9 @@ type sliceDecision struct {
 	resDenied  string                                   // why resources are denied
 	resReason  string                                   // the Resources reason and message, "" = Liqo's for resStatus
 	resMessage string
-	authParams *authv1beta1.AuthParams                  // nil = leave status.authParams
-	resources  corev1.ResourceList                      // nil = leave status.resources
-	offer      *sliceOffer                              // nil = leave the offered classes and labels
+	authParams *authv1beta1.AuthParams // nil = leave status.authParams
+	resources  corev1.ResourceList     // nil = leave status.resources
+	offer      *sliceOffer             // nil = leave the offered classes and labels
 	// requeueAfter is when the certificate is due for renewal.
 	requeueAfter time.Duration
 	renewed      bool
