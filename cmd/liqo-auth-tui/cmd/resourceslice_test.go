@@ -8,9 +8,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/cmd/liqo-auth-tui/cmd"
 	"github.com/liqo-auth-tui/liqo-auth-tui/internal/testlab/labtest"
+	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
 
 // slice is a ResourceSlice as `get resourceslice -o json` prints it.
@@ -69,7 +71,15 @@ func TestResourceSliceCommands(t *testing.T) {
 	assert.Regexp(t, `cpu=2,memory=1Gi\s+cpu=2,ephemeral-storage=20Gi,memory=1Gi,pods=110`, out)
 
 	// Another ask: updated in place (liqoctl's CreateOrUpdate), re-granted
-	// by the provider, same kubeconfig Secret.
+	// by the provider, the same Identity and kubeconfig Secret (not made
+	// again).
+	admin := adminOf(t, consumer)
+	ctx := labtest.Context(t)
+	ns := kube.TenantNamespaceName(provider.id)
+	idBefore, err := admin.Liqo.Identities(ns).Get(ctx, kube.ResourceSliceIdentityName("cmd-slice"), metav1.GetOptions{})
+	require.NoError(t, err)
+	secretBefore, err := admin.Kube.CoreV1().Secrets(ns).Get(ctx, "kubeconfig-resourceslice-cmd-slice", metav1.GetOptions{})
+	require.NoError(t, err)
 	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3", "--memory", "1Gi",
 		"--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
@@ -78,11 +88,22 @@ func TestResourceSliceCommands(t *testing.T) {
 	require.Len(t, list, 1)
 	assert.Equal(t, "3", list[0].Granted["cpu"])
 	assert.Equal(t, "liqo-tenant-rs-provider/kubeconfig-resourceslice-cmd-slice", list[0].KubeconfigSecret)
+	idAfter, err := admin.Liqo.Identities(ns).Get(ctx, idBefore.Name, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, idBefore.UID, idAfter.UID, "the slice keeps its Identity")
+	secretAfter, err := admin.Kube.CoreV1().Secrets(ns).Get(ctx, secretBefore.Name, metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, secretBefore.UID, secretAfter.UID, "and its kubeconfig Secret")
 	// The same ask again writes nothing.
+	rsBefore, err := admin.Liqo.ResourceSlices(ns).Get(ctx, "cmd-slice", metav1.GetOptions{})
+	require.NoError(t, err)
 	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "3", "--memory", "1Gi",
 		"--remote-kubeconfig", provider.kubeconfig, "--remote-liqo-namespace", provider.liqoNamespace)...)
 	require.Equal(t, cmd.ExitOK, code, errOut)
 	assert.Contains(t, errOut, "already exists: nothing changed")
+	rsAfter, err := admin.Liqo.ResourceSlices(ns).Get(ctx, "cmd-slice", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, rsBefore.ResourceVersion, rsAfter.ResourceVersion, "nothing written")
 	// Bad input: one line, nothing written.
 	code, _, errOut = run(consumer.args("create", "resourceslice", "cmd-slice", "--remote-cluster-id", provider.id, "--cpu", "lots")...)
 	assert.NotEqual(t, cmd.ExitOK, code)
