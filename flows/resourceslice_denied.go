@@ -2,8 +2,6 @@ package flows
 
 import (
 	"context"
-	"slices"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -121,19 +119,8 @@ func latestSliceWarning(ctx context.Context, provider *kube.Cluster, namespace, 
 	sel := ref.EventSelector() + ",reason=" + reason
 	_, _ = kube.WaitFor(waitCtx, kube.ListWatch(events.List, events.Watch, func(o *metav1.ListOptions) { o.FieldSelector = sel }),
 		"the provider's Event "+reason, func(*corev1.Event) (bool, error) { return true, nil })
-	list, err := provider.Events(ctx, namespace, ref.EventSelector())
-	if err != nil {
-		return ""
+	if w := provider.LatestWarning(ctx, ref, denialWarnings[denied]...); w != nil {
+		return w.Message
 	}
-	var why []corev1.Event
-	for _, ev := range list.Items {
-		if ev.Type == corev1.EventTypeWarning && slices.Contains(denialWarnings[denied], ev.Reason) {
-			why = append(why, ev)
-		}
-	}
-	if len(why) == 0 {
-		return ""
-	}
-	sort.SliceStable(why, func(i, j int) bool { return kube.EventTime(&why[i]).Before(kube.EventTime(&why[j])) })
-	return why[len(why)-1].Message
+	return ""
 }

@@ -44,7 +44,7 @@ func deleteTenant(ctx context.Context, provider *kube.Cluster, consumerID string
 	served := engine != ""
 	for {
 		if !served {
-			if err := finalizeTenant(ctx, provider, ns.Name, t.Name); err != nil {
+			if err := FinalizeDeletedTenant(ctx, provider, ns.Name, t.Name); err != nil {
 				return fmt.Errorf("doing the cleanup of Tenant %s/%s in place of the provider's controller: %w", ns.Name, t.Name, err)
 			}
 		}
@@ -89,9 +89,12 @@ func unbindLeftovers(ctx context.Context, provider *kube.Cluster, consumerID, na
 	return nil
 }
 
-// finalizeTenant does the provider controller's cleanup of a deleted Tenant
-// (controller.FinalizeTenant) with the ClusterRoles bound on this cluster.
-func finalizeTenant(ctx context.Context, provider *kube.Cluster, namespace, name string) error {
+// FinalizeDeletedTenant does the provider controller's cleanup of a deleted
+// Tenant (controller.FinalizeTenant) with the ClusterRoles bound on this
+// cluster: unauthenticate when no controller runs, and doctor's repair of
+// a Tenant that a tool which does not wait (liqoctl unauthenticate) left
+// Terminating.
+func FinalizeDeletedTenant(ctx context.Context, provider *kube.Cluster, namespace, name string) error {
 	roles, err := provider.TenantRoles(ctx)
 	if err != nil {
 		roles = nil // the default ones

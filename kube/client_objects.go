@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -102,6 +103,26 @@ func EventTime(e *corev1.Event) time.Time {
 		}
 	}
 	return e.CreationTimestamp.Time
+}
+
+// LatestWarning is the latest Warning Event about r, of one of reasons
+// (none: any); nil when there is none or the Events cannot be read.
+func (c *Cluster) LatestWarning(ctx context.Context, r ObjectRef, reasons ...string) *corev1.Event {
+	list, err := c.Events(ctx, r.Namespace, r.EventSelector())
+	if err != nil {
+		return nil
+	}
+	var last *corev1.Event
+	for i := range list.Items {
+		e := &list.Items[i]
+		if e.Type != corev1.EventTypeWarning || len(reasons) > 0 && !slices.Contains(reasons, e.Reason) {
+			continue
+		}
+		if last == nil || EventTime(e).After(EventTime(last)) {
+			last = e
+		}
+	}
+	return last
 }
 
 // WatchEvents watches the Events of namespace that match fieldSelector,

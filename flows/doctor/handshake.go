@@ -70,6 +70,9 @@ func handshakeProgress(ctx context.Context, d *run, p *pair) Check {
 		t := po.Tenant
 		switch stage := peerings.ProviderStageOf(po.Namespace != nil, t, po.Nonce); {
 		case t != nil && t.DeletionTimestamp != nil:
+			if c, stuck := d.terminatingTenant(ctx, p, t); stuck {
+				return c
+			}
 			return passedIn(p.provider.scope, id, title, "the Tenant is being deleted")
 		case t == nil && (po.Nonce == nil || peerings.UnauthenticatedProvider(po)) && p.consumer.peer != nil && (p.consumer.peer.Identity != nil || p.consumer.peer.Kubeconfig != nil):
 			return stuck(p.provider.scope, "the provider has no Tenant for consumer "+p.consumer.name()+", which still holds an Identity for it: the pair is one-sided",

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
 )
@@ -23,25 +21,8 @@ func (d *run) controllerVerdict(ctx context.Context, s *side, ref kube.ObjectRef
 	case engine == "":
 		return "no controller runs on the " + string(s.role) + " (nor Liqo)"
 	}
-	if w := lastWarning(ctx, s.cluster, ref); w != nil {
+	if w := s.cluster.LatestWarning(ctx, ref); w != nil {
 		return fmt.Sprintf("the %s's %s failed: %s: %s", s.role, engine, w.Reason, w.Message)
 	}
 	return fmt.Sprintf("the %s's %s did nothing about it yet (no Warning on the %s)", s.role, engine, ref.Kind)
-}
-
-// lastWarning is the latest Warning Event about ref (nil: none, or the
-// Events cannot be read).
-func lastWarning(ctx context.Context, c *kube.Cluster, ref kube.ObjectRef) *corev1.Event {
-	list, err := c.Events(ctx, ref.Namespace, ref.EventSelector())
-	if err != nil {
-		return nil
-	}
-	var last *corev1.Event
-	for i := range list.Items {
-		e := &list.Items[i]
-		if e.Type == corev1.EventTypeWarning && (last == nil || kube.EventTime(e).After(kube.EventTime(last))) {
-			last = e
-		}
-	}
-	return last
 }
