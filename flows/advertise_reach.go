@@ -32,10 +32,15 @@ func CheckAdvertisedReachable(ctx context.Context, p authv1beta1.AuthParams) err
 
 // warnIfUnreachable reports, as a Warning progress event, an Identity whose
 // advertised API server does not answer from this machine. It does not
-// fail: the consumer cluster may reach what this machine cannot.
-func warnIfUnreachable(ctx context.Context, p authv1beta1.AuthParams, sink handshake.Sink, scope handshake.Scope) {
+// fail: the consumer cluster may reach what this machine cannot. Through an
+// in-band proxy (InBandProxy) that is expected, and said as a note.
+func warnIfUnreachable(ctx context.Context, consumer *kube.Cluster, providerID string, p authv1beta1.AuthParams, sink handshake.Sink, scope handshake.Scope) {
 	err := CheckAdvertisedReachable(ctx, p)
 	if err == nil || sink == nil {
+		return
+	}
+	if p.ProxyURL != "" && InBandProxy(ctx, consumer, providerID, p.ProxyURL) {
+		sink(handshake.Event{Kind: handshake.Note, Scope: scope, Reason: ReasonInBandOnly, Message: inBandOnly(p.APIServer, p.ProxyURL)})
 		return
 	}
 	sink(handshake.Event{Kind: handshake.ClusterEvent, Scope: scope, Warning: true, Reason: ReasonAdvertisedUnreachable,

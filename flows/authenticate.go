@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,6 +27,10 @@ type AuthenticateOptions struct {
 	// API server: the Tenant's spec.proxyURL (§5.2), then the proxy-url of
 	// the consumer's kubeconfig Secret (§8). "" = direct.
 	ProxyURL string
+	// InBand, with no ProxyURL, is Liqo's --in-band: the proxy is derived
+	// from Liqo's networking objects (InBandProxyURL) before anything is
+	// written, and refused when they are missing.
+	InBand bool
 	// StepTimeout bounds each wait (0 = only the context).
 	StepTimeout time.Duration
 	Engine      EngineOptions
@@ -53,6 +58,8 @@ type Result struct {
 	// CertificateNotAfter is when the consumer's certificate expires (zero:
 	// unreadable); the provider renews it at 2/3 of its validity.
 	CertificateNotAfter time.Time `json:"certificateNotAfter,omitzero"`
+	// ProxyURL is the Tenant's proxy (given, or derived for --in-band).
+	ProxyURL string `json:"proxyURL,omitempty"`
 }
 
 // What a command did, in its result's "action".
@@ -78,6 +85,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 	var tenant *authv1beta1.Tenant
 	var identity *authv1beta1.Identity
 	consumer, provider := o.Consumer, o.Provider
+	proxyURL := o.ProxyURL
 	steps := []Step{
 		{ID: "cluster-ids", Scope: handshake.NoScope, Title: "Retrieving cluster IDs", Success: "Cluster IDs retrieved",
 			Failure: "an error occurred while retrieving cluster id", Command: "kubectl get configmap -n liqo -l app.kubernetes.io/name=clusterid-configmap",
@@ -154,7 +162,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 						if err != nil {
 							return nil // the provider's checks above say what is wrong
 						}
-						if err := checkFromConsumerPods(ctx, consumer, a.APIServer, a.CA, o.ProxyURL, sink, handshake.Local); err != nil {
+						if err := checkFromConsumerPods(ctx, consumer, a.APIServer, a.CA, proxyURL, sink, handshake.Local); err != nil {
 							return fmt.Errorf("(local) %w", err)
 						}
 						return nil
@@ -178,7 +186,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 		{ID: "retrieve-signature", Scope: handshake.Local, Title: "Retrieving signed nonce", Success: "Signed nonce retrieved",
 			Failure: "Unable to retrieve signed nonce", Run: func(context.Context) error { return nil }},
 		generateTenantStep(consumer, func() string { return res.ConsumerID }, func() string { return providerNS.Name },
-			func() []byte { return signature }, o.ProxyURL, &tenant, &res.ConsumerFingerprint),
+			func() []byte { return signature }, func() string { return proxyURL }, &tenant, &res.ConsumerFingerprint),
 		{ID: "apply-tenant", Scope: handshake.Remote, Title: "Applying tenant on provider cluster", Success: "Tenant correctly applied on provider cluster",
 			Failure: "Unable to apply tenant on provider cluster", Command: "kubectl apply -f tenant.yaml -n liqo-tenant-<consumer>",
 			Run: func(ctx context.Context) (err error) {
@@ -207,7 +215,7 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 				var reachErr error
 				reach.Go(func() {
 					defer kube.RecoverAsError(&reachErr, "checking the advertised API server")
-					warnIfUnreachable(ctx, params, sink, handshake.Local)
+					warnIfUnreachable(ctx, consumer, res.ProviderID, params, sink, handshake.Local)
 				})
 				identity, _, err = consumer.ApplyIdentity(ctx, identity)
 				reach.Wait()
@@ -218,6 +226,10 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 			}},
 		waitIdentityStatusStep(consumer, sink, o.StepTimeout, func() string { return res.ProviderID }, &identity),
 	}
+	if o.InBand && o.ProxyURL == "" {
+		// After the cluster IDs, before the first write.
+		steps = slices.Insert(steps, 1, inBandProxyStep(consumer, provider, func() string { return res.ProviderID }, &proxyURL))
+	}
 	if err := step.Run(ctx, sink, steps); err != nil {
 		return nil, err
 	}
@@ -225,5 +237,6 @@ func Authenticate(ctx context.Context, o AuthenticateOptions, sink handshake.Sin
 	res.TenantName, res.IdentityName = tenant.Namespace+"/"+tenant.Name, identity.Namespace+"/"+identity.Name
 	res.KubeconfigSecret = identity.Namespace + "/" + identity.Status.KubeconfigSecretRef.Name
 	res.CertificateNotAfter = artifact.CertificateNotAfter(identity)
+	res.ProxyURL = proxyURL
 	return res, nil
 }

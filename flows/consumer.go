@@ -77,7 +77,7 @@ func GenerateTenant(ctx context.Context, o ConsumerOptions, sink handshake.Sink)
 		engineStep(&eng, o.Consumer, handshake.RoleConsumer, o.Engine, sink),
 		waitSignatureStep(o.Consumer, sink, o.StepTimeout, func() string { return ns.Name }, func() string { return o.ProviderID }, &signature),
 		generateTenantStep(o.Consumer, func() string { return consumerID }, func() string { return kube.TenantNamespaceName(consumerID) },
-			func() []byte { return signature }, o.ProxyURL, &tenant, &fingerprint),
+			func() []byte { return signature }, func() string { return o.ProxyURL }, &tenant, &fingerprint),
 	}
 	localScope(steps)
 	if err := step.Run(ctx, sink, steps); err != nil {
@@ -263,7 +263,7 @@ func ApplyIdentity(ctx context.Context, o ConsumerOptions, id *authv1beta1.Ident
 		return nil, err
 	}
 	// From here, not from the cluster: a warning, not a refusal.
-	warnIfUnreachable(ctx, placed.Spec.AuthParams, sink, handshake.Local)
+	warnIfUnreachable(ctx, o.Consumer, placed.Spec.ClusterID, placed.Spec.AuthParams, sink, handshake.Local)
 	if p := placed.Spec.AuthParams; !o.SkipPodReachCheck && p.AWSConfig == nil {
 		if err := checkFromConsumerPods(ctx, o.Consumer, p.APIServer, p.CA, p.ProxyURL, sink, handshake.Local); err != nil {
 			return nil, err

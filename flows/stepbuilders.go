@@ -77,7 +77,7 @@ func waitSignatureStep(consumer *kube.Cluster, sink handshake.Sink, timeout time
 }
 
 func generateTenantStep(consumer *kube.Cluster, consumerID func() string, providerNS func() string, signature func() []byte,
-	proxyURL string, out **authv1beta1.Tenant, fingerprint *string) Step {
+	proxyURL func() string, out **authv1beta1.Tenant, fingerprint *string) Step {
 	return Step{ID: "generate-tenant", Scope: handshake.Local, Title: "Generating tenant", Success: "Tenant correctly generated",
 		Failure: "Unable to generate tenant", Command: "liqoctl generate tenant --remote-cluster-id <provider> --nonce <nonce>",
 		Run: func(ctx context.Context) error {
@@ -85,7 +85,7 @@ func generateTenantStep(consumer *kube.Cluster, consumerID func() string, provid
 			if err != nil {
 				return err
 			}
-			t, err := kube.ForgeTenant(consumerID(), providerNS(), key, signature(), proxyURL)
+			t, err := kube.ForgeTenant(consumerID(), providerNS(), key, signature(), proxyURL())
 			if err != nil {
 				return err
 			}

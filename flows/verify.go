@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
+	authcrypto "github.com/liqo-auth-tui/liqo-auth-tui/crypto"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/artifact"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
@@ -52,6 +53,9 @@ func Verify(ctx context.Context, consumer *kube.Cluster, providerID string, sink
 			return nil
 		},
 		Outcome: func() string {
+			if v.Unreached != "" {
+				return "Not verified from this machine: " + v.Unreached
+			}
 			return fmt.Sprintf("Authenticated as %s: %d allowed, %d denied", v.User, len(v.Allowed), len(v.Denied))
 		}})
 	return v, err
@@ -73,6 +77,18 @@ func verifyAccess(ctx context.Context, consumer *kube.Cluster, providerID string
 	cfg, ns, err := access.OfSecret(s)
 	if err != nil {
 		return nil, err
+	}
+	if proxy := access.ProxyURLOf(s.Data[kube.KubeconfigField]); proxy != "" && InBandProxy(ctx, consumer, providerID, proxy) {
+		// Through the in-band proxy: this machine is rarely inside Liqo's
+		// fabric. Dialled once, briefly; not answering is said, not failed.
+		if err := kube.CheckAdvertisedAPIServer(ctx, cfg.Host, cfg.CAData, proxy); err != nil {
+			v := &Verification{Server: cfg.Host, TenantNamespace: ns, Allowed: []string{}, Denied: []string{},
+				Unreached: inBandOnly(cfg.Host, proxy), LastRenewal: lastRenewal(ctx, consumer, s)}
+			if cert, cerr := authcrypto.ParseCertificatePEM(cfg.CertData); cerr == nil {
+				v.CertificateNotAfter = cert.NotAfter
+			}
+			return v, nil
+		}
 	}
 	cs := access.ControlPlane
 	if _, ok := s.Labels[kliqo0x.ClientLabel]; ok {

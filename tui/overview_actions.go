@@ -206,6 +206,9 @@ func (o *overviewScreen) verify() tea.Cmd {
 }
 
 func verificationLines(v *Verification) []string {
+	if v.Unreached != "" {
+		return []string{"not verified from this workstation: " + v.Unreached}
+	}
 	lines := []string{fmt.Sprintf("%s authenticated as %s (%s) at %s", iconDone, v.User, strings.Join(v.Groups, ", "), v.Server)}
 	if len(v.Allowed) > 0 {
 		lines = append(lines, "allowed: "+strings.Join(v.Allowed, ", "))

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows"
+	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/access"
 )
 
 // reachablePodsID is the check that the consumer's Pods, where Liqo's
@@ -19,7 +19,7 @@ const reachablePodsID = "api-server-reachable-from-pods"
 // without Nodes (no Pod's view can differ from this machine's).
 func podReachCheck(ctx context.Context, p *pair, cfg *rest.Config, kubeconfig []byte) (Check, bool) {
 	const title = "advertised API server reachable from the consumer's Pods"
-	r, err := flows.CheckFromConsumerPods(ctx, p.consumer.cluster, cfg.Host, cfg.CAData, kubeconfigProxyURL(kubeconfig))
+	r, err := flows.CheckFromConsumerPods(ctx, p.consumer.cluster, cfg.Host, cfg.CAData, access.ProxyURLOf(kubeconfig))
 	switch {
 	case err != nil:
 		return failed(reachablePodsID, title, "not checked: "+err.Error(), ""), true
@@ -35,17 +35,4 @@ func podReachCheck(ctx context.Context, p *pair, cfg *rest.Config, kubeconfig []
 		fmt.Sprintf("%s is reachable from here, NOT from the consumer's Pods: %s (checked from Pod %s on Node %s); Liqo's components there use this kubeconfig",
 			cfg.Host, r.Why, r.Pod, r.Node),
 		bothSidesCommand("authenticate")+" --api-server-override https://<address the consumer's Pods reach>"), true
-}
-
-// kubeconfigProxyURL is the proxy-url of the kubeconfig's current
-// cluster, "" for none.
-func kubeconfigProxyURL(kubeconfig []byte) string {
-	raw, err := clientcmd.Load(kubeconfig)
-	if err != nil {
-		return ""
-	}
-	if c := raw.Contexts[raw.CurrentContext]; c != nil && raw.Clusters[c.Cluster] != nil {
-		return raw.Clusters[c.Cluster].ProxyURL
-	}
-	return ""
 }

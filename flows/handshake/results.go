@@ -29,6 +29,11 @@ type Verification struct {
 	// provider renewed (the Identity's liqo-auth-tui.io/last-renewal
 	// annotation); zero: never.
 	LastRenewal time.Time `json:"lastRenewal,omitzero"`
+	// Unreached, when set, says why the provider was not reached from this
+	// machine, and so nothing above User was checked: its API server is
+	// reached through Liqo's in-band proxy, only inside Liqo's network
+	// fabric. Not a failure.
+	Unreached string `json:"unreached,omitempty"`
 }
 
 // ControllerInstall is what installing the in-cluster controller did; the

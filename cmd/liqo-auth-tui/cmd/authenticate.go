@@ -71,7 +71,7 @@ func (o *AuthenticateOptions) authenticate(ctx context.Context) (any, error) {
 	if err := o.Liqo0x.check(); err != nil {
 		return nil, err
 	}
-	proxyURL, err := o.Proxy.resolve(o.Printer)
+	proxyURL, err := o.Proxy.resolve(o.Printer, true)
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +94,13 @@ func (o *AuthenticateOptions) authenticate(ctx context.Context) (any, error) {
 	if route, err := flows.AuthenticationRouteTo(ctx, provider); err != nil {
 		return nil, flows.Scoped(handshake.Remote, err)
 	} else if route == handshake.RouteLiqo0x {
+		if o.Proxy.derive() {
+			return nil, errors.New("--in-band: the provider runs Liqo 0.x, whose in-band peering (peeringType InBand) this tool does not do; nothing written: drop --in-band")
+		}
 		return o.runLiqo0x(ctx, consumer, provider)
 	}
 	res, err := flows.Authenticate(ctx, flows.AuthenticateOptions{
-		Consumer: consumer, Provider: provider, ProxyURL: proxyURL, StepTimeout: o.StepTimeout, Engine: engine,
+		Consumer: consumer, Provider: provider, ProxyURL: proxyURL, InBand: o.Proxy.derive(), StepTimeout: o.StepTimeout, Engine: engine,
 		SkipPodReachCheck: o.SkipPodReachCheck,
 	}, o.Printer.sink)
 	if err != nil {

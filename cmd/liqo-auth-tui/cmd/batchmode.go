@@ -68,7 +68,7 @@ func (o *BatchOptions) Run(ctx context.Context) error {
 	if err := checkOutputFormat(s.Output, "", "json", "yaml"); err != nil {
 		return err
 	}
-	if err := s.Proxy.check(); err != nil {
+	if err := s.Proxy.check(s.Remote.Kubeconfig != "" || s.Remote.Context != ""); err != nil {
 		return err
 	}
 	if o.root != nil {

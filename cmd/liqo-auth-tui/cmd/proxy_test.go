@@ -120,9 +120,10 @@ func TestAuthenticateThroughProxy(t *testing.T) {
 	assert.Equal(t, cmd.ExitUsage, code, errOut)
 }
 
-// --in-band alone and bad --proxy-url values are usage errors, a Tenant
-// with a bad spec.proxyURL is refused by the provider: one line each, and
-// nothing written on either cluster.
+// --in-band alone where the proxy cannot be derived and bad --proxy-url
+// values are usage errors, --in-band alone without Liqo's networking
+// objects and a Tenant with a bad spec.proxyURL are refused: one line
+// each, and nothing written on either cluster.
 func TestProxyFlagUsageErrorsWriteNothing(t *testing.T) {
 	provider, consumer := initSide(t, 0, "proxyuse-provider"), initSide(t, 1, "proxyuse-consumer")
 	dir, _ := manualFlow(t, provider, consumer)
@@ -147,8 +148,9 @@ func TestProxyFlagUsageErrorsWriteNothing(t *testing.T) {
 		code int
 	}{
 		{"tenant with a bad proxyURL", provider.args("apply", "tenant", "-f", badTenantFile), []string{"tenant spec.proxyURL", "scheme must be"}, cmd.ExitFailure},
-		{"authenticate --in-band alone", auth("--in-band"), []string{inBand, "network fabric", "--proxy-url http://HOST:PORT"}, cmd.ExitUsage},
-		{"generate tenant --in-band alone", tenant("--in-band"), []string{inBand, "network fabric", "--proxy-url http://HOST:PORT"}, cmd.ExitUsage},
+		{"authenticate --in-band alone, no api-server-proxy", auth("--in-band"),
+			[]string{"the provider has no IP api-server-proxy in namespace " + provider.liqoNamespace, "pass --proxy-url http://HOST:PORT", "liqoctl peer"}, cmd.ExitFailure},
+		{"generate tenant --in-band alone", tenant("--in-band"), []string{inBand, "network fabric", "reaches both clusters", "--proxy-url http://HOST:PORT"}, cmd.ExitUsage},
 		{"no scheme", auth("--proxy-url", "127.0.0.1:3128"), []string{"--proxy-url", "not a URL"}, cmd.ExitUsage},
 		{"ftp scheme", auth("--proxy-url", "ftp://proxy:21", "--in-band"), []string{"--proxy-url", "scheme must be http, https or socks5"}, cmd.ExitUsage},
 		{"no host", tenant("--proxy-url", "http://"), []string{"--proxy-url", "no host"}, cmd.ExitUsage},

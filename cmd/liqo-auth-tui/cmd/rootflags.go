@@ -42,5 +42,7 @@ func addSessionFlags(root *cobra.Command, f *SessionFlags) {
 	fl.StringVarP(&f.Output, "output", "o", "", "--batch with both kubeconfigs: print the result (or the failure) on stdout as yaml or json; step lines stay on stderr")
 	addEngineFlags(root, &f.Engine)
 	addProxyFlags(root, &f.Proxy, true)
+	// Derived only by --batch with both kubeconfigs (ProxyFlags.check).
+	root.Flags().Lookup("in-band").Usage += " (--batch with --remote-kubeconfig; the wizard and --role take --proxy-url)"
 	addPodReachFlag(root, &f.SkipPodReachCheck)
 }

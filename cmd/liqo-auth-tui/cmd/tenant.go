@@ -50,7 +50,7 @@ func newGenerateTenantCommand(o *Options) *cobra.Command {
 // Run generates the Tenant.
 func (o *GenerateTenantOptions) Run(ctx context.Context) error {
 	// Usage mistakes first, before dialing the cluster.
-	if err := o.Proxy.check(); err != nil {
+	if err := o.Proxy.check(false); err != nil {
 		return err
 	}
 	ctx, cancel := o.withTimeout(ctx)
@@ -68,7 +68,7 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *flows.Cl
 	if err := checkOutputFormat(o.Output, "", "yaml", "json"); err != nil {
 		return err
 	}
-	if err := o.Proxy.check(); err != nil {
+	if err := o.Proxy.check(false); err != nil {
 		return err
 	}
 	nonce, err := o.nonce()
@@ -80,7 +80,7 @@ func (o *GenerateTenantOptions) generate(ctx context.Context, consumer *flows.Cl
 		return err
 	}
 	// Every input is checked: only now may a progress line appear.
-	proxyURL, err := o.Proxy.resolve(o.Printer)
+	proxyURL, err := o.Proxy.resolve(o.Printer, false)
 	if err != nil {
 		return err
 	}

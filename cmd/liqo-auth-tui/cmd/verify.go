@@ -44,6 +44,13 @@ func (o *VerifyOptions) Run(ctx context.Context) error {
 		return o.printResult(o.Output, v, err) // a failure too is an object on stdout
 	}
 	w, now := o.Printer.Out, time.Now()
+	if v.Unreached != "" {
+		// Through the in-band proxy, from outside Liqo's fabric: said, not failed.
+		fmt.Fprintf(w, "Provider API server: %s\nTenant namespace:    %s\n", v.Server, v.TenantNamespace)
+		fmt.Fprintf(w, "Certificate expires: %s\nLast renewal:        %s\n", certificateExpiryText(v.CertificateNotAfter, now), lastRenewalAgo(v.LastRenewal, now))
+		fmt.Fprintf(w, "Not verified:        %s\n", v.Unreached)
+		return nil
+	}
 	fmt.Fprintf(w, "Provider API server: %s\nAuthenticated as:    %s %v\nTenant namespace:    %s\n", v.Server, v.User, v.Groups, v.TenantNamespace)
 	fmt.Fprintf(w, "Certificate expires: %s\nLast renewal:        %s\n", certificateExpiryText(v.CertificateNotAfter, now), lastRenewalAgo(v.LastRenewal, now))
 	fmt.Fprintf(w, "Allowed (%d):\n  %s\nDenied (%d):\n  %s\n", len(v.Allowed), strings.Join(v.Allowed, "\n  "), len(v.Denied), strings.Join(v.Denied, "\n  "))

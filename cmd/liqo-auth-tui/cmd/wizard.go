@@ -58,7 +58,7 @@ func (w *Wizard) Interactive(cmd *cobra.Command, o *Options) error {
 	if err != nil {
 		return err
 	}
-	proxyURL, err := sf.Proxy.resolve(o.Printer)
+	proxyURL, err := sf.Proxy.resolve(o.Printer, false)
 	if err != nil {
 		return err
 	}

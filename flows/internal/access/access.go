@@ -144,3 +144,16 @@ func OfSecret(s *corev1.Secret) (*rest.Config, string, error) {
 	}
 	return cfg, ns, nil
 }
+
+// ProxyURLOf is the proxy-url of a kubeconfig's current cluster, "" for
+// none (or an unreadable kubeconfig).
+func ProxyURLOf(kubeconfig []byte) string {
+	raw, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		return ""
+	}
+	if c := raw.Contexts[raw.CurrentContext]; c != nil && raw.Clusters[c.Cluster] != nil {
+		return raw.Clusters[c.Cluster].ProxyURL
+	}
+	return ""
+}
