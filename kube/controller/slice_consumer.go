@@ -20,8 +20,8 @@ import (
 
 // sliceConsumer completes the ResourceSlices made on this consumer and
 // turns the provider's answer into an Identity (§10.1): it fills the
-// cluster IDs, the replication labels and the CSR (signed with the cluster
-// key) of a slice in a tenant namespace; once the provider accepted it
+// cluster IDs and the CSR (signed with the cluster key) of a slice labelled
+// for replication in a tenant namespace, adding no label, as Liqo's; once the provider accepted it
 // (status copied back by the replicator), it makes the Identity
 // resourceslice-<slice>, from which the Identity reconciler makes the
 // kubeconfig; a denied slice loses its Identity.
@@ -42,7 +42,10 @@ func (r *sliceConsumer) sync(ctx context.Context, key string) (time.Duration, er
 		return 0, err // the Identity goes with the slice (owner reference)
 	}
 	rs := obj.(*authv1beta1.ResourceSlice).DeepCopy()
-	if rs.DeletionTimestamp != nil || kube.IsReplicatedSlice(rs) {
+	// As Liqo's local ResourceSlice controller, only the slices asked to be
+	// replicated somewhere (liqoctl's labels): one without them is the
+	// admin's, left alone.
+	if rs.DeletionTimestamp != nil || kube.IsReplicatedSlice(rs) || rs.Labels[kube.ReplicationLabel] != "true" || rs.Labels[kube.RemoteIDLabel] == "" {
 		return 0, nil
 	}
 	ns, err := r.namespaces.lister.Get(rs.Namespace)
@@ -88,10 +91,6 @@ func (r *sliceConsumer) complete(ctx context.Context, rs *authv1beta1.ResourceSl
 	if want.Spec.ProviderClusterID == "" {
 		want.Spec.ProviderClusterID = providerID
 	}
-	if want.Labels == nil {
-		want.Labels = map[string]string{}
-	}
-	maps.Copy(want.Labels, kube.ResourceSliceLabels(providerID))
 	csrCreated := false
 	if len(want.Spec.CSR) == 0 {
 		key, _, err := r.c.PrivateKey(ctx)
@@ -104,7 +103,7 @@ func (r *sliceConsumer) complete(ctx context.Context, rs *authv1beta1.ResourceSl
 		}
 		csrCreated = true
 	}
-	if apiequality.Semantic.DeepEqual(rs.Spec, want.Spec) && maps.Equal(rs.Labels, want.Labels) {
+	if apiequality.Semantic.DeepEqual(rs.Spec, want.Spec) {
 		return rs, nil
 	}
 	updated, err := r.c.Liqo.ResourceSlices(rs.Namespace).Update(ctx, want, metav1.UpdateOptions{})

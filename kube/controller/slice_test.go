@@ -343,8 +343,8 @@ func assertGranted(t testing.TB, rs *authv1beta1.ResourceSlice, want string) {
 	assert.Equal(t, want, FormatResourceList(rs.Status.Resources))
 }
 
-// The consumer completes a slice made in a tenant namespace (IDs, labels,
-// a CSR for <slice>-<hash> in group <consumerID> signed with the cluster
+// The consumer completes a slice labelled for replication in a tenant
+// namespace (IDs, a CSR for <slice>-<hash> in group <consumerID> signed with the cluster
 // key), makes its Identity once the status says Accepted (and the Identity
 // reconciler its kubeconfig, without namespace or annotation), and deletes
 // the Identity once the status says Denied.
@@ -356,7 +356,15 @@ func TestResourceSliceConsumer(t *testing.T) {
 	ns, _, err := c.EnsureTenantNamespace(ctx, provider)
 	require.NoError(t, err)
 	slices := c.Liqo.ResourceSlices(ns.Name)
-	_, err = slices.Create(ctx, &authv1beta1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: ns.Name},
+	// Not labelled for replication: the admin's, left alone, as Liqo does.
+	_, err = slices.Create(ctx, &authv1beta1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "not-asked", Namespace: ns.Name},
+		Spec: authv1beta1.ResourceSliceSpec{Class: authv1beta1.ResourceSliceClassDefault}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = slices.Delete(context.Background(), "not-asked", metav1.DeleteOptions{}) })
+	// Labelled for replication, without liqo.io/remote-cluster-id: the
+	// provider is the namespace's; no label is added.
+	asked := map[string]string{kube.ReplicationLabel: "true", kube.RemoteIDLabel: provider}
+	_, err = slices.Create(ctx, &authv1beta1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: ns.Name, Labels: asked},
 		Spec: authv1beta1.ResourceSliceSpec{Class: authv1beta1.ResourceSliceClassDefault}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = slices.Delete(context.Background(), "mine", metav1.DeleteOptions{}) })
@@ -364,7 +372,11 @@ func TestResourceSliceConsumer(t *testing.T) {
 	rs := waitSlice(t, c, ns.Name, "mine", func(rs *authv1beta1.ResourceSlice) bool { return len(rs.Spec.CSR) > 0 })
 	assert.Equal(t, consumerID, rs.Spec.ConsumerClusterID)
 	assert.Equal(t, provider, rs.Spec.ProviderClusterID)
-	assert.Equal(t, kube.ResourceSliceLabels(provider), rs.Labels)
+	assert.Equal(t, asked, rs.Labels, "no label added, as Liqo's local ResourceSlice controller")
+	notAsked, err := slices.Get(ctx, "not-asked", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, notAsked.Spec.CSR)
+	assert.Empty(t, notAsked.Labels)
 	pub, _, err := c.PublicKey(ctx)
 	require.NoError(t, err)
 	require.NoError(t, authcrypto.CheckResourceSliceCSR(rs.Spec.CSR, "mine", consumerID, pub))
