@@ -239,3 +239,28 @@ func (n *noteSink) has(part string) bool {
 	}
 	return false
 }
+
+// A kubeconfig Secret that outlives its deleted Identity (Liqo's Identity
+// controller wrote it again while the foreground deletion waited) goes
+// with the unauthenticate; another Identity's stays. (The Identity here
+// still exists, so that the garbage collector leaves the Secret to the
+// code under test.)
+func TestUnauthenticateDropsAnOrphanKubeconfig(t *testing.T) {
+	_, consumer := authenticatedPair(t, "ok-provider", "ok-consumer")
+	ctx := labtest.Context(t)
+	id, err := consumer.ControlPlaneIdentityFor(ctx, "ok-provider")
+	require.NoError(t, err)
+	s, err := consumer.KubeconfigSecretFor(ctx, "ok-provider")
+	require.NoError(t, err)
+	require.Equal(t, id.UID, metav1.GetControllerOf(s).UID)
+
+	other := id.DeepCopy()
+	other.UID = "another-identity"
+	require.NoError(t, flows.DropOrphanKubeconfig(ctx, consumer, "ok-provider", other))
+	_, err = consumer.KubeconfigSecretFor(ctx, "ok-provider")
+	require.NoError(t, err, "not this Identity's: kept")
+
+	require.NoError(t, flows.DropOrphanKubeconfig(ctx, consumer, "ok-provider", id))
+	_, err = consumer.Kube.CoreV1().Secrets(s.Namespace).Get(ctx, s.Name, metav1.GetOptions{})
+	assert.True(t, kube.IsNotFound(err), "the Identity's kubeconfig Secret is deleted: %v", err)
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/internal/serving"
@@ -170,6 +171,9 @@ func (g *replicaGuard) deleteIdentity(ctx context.Context) error {
 		}
 		return kube.WaitForDeletion(ctx, g.consumer.IdentitiesListWatch(id.Namespace, kube.ByName(id.Name)), &authv1beta1.Identity{}, g.stuck(what))
 	})
+	if err == nil {
+		err = g.dropOrphanKubeconfig(ctx, id)
+	}
 	if err == nil && g.removed != nil {
 		g.removed(describe(authv1beta1.IdentityKind, id.Namespace, id.Name))
 		if ref := id.Status.KubeconfigSecretRef; ref != nil && ref.Name != "" {
@@ -177,6 +181,31 @@ func (g *replicaGuard) deleteIdentity(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// dropOrphanKubeconfig deletes a kubeconfig Secret still owned by the
+// Identity just deleted. Liqo's Identity controller writes the Secret of
+// any Identity it sees, one being deleted too: while the foreground
+// deletion waited on the Renew, it may have made the Secret again after
+// the garbage collector's last look, and then the Secret outlives its
+// Identity until the collector notices. Deleting it here makes the end
+// state certain, as with liqoctl's background deletion.
+func (g *replicaGuard) dropOrphanKubeconfig(ctx context.Context, id *authv1beta1.Identity) error {
+	s, err := g.consumer.KubeconfigSecretFor(ctx, g.providerID)
+	if kube.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	owner := metav1.GetControllerOf(s)
+	if owner == nil || owner.UID != id.UID {
+		return nil // another Identity's: not this deletion's to remove
+	}
+	if err := g.consumer.DeleteSecret(ctx, s.Namespace, s.Name); err != nil && !kube.IsNotFound(err) {
+		return err
+	}
+	return nil
 }
 
 // retire deletes, in place of the garbage collector (which does it only
