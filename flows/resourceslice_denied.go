@@ -5,7 +5,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/liqo-auth-tui/liqo-auth-tui/flows/handshake"
 	"github.com/liqo-auth-tui/liqo-auth-tui/kube"
@@ -115,9 +114,7 @@ func latestSliceWarning(ctx context.Context, provider *kube.Cluster, namespace, 
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, denialEventWait)
 	defer cancel()
-	events := provider.Kube.CoreV1().Events(namespace)
-	sel := ref.EventSelector() + ",reason=" + reason
-	_, _ = kube.WaitFor(waitCtx, kube.ListWatch(events.List, events.Watch, func(o *metav1.ListOptions) { o.FieldSelector = sel }),
+	_, _ = kube.WaitFor(waitCtx, provider.EventsListWatch(namespace, ref.EventSelector()+",reason="+reason),
 		"the provider's Event "+reason, func(*corev1.Event) (bool, error) { return true, nil })
 	if w := provider.LatestWarning(ctx, ref, denialWarnings[denied]...); w != nil {
 		return w.Message

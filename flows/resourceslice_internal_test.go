@@ -85,7 +85,7 @@ func TestSliceStatusOf(t *testing.T) {
 	rs.Status.Conditions = kube.SetSliceCondition(rs.Status.Conditions, authv1beta1.ResourceSliceConditionTypeResources, authv1beta1.ResourceSliceConditionDenied, "TenantCordoned", "cordoned", now)
 	id := &authv1beta1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "resourceslice-s", Namespace: "ns"},
 		Status: authv1beta1.IdentityStatus{KubeconfigSecretRef: &corev1.LocalObjectReference{Name: "kubeconfig-resourceslice-s"}}}
-	assert.Equal(t, SliceStatus{Name: "s", ProviderID: "p", Class: "default", Authentication: "Accepted", Resources: "Denied", Message: "cordoned",
+	assert.Equal(t, SliceStatus{Name: "s", ProviderID: "p", Class: "default", Authentication: "Accepted", Resources: "Denied", Message: "cordoned", Reason: "TenantCordoned",
 		Requested: map[string]string{"pods": "3"}, Identity: "ns/resourceslice-s", KubeconfigSecret: "ns/kubeconfig-resourceslice-s"}, peerings.SliceStatusOf(rs, id))
 }
 

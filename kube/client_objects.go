@@ -105,6 +105,13 @@ func EventTime(e *corev1.Event) time.Time {
 	return e.CreationTimestamp.Time
 }
 
+// EventsListWatch lists and watches the Events of namespace that match
+// fieldSelector.
+func (c *Cluster) EventsListWatch(namespace, fieldSelector string) cache.ListerWatcher {
+	events := c.Kube.CoreV1().Events(namespace)
+	return ListWatch(events.List, events.Watch, func(o *metav1.ListOptions) { o.FieldSelector = fieldSelector })
+}
+
 // LatestWarning is the latest Warning Event about r, of one of reasons
 // (none: any); nil when there is none or the Events cannot be read.
 func (c *Cluster) LatestWarning(ctx context.Context, r ObjectRef, reasons ...string) *corev1.Event {
