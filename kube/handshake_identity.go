@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -73,6 +74,8 @@ func (c *Cluster) ApplyIdentity(ctx context.Context, id *authv1beta1.Identity) (
 
 // Kubeconfig builds the kubeconfig of an Identity (§8): the provider's API
 // server and CA, the issued certificate, and the consumer's own private key.
+// An EKS Identity has no certificate: its kubeconfig is the same without
+// one, as Liqo's, whose components add an IAM token (KubeconfigSecret).
 func Kubeconfig(id *authv1beta1.Identity, privateKeyPEM []byte) ([]byte, error) {
 	p := id.Spec.AuthParams
 	cfg := clientcmdapi.NewConfig()
@@ -88,7 +91,9 @@ func Kubeconfig(id *authv1beta1.Identity, privateKeyPEM []byte) ([]byte, error) 
 }
 
 // KubeconfigSecret builds the Secret holding an Identity's kubeconfig, owned
-// by the Identity so that it goes away with it.
+// by the Identity so that it goes away with it. An EKS Identity's Secret
+// also carries its AWS credentials under Liqo's keys (awsData): they are
+// secret, so never log or print this Secret's data.
 func KubeconfigSecret(id *authv1beta1.Identity, kubeconfig []byte) *corev1.Secret {
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
@@ -99,15 +104,33 @@ func KubeconfigSecret(id *authv1beta1.Identity, kubeconfig []byte) *corev1.Secre
 		},
 		Data: map[string][]byte{KubeconfigField: kubeconfig},
 	}
+	maps.Copy(s.Data, awsData(id.Spec.AuthParams.AWSConfig))
 	if id.Spec.Type == authv1beta1.ControlPlaneIdentityType && id.Spec.Namespace != "" {
 		s.Annotations = map[string]string{RemoteTenantNamespace: id.Spec.Namespace}
 	}
 	return s
 }
 
+// awsData is what Liqo's Identity controller adds to the kubeconfig Secret
+// of an EKS Identity: the awsConfig's strings under its keys (none without
+// one).
+func awsData(aws *authv1beta1.AWSConfig) map[string][]byte {
+	if aws == nil {
+		return nil
+	}
+	return map[string][]byte{
+		AWSAccessKeyIDField:     []byte(aws.AWSAccessKeyID),
+		AWSSecretAccessKeyField: []byte(aws.AWSSecretAccessKey),
+		AWSRegionField:          []byte(aws.AWSRegion),
+		AWSEKSClusterIDField:    []byte(aws.AWSClusterName),
+		AWSIAMUserArnField:      []byte(aws.AWSUserArn),
+	}
+}
+
 // KubeconfigCurrent tells whether a kubeconfig Secret already carries what
-// id says (server, proxy, CA, certificate): a re-applied Identity names the same
-// Secret in its status before its controller has rewritten it.
+// id says (server, proxy, CA, certificate, AWS credentials): a re-applied
+// Identity names the same Secret in its status before its controller has
+// rewritten it.
 func KubeconfigCurrent(s *corev1.Secret, id *authv1beta1.Identity) bool {
 	cfg, err := clientcmd.Load(s.Data[KubeconfigField])
 	if err != nil {
@@ -118,6 +141,12 @@ func KubeconfigCurrent(s *corev1.Secret, id *authv1beta1.Identity) bool {
 		return false
 	}
 	cluster, user, p := cfg.Clusters[ctxt.Cluster], cfg.AuthInfos[ctxt.AuthInfo], id.Spec.AuthParams
+	// New access keys for an EKS Identity change nothing else.
+	for k, v := range awsData(p.AWSConfig) {
+		if got, ok := s.Data[k]; !ok || !bytes.Equal(got, v) {
+			return false
+		}
+	}
 	// The proxy too: a re-run with another --proxy-url changes only it.
 	return strings.TrimSuffix(cluster.Server, "/") == strings.TrimSuffix(p.APIServer, "/") && cluster.ProxyURL == p.ProxyURL &&
 		bytes.Equal(cluster.CertificateAuthorityData, p.CA) && bytes.Equal(user.ClientCertificateData, p.SignedCRT)

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +46,33 @@ func TestKubeconfigCurrent(t *testing.T) {
 	}
 	assert.False(t, KubeconfigCurrent(&corev1.Secret{Data: map[string][]byte{KubeconfigField: []byte("garbage: [")}}, id))
 	assert.False(t, KubeconfigCurrent(&corev1.Secret{}, id))
+}
+
+// An EKS Identity's Secret carries Liqo's five AWS keys next to the
+// kubeconfig, which has no certificate; a certificate Identity's has none.
+func TestKubeconfigSecretAWS(t *testing.T) {
+	id := &authv1beta1.Identity{
+		ObjectMeta: metav1.ObjectMeta{Name: "controlplane-eks", Namespace: "liqo-tenant-eks"},
+		Spec: authv1beta1.IdentitySpec{ClusterID: "eks", Type: authv1beta1.ControlPlaneIdentityType, Namespace: "liqo-tenant-c",
+			AuthParams: authv1beta1.AuthParams{APIServer: "https://eks.example", CA: []byte("ca"), AWSConfig: &authv1beta1.AWSConfig{
+				AWSUserArn: "arn:aws:iam::123456789012:user/liqo", AWSAccessKeyID: "AKIAEXAMPLE", AWSSecretAccessKey: "s3cr3t",
+				AWSRegion: "eu-west-1", AWSClusterName: "prod"}}},
+	}
+	kubeconfig, err := Kubeconfig(id, []byte("key"))
+	require.NoError(t, err)
+	s := KubeconfigSecret(id, kubeconfig)
+	assert.Equal(t, map[string][]byte{KubeconfigField: kubeconfig, "awsAccessKeyID": []byte("AKIAEXAMPLE"), "awsSecretAccessKey": []byte("s3cr3t"),
+		"awsRegion": []byte("eu-west-1"), "awsEksClusterID": []byte("prod"), "awsIamUserArn": []byte("arn:aws:iam::123456789012:user/liqo")}, s.Data)
+	assert.NotContains(t, string(kubeconfig), "client-certificate-data")
+	assert.True(t, KubeconfigCurrent(s, id))
+
+	rotated := id.DeepCopy()
+	rotated.Spec.AuthParams.AWSConfig.AWSSecretAccessKey = "rotated"
+	assert.False(t, KubeconfigCurrent(s, rotated), "new access keys are not in the Secret yet")
+	delete(s.Data, AWSRegionField)
+	assert.False(t, KubeconfigCurrent(s, id), "a key missing")
+
+	plain := id.DeepCopy()
+	plain.Spec.AuthParams.AWSConfig = nil
+	assert.Equal(t, []string{KubeconfigField}, slices.Collect(maps.Keys(KubeconfigSecret(plain, kubeconfig).Data)))
 }

@@ -34,6 +34,16 @@ const (
 	KubeconfigField        = "kubeconfig"
 	ControlPlaneIdentity   = "controlplane-"
 
+	// The keys Liqo's Identity controller adds to the kubeconfig Secret of an
+	// EKS (IAM) Identity, from its authParams.awsConfig: Liqo's components on
+	// the consumer take the Secret for an AWS one only when all five are there,
+	// and then authenticate with an IAM token made from them.
+	AWSAccessKeyIDField     = "awsAccessKeyID"
+	AWSSecretAccessKeyField = "awsSecretAccessKey"
+	AWSRegionField          = "awsRegion"
+	AWSEKSClusterIDField    = "awsEksClusterID" // awsConfig.awsClusterName
+	AWSIAMUserArnField      = "awsIamUserArn"
+
 	RemoteControlPlaneClusterRole  = "liqo-remote-controlplane"
 	RemoteClusterWideClusterRole   = "liqo-virtual-kubelet-remote-clusterwide"
 	RemoteControlPlaneRoleSelector = "app.kubernetes.io/name=remote-controlplane"

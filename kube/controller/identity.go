@@ -23,8 +23,9 @@ import (
 
 // identityReconciler turns every Identity, in any namespace, into the
 // kubeconfig Secret that reaches the provider (§8, Liqo's `identity`
-// controller). The kubeconfig holds this cluster's private key: it is never
-// logged nor put in an Event.
+// controller). The kubeconfig holds this cluster's private key, an EKS
+// Identity's Secret its AWS credentials too: the data is never logged nor
+// put in an Event.
 type identityReconciler struct {
 	c          *kube.Cluster
 	events     *events
